@@ -1,0 +1,41 @@
+# Thin wrapper over the package's own commands. See README.md for what each target does and takes.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PRESET ?= quick
+IDS    ?=
+
+.PHONY: venv book test reproduce verify assets clean
+
+venv: $(VENV)/.installed
+
+# A venv with the pinned stack (requirements.txt), the package in editable mode, and the scripts the book serves (widgets, MathJax).
+$(VENV)/.installed: requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -U pip
+	$(BIN)/python -m pip install -q -r requirements.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
+	$(MAKE) assets
+	touch $@
+
+assets:
+	test -f _assets/mathjax/tex-mml-chtml.js || $(BIN)/python -c "from statetrack.book import fetch_assets; fetch_assets()"
+
+# Execute every claim notebook with papermill at $(PRESET) (default quick), then build _build/html offline.
+book: venv
+	env -u MPLBACKEND $(BIN)/statetrack reproduce $(IDS) --preset $(PRESET)
+	env -u MPLBACKEND $(BIN)/statetrack book
+
+# Unit tests, every notebook at the smoke preset under nbval, and the book build.
+test: venv
+	env -u MPLBACKEND $(BIN)/python -m pytest
+
+# Rerun claims (e.g. `make reproduce PRESET=paper IDS=ne1` on a GPU box).
+reproduce: venv
+	$(BIN)/statetrack reproduce $(IDS) --preset $(PRESET)
+
+verify: venv
+	$(BIN)/statetrack verify
+
+clean:
+	rm -rf _build

@@ -1,0 +1,5 @@
+"""``python -m statetrack`` is the ``statetrack`` command."""
+
+from statetrack.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,158 @@
+"""Execute claim notebooks with papermill and build the Jupyter Book (version 1) from the results.
+
+Papermill executes, the book never does (``execute_notebooks: "off"``). The flow::
+
+    notebooks/<stem>.md --jupytext--> notebook --papermill (PRESET, FORCE, DEVICE)--> _build/executed/<stem>.ipynb
+    _config.yml, _toc.yml, book/, _assets/, _build/executed/*.ipynb --copy--> _build/stage/
+    jupyter-book build _build/stage --path-output .  -W -n --keep-going   --> _build/html
+
+Staging keeps the committed, output-free ``notebooks/*.ipynb`` (for Colab) apart from the executed
+copies, so a build never touches the source tree. ``-W`` turns every warning into an error.
+
+Used in: ``statetrack reproduce``, ``statetrack book``, ``make book``, tests/test_book.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from statetrack.results import repo_root
+
+BUILD = "_build"
+
+
+#: Scripts the book serves itself instead of loading them from a CDN when a page is viewed: the
+#: ipywidgets embedder (MyST-NB 1.4 names html-manager 1.0.6, with require.js) and MathJax 3.
+#: Each entry: tarball URL → (SHA-256, folder inside the tarball, file patterns, destination in _assets).
+ASSETS = {
+    "https://registry.npmjs.org/requirejs/-/requirejs-2.3.4.tgz":
+        ("583693b373f6ab0528ea6644fab5cdb5822011c9b5b1ff1615590d5f2f473dcd", "package/", ("require.js",), "widgets"),
+    "https://registry.npmjs.org/@jupyter-widgets/html-manager/-/html-manager-1.0.6.tgz":
+        ("6c198ceb99ba7e7526990a1de16e8147ad7d3a714e3fb06741183623c04b5f6e", "package/dist/",
+         ("embed-amd.js", "106.embed.js", "330.embed.js", "*.woff2", "*.woff", "*.ttf", "*.eot", "*.svg"), "widgets"),
+    "https://registry.npmjs.org/mathjax/-/mathjax-3.2.2.tgz":
+        ("1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09", "package/es5/",
+         ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2/*.woff"), "mathjax"),
+}
+
+
+def assets_dir() -> Path:
+    return repo_root() / "_assets"
+
+
+def fetch_assets(dest: Path | None = None) -> Path:
+    """Download the pinned scripts into ``_assets/`` (a setup step, like pip; the build stays offline)."""
+    import fnmatch
+    import hashlib
+    import io
+    import tarfile
+    import urllib.request
+
+    dest = dest or assets_dir()
+    for url, (sha, prefix, patterns, sub) in ASSETS.items():
+        data = urllib.request.urlopen(url, timeout=120).read()
+        got = hashlib.sha256(data).hexdigest()
+        if got != sha:
+            raise RuntimeError(f"{url} has SHA-256 {got}, expected {sha}; refusing to use it")
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for m in tar.getmembers():
+                if not (m.isfile() and m.name.startswith(prefix)):
+                    continue
+                rel = m.name[len(prefix):]
+                if any(fnmatch.fnmatch(rel, p) for p in patterns):
+                    out = dest / sub / rel
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(tar.extractfile(m).read())
+    return dest
+
+
+def executed_dir() -> Path:
+    return repo_root() / BUILD / "executed"
+
+
+def notebook_source(claim_id: str) -> Path:
+    from statetrack.claims import CLAIMS, get_claim
+
+    get_claim(claim_id)
+    return repo_root() / "notebooks" / f"{CLAIMS[claim_id].notebook}.md"
+
+
+def execute_notebook(claim_id: str, preset: str, force: bool = False, device: str = "auto",
+                     confirm_long: bool = False, out_dir: Path | None = None,
+                     extra: dict | None = None) -> tuple[Path, float]:
+    """Run one claim notebook with papermill at ``preset``; returns the executed notebook's path and seconds."""
+    import jupytext
+    import papermill as pm
+
+    src = notebook_source(claim_id)
+    out_dir = out_dir or executed_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"{src.stem}.ipynb"
+    nb = jupytext.read(src)
+    params = {"PRESET": preset, "FORCE": force, "DEVICE": device, "CONFIRM_LONG": confirm_long, **(extra or {})}
+    tmp = out.with_suffix(".partial.ipynb")
+    t0 = time.perf_counter()
+    try:
+        pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name="python3", language="python",
+                            cwd=str(src.parent), progress_bar=False, log_output=False)
+    except pm.PapermillExecutionError as e:
+        raise RuntimeError(f"notebook {src.name} failed at preset {preset!r}: {e.ename}: {e.evalue} "
+                           f"(the partly executed notebook is at {tmp})") from None
+    os.replace(tmp, out)
+    return out, time.perf_counter() - t0
+
+
+def stage(executed: Path | None = None) -> Path:
+    """Copy the book's sources and the executed notebooks into ``_build/stage``; returns that folder."""
+    from statetrack.claims import CLAIMS
+
+    root = repo_root()
+    executed = executed or executed_dir()
+    dst = root / BUILD / "stage"
+    if dst.exists():
+        shutil.rmtree(dst)
+    (dst / "notebooks").mkdir(parents=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(root / name, dst / name)
+    shutil.copytree(root / "book", dst / "book")
+    assets = assets_dir()
+    for needed in ("widgets/embed-amd.js", "mathjax/tex-mml-chtml.js"):
+        if not (assets / needed).exists():
+            raise FileNotFoundError(
+                f"{assets / needed} is missing; run `make assets` (part of `make venv`) once while the npm registry "
+                "is reachable; the book build itself is offline")
+    shutil.copytree(assets, dst / "_assets")
+    missing = []
+    for c in CLAIMS.values():
+        if not c.notebook:
+            continue
+        nb = executed / f"{c.notebook}.ipynb"
+        if nb.exists():
+            shutil.copy2(nb, dst / "notebooks" / nb.name)
+        else:
+            missing.append(c.id)
+    if missing:
+        raise FileNotFoundError(
+            f"no executed notebook for claims {missing} in {executed}; run `statetrack reproduce {' '.join(missing)} "
+            f"--preset quick` first")
+    return dst
+
+
+def build_book(executed: Path | None = None, output: Path | None = None) -> tuple[Path, float]:
+    """Stage and build the HTML book offline with warnings as errors; returns ``_build/html`` and seconds."""
+    t0 = time.perf_counter()
+    src = stage(executed)
+    output = output or repo_root()
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(src), "--path-output", str(output),
+           "-W", "-n", "--keep-going", "-q"]
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"jupyter-book build failed (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return output / BUILD / "html", time.perf_counter() - t0

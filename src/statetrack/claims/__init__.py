@@ -1,0 +1,150 @@
+"""Claims: one module per paper claim, each with its run grid per preset and its verdict rule.
+
+A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfig]`` and
+``verdict(records, preset) -> Verdict``. The notebooks and ``statetrack verify`` go through
+``run_claim`` and ``verify_claim`` here, so the two can never disagree.
+
+Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected),
+``quick`` (a 2-core CPU in minutes; the qualitative verdict where the compute allows), ``paper``
+(a GPU box; the papers' settings).
+
+Used in: every notebook and ``statetrack verify`` / ``reproduce``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from statetrack.config import ConfigError, RunConfig
+
+PRESETS = ("smoke", "quick", "paper")
+
+
+@dataclass(frozen=True)
+class ClaimInfo:
+    id: str
+    paper: str
+    source: str
+    title: str
+    notebook: str | None = None  # notebook stem in notebooks/, None while the claim is not built yet
+
+
+CLAIMS: dict[str, ClaimInfo] = {c.id: c for c in [
+    ClaimInfo("ne1", "NE", "Thm 1, Fig 1", "Parity needs a negative eigenvalue: [0,1] LRNNs fail, [-1,1] succeed",
+              "ne1_parity_needs_negative_eigenvalues"),
+    ClaimInfo("ne2", "NE", "Thm 2", "Counting mod 3 needs non-real eigenvalues"),
+    ClaimInfo("ne3", "NE", "Prop 1, Thm 3, Thm 6", "Products of generalized Householder matrices"),
+    ClaimInfo("ne4", "NE", "Table 3, Table 5", "Chomsky tasks: parity and modular arithmetic"),
+    ClaimInfo("ne5", "NE", "Fig 4", "S5 word problems versus depth"),
+    ClaimInfo("ne6", "NE", "Fig 8", "Z60 addition"),
+    ClaimInfo("ne7", "NE", "Table 4, Fig 5", "Language modelling with [0,1] versus [-1,1]"),
+    ClaimInfo("bl1", "BL", "Prop 1", "A bilinear RNN simulates any finite state machine"),
+    ClaimInfo("bl2", "BL", "mod-addition table", "Modular addition: bilinear variants versus baselines"),
+    ClaimInfo("bl3", "BL", "random-FSM table", "Random finite state machines"),
+    ClaimInfo("bl4", "BL", "modular-arithmetic table", "Modular arithmetic"),
+    ClaimInfo("bl5", "BL", "block-size ablation", "Block size versus task"),
+    ClaimInfo("bl6", "BL", "additive-terms ablation", "Pure versus affine bilinear updates"),
+    ClaimInfo("bl7", "BL", "Prop 2", "A shared eigenbasis forces commutativity"),
+    ClaimInfo("bl8", "BL", "Prop 3", "A frozen random diagonal network learns parity from two examples"),
+    ClaimInfo("x1", "both", "", "One leaderboard over every model and task"),
+    ClaimInfo("x2", "both", "", "Eigenvalue explorer: the spectra trained models learn"),
+]}
+
+
+def implemented() -> list[str]:
+    return [c.id for c in CLAIMS.values() if c.notebook]
+
+
+def check_preset(preset: str) -> str:
+    if preset not in PRESETS:
+        raise ConfigError(f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
+    return preset
+
+
+def get_claim(claim_id: str) -> ModuleType:
+    """The module of an implemented claim; unknown or not-yet-built ids raise ``ConfigError``."""
+    if claim_id not in CLAIMS:
+        raise ConfigError(f"unknown claim id {claim_id!r}; allowed: {', '.join(CLAIMS)}")
+    if not CLAIMS[claim_id].notebook:
+        raise ConfigError(f"claim {claim_id!r} has no notebook yet; implemented: {', '.join(implemented())}")
+    return importlib.import_module(f"statetrack.claims.{claim_id}")
+
+
+@dataclass
+class Verdict:
+    """A claim's verdict at one preset: the comparison table, whether it reproduced, and one line."""
+
+    claim: str
+    preset: str
+    reproduced: bool
+    line: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    stale: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "preset": self.preset, "reproduced": self.reproduced, "line": self.line,
+                "stale": self.stale, "rows": self.rows}
+
+
+def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3) -> float:
+    """Seconds ``cfg`` would take to train here, from timing a few real steps (evaluation excluded)."""
+    from dataclasses import replace
+
+    from statetrack.models import make_model
+    from statetrack.tasks import make_task
+    from statetrack.training import fit, resolve_device
+
+    dev = resolve_device(device)
+    task = make_task(cfg.task)
+    model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
+    probe = replace(cfg.train, num_steps=steps + 1, warmup_steps=0, eval_every=0)
+    fit(model, task, replace(probe, num_steps=1), cfg.seed, dev)  # warm-up step
+    t0 = time.perf_counter()
+    fit(model, task, replace(probe, num_steps=steps), cfg.seed, dev)
+    return (time.perf_counter() - t0) / steps * cfg.train.num_steps
+
+
+def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force: bool = False,
+              device: str = "auto", progress: bool = False, confirm_long: bool = False,
+              **overrides: Any) -> list[dict[str, Any]]:
+    """Load or train every run of a claim's grid at ``preset``; returns the records in grid order.
+
+    The ``paper`` preset on a CPU first measures how long it would take and stops unless
+    ``confirm_long`` is set.
+    """
+    from statetrack.results import load_or_run, record_path
+    from statetrack.training import resolve_device
+
+    claim = get_claim(claim_id)
+    cfgs = claim.grid(check_preset(preset), seeds=seeds, **overrides)
+    missing = [c for c in cfgs if force or not record_path(claim_id, c).exists()]
+    if preset == "paper" and missing and resolve_device(device).type == "cpu" and not confirm_long:
+        est = sum(estimate_seconds(c, device) for c in missing[:1]) * len(missing)
+        raise RuntimeError(
+            f"the paper preset of {claim_id} needs {len(missing)} training runs; on this CPU that is about "
+            f"{est / 3600:.1f} hours (measured from a few steps of the first run). Run it on a GPU, or set "
+            f"CONFIRM_LONG = True (notebook) / --confirm-long (CLI) to run it here anyway."
+        )
+    return [load_or_run(c, claim_id, force=force, device=device, progress=progress, preset=preset) for c in cfgs]
+
+
+def verify_claim(claim_id: str, preset: str | None = None) -> Verdict | None:
+    """The verdict from stored records at ``preset`` (or the most thorough preset whose grid is complete).
+
+    Returns None when no preset's default grid has every record.
+    """
+    from statetrack.results import load_records
+
+    claim = get_claim(claim_id)
+    by_key = {r["key"]: r for r in load_records(claim_id)}
+    from statetrack.results import run_key
+
+    for p in ([check_preset(preset)] if preset else ["paper", "quick", "smoke"]):
+        keys = [run_key(c) for c in claim.grid(p)]
+        if all(k in by_key for k in keys):
+            return claim.verdict([by_key[k] for k in keys], p)
+    return None

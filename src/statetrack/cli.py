@@ -1,0 +1,215 @@
+"""The ``statetrack`` command (also ``python -m statetrack``).
+
+    statetrack list [--json]                               tasks, models and claims
+    statetrack train --task T --model M [--set k=v ...]    train one run and print its record
+              [--preset P] [--seed N] [--device D] [--json] [--out FILE]
+    statetrack reproduce [IDS ...] --preset P [--force]    execute claim notebooks with papermill
+              [--device D] [--confirm-long]
+    statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
+    statetrack book                                        build the HTML book from executed notebooks
+
+Bad input (an unknown task, model, claim id, preset or config key; a value of the wrong type; a
+corrupt record) stops with a message naming the value and what is allowed, exit status 2, and
+nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from statetrack.config import ConfigError, RunConfig, overrides_from_strings, preset_sections
+
+
+def _fields(cfg_cls: type) -> dict[str, Any]:
+    from dataclasses import MISSING, fields
+
+    return {f.name: f.default for f in fields(cfg_cls) if f.default is not MISSING}
+
+
+def _first_line(obj: Any) -> str:
+    return (obj.__doc__ or "").strip().splitlines()[0] if obj.__doc__ else ""
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from statetrack.claims import CLAIMS
+    from statetrack.models import MODELS
+    from statetrack.tasks import TASKS
+
+    data = {
+        "tasks": [{"name": n, "description": _first_line(c.Config), "fields": _fields(c.Config)} for n, c in TASKS.items()],
+        "models": [{"name": n, "description": _first_line(c.Config), "fields": _fields(c.Config)} for n, c in MODELS.items()],
+        "claims": [{"id": c.id, "paper": c.paper, "source": c.source, "title": c.title,
+                    "notebook": c.notebook, "implemented": bool(c.notebook)} for c in CLAIMS.values()],
+    }
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return 0
+    print("tasks:")
+    for t in data["tasks"]:
+        print(f"  {t['name']:<20} {t['description']}")
+    print("models:")
+    for m in data["models"]:
+        print(f"  {m['name']:<20} {m['description']}")
+    print("claims:")
+    for c in data["claims"]:
+        mark = "" if c["implemented"] else "  (planned)"
+        print(f"  {c['id']:<5} {c['paper']:<5} {c['source']:<24} {c['title']}{mark}")
+    return 0
+
+
+def build_config(task: str, model: str, sets: list[str], preset: str, seed: int | None) -> RunConfig:
+    from statetrack.models import model_config
+    from statetrack.tasks import task_config
+
+    train, ev = preset_sections(preset)
+    cfg = RunConfig(task=task_config(task), model=model_config(model), train=train, eval=ev)
+    overrides = overrides_from_strings(sets)
+    if seed is not None:
+        overrides["seed"] = str(seed)
+    return cfg.override(overrides)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from statetrack.results import run, write_record
+    from statetrack.training import resolve_device
+
+    cfg = build_config(args.task, args.model, args.set or [], args.preset, args.seed)
+    resolve_device(args.device)  # reject a bad device before any work
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not out.is_file():
+        raise ConfigError(f"--out {str(out)!r} exists and is not a file")
+    record = run(cfg, claim="adhoc", device=args.device, progress=not args.json, preset=args.preset)
+    if out is not None:
+        write_record(out, record)
+    if args.json:
+        print(json.dumps(record, indent=1, sort_keys=True))
+    else:
+        s = record.get("summary", {})
+        print(f"run {record['key']}  {cfg.task.name} / {cfg.model.label}  seed {cfg.seed}  status {record['status']}")
+        if record["status"] == "ok":
+            print(f"  test lengths {cfg.eval.min_len}-{cfg.eval.max_len}: acc {s['ood_acc']:.3f}, "
+                  f"normalized {s['ood_normalized']:.3f}; in-distribution acc {s['id_acc']:.3f}")
+        else:
+            print(f"  {record['reason']} (step {record['diverged_step']})")
+        print(f"  train {record['provenance']['train_time_s']:.1f} s, wall {record['provenance']['wall_time_s']:.1f} s"
+              + (f"; record written to {out}" if out else ""))
+    return 0 if record["status"] == "ok" else 1
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from statetrack.book import execute_notebook
+    from statetrack.claims import check_preset, get_claim, implemented
+    from statetrack.training import resolve_device
+
+    check_preset(args.preset)
+    resolve_device(args.device)
+    ids = args.ids or implemented()
+    for i in ids:  # validate every id before running anything
+        get_claim(i)
+    for i in ids:
+        path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
+                                         confirm_long=args.confirm_long)
+        print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from statetrack.claims import CLAIMS, check_preset, verify_claim
+
+    if args.preset:
+        check_preset(args.preset)
+    out = []
+    for c in CLAIMS.values():
+        if not c.notebook:
+            out.append({"claim": c.id, "status": "planned", "title": c.title})
+            continue
+        v = verify_claim(c.id, args.preset)
+        if v is None:
+            out.append({"claim": c.id, "status": "not run", "title": c.title})
+        else:
+            out.append({"status": "verified", "title": c.title, **v.to_dict()})
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    for o in out:
+        print(f"{o['claim']:<5} {o['title']}")
+        if o["status"] != "verified":
+            print(f"      {o['status']}")
+            continue
+        print(f"      {o['line']}" + ("  [STALE: the code changed since these runs]" if o["stale"] else ""))
+        for r in o["rows"]:
+            paper = "n/a" if r.get("paper_best") is None else f"{r['paper_best']:.3f}"
+            print(f"      {r['model']:<9} {r['eig_range']:<7} paper {paper}  ours best {r['ours_best']:.3f} "
+                  f"median {r['ours_median']:.3f} (n={r['seeds']})  rule {r['rule']}: {'PASS' if r['pass'] else 'FAIL'}")
+    return 0
+
+
+def cmd_book(args: argparse.Namespace) -> int:
+    from statetrack.book import build_book
+
+    path, seconds = build_book()
+    print(f"book built in {seconds:.1f} s: {path}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    from statetrack.claims import PRESETS
+
+    p = argparse.ArgumentParser(prog="statetrack", description="Reproduce state-tracking claims of the NE and BL papers.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("list", help="tasks, models and claims")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_list)
+
+    s = sub.add_parser("train", help="train one run and print its record")
+    s.add_argument("--task", required=True)
+    s.add_argument("--model", required=True)
+    s.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a config field, e.g. model.eig_range=[-1,1] or train.lr=3e-3 (repeatable)")
+    s.add_argument("--preset", default="quick", choices=PRESETS)
+    s.add_argument("--seed", type=int)
+    s.add_argument("--device", default="auto")
+    s.add_argument("--json", action="store_true", help="print the whole record as JSON")
+    s.add_argument("--out", help="also write the record to this JSON file")
+    s.set_defaults(fn=cmd_train)
+
+    s = sub.add_parser("reproduce", help="execute claim notebooks with papermill")
+    s.add_argument("ids", nargs="*", help="claim ids (default: every implemented claim)")
+    s.add_argument("--preset", required=True, choices=PRESETS)
+    s.add_argument("--force", action="store_true", help="retrain even when a record exists")
+    s.add_argument("--device", default="auto")
+    s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
+    s.set_defaults(fn=cmd_reproduce)
+
+    s = sub.add_parser("verify", help="the paper's number, ours, the preset and the verdict for every claim")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--preset", choices=PRESETS)
+    s.set_defaults(fn=cmd_verify)
+
+    s = sub.add_parser("book", help="build _build/html from the notebooks executed by reproduce")
+    s.set_defaults(fn=cmd_book)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from statetrack.results import RecordError
+
+    args = parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except (ConfigError, RecordError, ValueError) as e:
+        print(f"statetrack: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("statetrack: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,45 @@
+"""Models: pure recurrences (``ops``), sequence mixers (``layers``), the wrapper (``model``), a registry.
+
+Every registered model maps token ids (B, T) to per-position logits (B, T, K) and is built from its
+frozen config with ``make_model(cfg, vocab_size, num_classes)``.
+
+| name       | module   | transition A(x_t)                         | papers  |
+|------------|----------|-------------------------------------------|---------|
+| ``mamba``    | lrnn.py  | diagonal, eigenvalues in [0,1] or [-1,1]  | NE      |
+| ``deltanet`` | lrnn.py  | generalized Householder, [0,1] or [-1,1]  | NE      |
+
+Used in: every claim that trains a model.
+"""
+
+from __future__ import annotations
+
+from torch import nn
+
+from statetrack.config import ConfigError, ModelConfig
+
+MODELS: dict[str, type[nn.Module]] = {}
+
+
+def register(cls: type[nn.Module]) -> type[nn.Module]:
+    """Class decorator: add a model class to ``MODELS`` under its config's name."""
+    MODELS[cls.Config.name] = cls
+    return cls
+
+
+def model_config(name: str, **fields) -> ModelConfig:
+    """The config of model ``name`` with the given fields (others at their defaults)."""
+    if name not in MODELS:
+        raise ConfigError(f"unknown model {name!r}; allowed: {', '.join(sorted(MODELS))}")
+    return MODELS[name].Config(**fields)
+
+
+def make_model(cfg: ModelConfig, vocab_size: int, num_classes: int) -> nn.Module:
+    """Instantiate the model that ``cfg`` describes (parameters on the CPU, fp32)."""
+    if cfg.name not in MODELS:
+        raise ConfigError(f"unknown model {cfg.name!r}; allowed: {', '.join(sorted(MODELS))}")
+    return MODELS[cfg.name](cfg, vocab_size, num_classes)
+
+
+from statetrack.models import lrnn  # noqa: E402,F401  (registers the models)
+
+__all__ = ["MODELS", "make_model", "model_config", "register"]

@@ -1,0 +1,96 @@
+"""The model wrapper shared by the residual-stack models: embed → L blocks → norm → per-token head.
+
+Each block is pre-norm and residual, in the style of GPT-2 and of the NE paper's fla/xLSTM stacks::
+
+    x = x + mixer(norm(x))          # the sequence mixer: Mamba, DeltaNet, ...
+    x = x + mlp(norm(x))            # optional: Linear(D, r·D) → GELU → Linear(r·D, D); r = mlp_ratio
+
+Subclasses set ``Config`` and build one mixer per layer in ``make_mixer``. The head maps each position
+to K answer classes (the NE code takes the argmax over the whole vocabulary instead; with a K-way
+head the argmax can only pick an answer, which we state in ne1's "Choices we made").
+
+Used in: ne1 (Mamba, DeltaNet), and every claim that trains a residual-stack model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import torch
+from torch import nn
+
+from statetrack.config import ModelConfig
+
+
+@dataclass(frozen=True)
+class StackConfig(ModelConfig):
+    """Fields shared by residual-stack models. ``mlp_ratio`` r: MLP width r·D after each mixer (0 = none)."""
+
+    mlp_ratio: int = 2
+
+    def check(self) -> None:
+        super().check()
+        if self.mlp_ratio < 0:
+            from statetrack.config import ConfigError
+
+            raise ConfigError(f"{self._prefix()}mlp_ratio={self.mlp_ratio!r} is not allowed: it must be >= 0")
+
+
+class MLP(nn.Module):
+    def __init__(self, d_model: int, ratio: int):
+        super().__init__()
+        self.up = nn.Linear(d_model, ratio * d_model)
+        self.down = nn.Linear(ratio * d_model, d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(nn.functional.gelu(self.up(x)))  # (B, T, D)
+
+
+class Block(nn.Module):
+    def __init__(self, mixer: nn.Module, d_model: int, mlp_ratio: int):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.mixer = mixer
+        self.norm2 = nn.LayerNorm(d_model) if mlp_ratio else None
+        self.mlp = MLP(d_model, mlp_ratio) if mlp_ratio else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.mixer(self.norm1(x))  # (B, T, D)
+        if self.mlp is not None:
+            x = x + self.mlp(self.norm2(x))  # (B, T, D)
+        return x
+
+
+class SequenceModel(nn.Module):
+    """Token ids (B, T) → logits (B, T, K). Subclasses provide ``Config`` and ``make_mixer``."""
+
+    Config: ClassVar[type[StackConfig]]
+
+    def __init__(self, cfg: StackConfig, vocab_size: int, num_classes: int):
+        super().__init__()
+        self.cfg = cfg
+        self.embed = nn.Embedding(vocab_size, cfg.d_model)
+        self.blocks = nn.ModuleList(
+            Block(self.make_mixer(cfg), cfg.d_model, cfg.mlp_ratio) for _ in range(cfg.num_layers)
+        )
+        self.norm = nn.LayerNorm(cfg.d_model)
+        self.head = nn.Linear(cfg.d_model, num_classes)
+
+    def make_mixer(self, cfg: StackConfig) -> nn.Module:
+        raise NotImplementedError
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.embed(tokens)  # (B, T, D)
+        for block in self.blocks:
+            x = block(x)  # (B, T, D)
+        return self.head(self.norm(x))  # (B, T, K)
+
+    def transition_eigenvalues(self, tokens: torch.Tensor) -> list[torch.Tensor]:
+        """Per layer, the eigenvalues of A(x_t) at every position (for the spectrum tests and x2)."""
+        out = []
+        x = self.embed(tokens)  # (B, T, D)
+        for block in self.blocks:
+            out.append(block.mixer.transition_eigenvalues(block.norm1(x)))
+            x = block(x)  # (B, T, D)
+        return out

@@ -1,0 +1,283 @@
+"""Run records: keys, atomic JSON files with provenance, ``load_or_run``, staleness, paper numbers.
+
+A run is identified by ``run_key(cfg)``: the first 8 hex digits of the SHA-256 of the canonical JSON
+of its fully resolved config together with ``SCHEMA_VERSION``. Its record lives at::
+
+    data/results/<claim>/<task>-<model label>-s<seed>-<key>.json
+
+and holds the config, the status (ok / diverged / failed with a reason), accuracy by length, the
+summary numbers, the loss curve, and provenance: git commit (and whether the tree was dirty), a hash
+of the code that trains and evaluates (``code_hash``), package/torch/CUDA versions, device, wall time.
+Records are written atomically (a temporary file in the same folder, then ``os.replace``), so an
+interrupted run leaves either the old file or the new one, never half of one.
+
+A record is *stale* when the code that made it differs from the code here now (``code_hash``
+mismatch). Stale records still load; pages and ``statetrack verify`` say that they are stale.
+
+``STATETRACK_RESULTS_DIR`` moves the results folder (the tests and the smoke preset use it so that
+nothing is written into ``data/results``).
+
+Used in: every claim.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+import statetrack
+from statetrack.config import ConfigError, RunConfig
+
+SCHEMA_VERSION = 1
+STATUSES = ("ok", "diverged", "failed")
+_CODE_PARTS = ("config.py", "training.py", "evaluate.py", "tasks", "models")
+
+
+class RecordError(ValueError):
+    """A result file that cannot be read or does not hold a valid record; the message names the file."""
+
+
+# ----------------------------------------------------------------------------- paths
+
+
+def repo_root() -> Path:
+    """The checkout this package was installed from (src layout, editable install), else the cwd."""
+    here = Path(statetrack.__file__).resolve().parents[2]
+    return here if (here / "pyproject.toml").exists() else Path.cwd()
+
+
+def results_dir() -> Path:
+    env = os.environ.get("STATETRACK_RESULTS_DIR")
+    return Path(env) if env else repo_root() / "data" / "results"
+
+
+def paper_dir() -> Path:
+    return repo_root() / "data" / "paper"
+
+
+def run_key(cfg: RunConfig) -> str:
+    payload = json.dumps({"schema": SCHEMA_VERSION, "config": cfg.to_dict()}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()[:8]
+
+
+def record_path(claim: str, cfg: RunConfig) -> Path:
+    return results_dir() / claim / f"{cfg.task.name}-{cfg.model.label}-s{cfg.seed}-{run_key(cfg)}.json"
+
+
+# ----------------------------------------------------------------------------- provenance
+
+
+def code_hash() -> str:
+    """SHA-256 (12 hex digits) of the source files that decide a run's numbers."""
+    pkg = Path(statetrack.__file__).resolve().parent
+    h = hashlib.sha256()
+    files: list[Path] = []
+    for part in _CODE_PARTS:
+        p = pkg / part
+        files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
+    for f in files:
+        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def provenance(device: torch.device) -> dict[str, Any]:
+    dirty = _git("status", "--porcelain", "--untracked-files=no", "--", "src")
+    return {
+        "git_commit": _git("rev-parse", "HEAD"),
+        "git_dirty": bool(dirty) if dirty is not None else None,
+        "code_hash": code_hash(),
+        "statetrack": statetrack.__version__,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "device": str(device),
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
+        "threads": torch.get_num_threads(),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+# ----------------------------------------------------------------------------- reading and writing
+
+
+def write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write JSON atomically: temp file in the same folder, fsync, rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(record, f, indent=1, sort_keys=True)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+_REQUIRED = {"schema": int, "key": str, "claim": str, "config": dict, "status": str, "provenance": dict}
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """Load and validate one record; any problem raises ``RecordError`` naming the file and the fault."""
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        raise RecordError(f"cannot read result record {path}: {e.strerror}") from None
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"corrupt result record {path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(rec, dict):
+        raise RecordError(f"corrupt result record {path}: expected a JSON object, got {type(rec).__name__}")
+    for k, tp in _REQUIRED.items():
+        if not isinstance(rec.get(k), tp):
+            raise RecordError(f"corrupt result record {path}: field {k!r} is missing or not a {tp.__name__}")
+    if rec["schema"] != SCHEMA_VERSION:
+        raise RecordError(f"result record {path} has schema {rec['schema']}; this code reads schema {SCHEMA_VERSION}")
+    if rec["status"] not in STATUSES:
+        raise RecordError(f"corrupt result record {path}: status {rec['status']!r} is not one of {list(STATUSES)}")
+    try:
+        cfg = RunConfig.from_dict(rec["config"])
+    except ConfigError as e:
+        raise RecordError(f"corrupt result record {path}: bad config ({e})") from None
+    if run_key(cfg) != rec["key"]:
+        raise RecordError(f"corrupt result record {path}: key {rec['key']!r} does not match its config ({run_key(cfg)})")
+    if rec["status"] == "ok" and not isinstance(rec.get("summary"), dict):
+        raise RecordError(f"corrupt result record {path}: an 'ok' record needs a 'summary' object")
+    rec["stale"] = rec["provenance"].get("code_hash") != code_hash()
+    return rec
+
+
+def load_records(claim: str) -> list[dict[str, Any]]:
+    """Every record stored for ``claim`` (each validated)."""
+    folder = results_dir() / claim
+    return [read_record(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progress: bool = False,
+        preset: str | None = None) -> dict[str, Any]:
+    """Train and evaluate one config and return its record (not written)."""
+    from statetrack.evaluate import evaluate_run
+    from statetrack.models import make_model
+    from statetrack.tasks import make_task
+    from statetrack.training import fit, resolve_device, seed_everything
+
+    dev = resolve_device(device)
+    wall = time.perf_counter()
+    task = make_task(cfg.task)
+    seed_everything(cfg.seed)
+    model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
+
+    def on_eval(step: int) -> dict:
+        s = evaluate_run(model, task, cfg.train, cfg.eval, dev)["summary"]
+        return {k: s[k] for k in ("ood_acc", "id_acc")}
+
+    record: dict[str, Any] = {
+        "schema": SCHEMA_VERSION,
+        "key": run_key(cfg),
+        "claim": claim,
+        "preset": preset,
+        "config": cfg.to_dict(),
+        "num_params": sum(p.numel() for p in model.parameters()),
+    }
+    fitted = fit(model, task, cfg.train, cfg.seed, dev, progress=progress, on_eval=on_eval)
+    record.update(status=fitted.status, reason=fitted.reason, diverged_step=fitted.diverged_step,
+                  history=fitted.history, final_loss=fitted.final_loss)
+    if fitted.status == "ok":
+        record.update(evaluate_run(model, task, cfg.train, cfg.eval, dev))
+    record["provenance"] = {**provenance(dev), "train_time_s": round(fitted.train_time_s, 3),
+                            "wall_time_s": round(time.perf_counter() - wall, 3)}
+    return record
+
+
+def load_or_run(cfg: RunConfig, claim: str, force: bool = False, device: str | torch.device = "auto",
+                progress: bool = False, preset: str | None = None) -> dict[str, Any]:
+    """The stored record of ``cfg`` if there is one (and not ``force``); otherwise train, store, return it.
+
+    A stored record with status "failed" is retried. A training error is stored as a failed record
+    (with the reason) and then raised.
+    """
+    path = record_path(claim, cfg)
+    if path.exists() and not force:
+        rec = read_record(path)
+        if rec["status"] != "failed":
+            return rec
+    try:
+        rec = run(cfg, claim, device=device, progress=progress, preset=preset)
+    except ValueError:  # bad input (config, device): nothing is written
+        raise
+    except Exception as e:  # record the failure, then let the caller see it
+        write_record(path, {"schema": SCHEMA_VERSION, "key": run_key(cfg), "claim": claim, "preset": preset,
+                            "config": cfg.to_dict(), "status": "failed", "reason": f"{type(e).__name__}: {e}",
+                            "provenance": provenance(torch.device("cpu"))})
+        raise
+    write_record(path, rec)
+    return read_record(path)
+
+
+# ----------------------------------------------------------------------------- paper numbers
+
+
+def paper_numbers(table: str) -> list[dict[str, Any]]:
+    """Rows of ``data/paper/<table>.csv``: each reported number with its ``source`` and ``provenance``."""
+    path = paper_dir() / f"{table}.csv"
+    if not path.exists():
+        known = sorted(p.stem for p in paper_dir().glob("*.csv"))
+        raise RecordError(f"unknown paper table {table!r}; allowed: {', '.join(known)}")
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for k in ("value", "spread"):
+            if r.get(k) not in (None, ""):
+                r[k] = float(r[k])
+            elif k in r:
+                r[k] = None
+    return rows
+
+
+def tidy(records: list[dict[str, Any]]) -> Any:
+    """Records → a pandas frame with one row per (run, length): the input of plots and widgets.
+
+    Columns: key, model (label), name, eig_range, seed, lr, status, stale, length, acc, normalized, seq_acc.
+    Runs without an accuracy (diverged, failed) contribute no rows.
+    """
+    import pandas as pd
+
+    rows = []
+    for r in records:
+        if r["status"] != "ok":
+            continue
+        m, bl = r["config"]["model"], r["by_length"]
+        chance = r["summary"]["chance"]
+        seq = bl.get("seq_acc") or [None] * len(bl["length"])
+        for n, a, s in zip(bl["length"], bl["acc"], seq):
+            rows.append({"key": r["key"], "model": m["name"], "eig_range": m.get("eig_range", ""),
+                         "seed": r["config"]["seed"], "lr": r["config"]["train"]["lr"], "status": r["status"],
+                         "stale": r.get("stale", False), "length": n, "acc": a,
+                         "normalized": (a - chance) / (1 - chance), "seq_acc": s})
+    return pd.DataFrame(rows)
