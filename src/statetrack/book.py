@@ -107,13 +107,13 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     return out, time.perf_counter() - t0
 
 
-def stage(executed: Path | None = None) -> Path:
-    """Copy the book's sources and the executed notebooks into ``_build/stage``; returns that folder."""
+def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
+    """Copy the book's sources and the executed notebooks into ``dst`` (``_build/stage``); returns it."""
     from statetrack.claims import CLAIMS
 
     root = repo_root()
     executed = executed or executed_dir()
-    dst = root / BUILD / "stage"
+    dst = dst or root / BUILD / "stage"
     if dst.exists():
         shutil.rmtree(dst)
     (dst / "notebooks").mkdir(parents=True)
@@ -146,8 +146,8 @@ def stage(executed: Path | None = None) -> Path:
 def build_book(executed: Path | None = None, output: Path | None = None) -> tuple[Path, float]:
     """Stage and build the HTML book offline with warnings as errors; returns ``_build/html`` and seconds."""
     t0 = time.perf_counter()
-    src = stage(executed)
     output = output or repo_root()
+    src = stage(executed, output / BUILD / "stage")
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(src), "--path-output", str(output),
            "-W", "-n", "--keep-going", "-q"]

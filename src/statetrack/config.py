@@ -214,29 +214,29 @@ class RunConfig:
     def override(self, overrides: dict[str, Any]) -> RunConfig:
         """Return a copy with dotted keys replaced; string values are parsed by the field's type.
 
-        Keys: ``seed``, ``task.<field>``, ``model.<field>``, ``train.<field>``, ``eval.<field>``.
+        Keys: ``seed``, ``task.<field>``, ``model.<field>``, ``train.<field>``, ``eval.<field>``. All keys
+        of a section are applied together, so checks that relate two fields see the final values.
         """
-        cfg = self
+        changes: dict[str, dict[str, Any]] = {name: {} for name in _SECTION_NAMES}
+        seed = self.seed
         for key, value in overrides.items():
-            cfg = cfg._override_one(key, value)
-        return cfg
-
-    def _override_one(self, key: str, value: Any) -> RunConfig:
-        if key == "seed":
-            return replace(self, seed=parse_value("seed", value, int))
-        section, _, name = key.partition(".")
-        if section not in _SECTION_NAMES or not name:
-            raise ConfigError(
-                f"unknown config key {key!r}; keys look like seed, task.<field>, model.<field>, train.<field> or eval.<field>"
-            )
-        sec = getattr(self, section)
-        hints = _hints(type(sec))
-        allowed = [f.name for f in fields(sec)]
-        if name not in allowed:
-            owner = f"{section} {sec.name!r}" if isinstance(sec, NamedSection) else section
-            raise ConfigError(f"unknown config key {key!r} for {owner}; allowed: {', '.join(allowed)}")
-        new = replace(sec, **{name: parse_value(key, value, hints[name])})
-        return replace(self, **{section: new})
+            if key == "seed":
+                seed = parse_value("seed", value, int)
+                continue
+            section, _, name = key.partition(".")
+            if section not in _SECTION_NAMES or not name:
+                raise ConfigError(
+                    f"unknown config key {key!r}; keys look like seed, task.<field>, model.<field>, "
+                    "train.<field> or eval.<field>"
+                )
+            sec = getattr(self, section)
+            allowed = [f.name for f in fields(sec)]
+            if name not in allowed:
+                owner = f"{section} {sec.name!r}" if isinstance(sec, NamedSection) else section
+                raise ConfigError(f"unknown config key {key!r} for {owner}; allowed: {', '.join(allowed)}")
+            changes[section][name] = parse_value(key, value, _hints(type(sec))[name])
+        new = {s: replace(getattr(self, s), **c) for s, c in changes.items() if c}
+        return replace(self, seed=seed, **new)
 
 
 def overrides_from_strings(pairs: list[str]) -> dict[str, str]:

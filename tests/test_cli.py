@@ -1,0 +1,65 @@
+"""The statetrack command: listing, one run, bad input (named, exit 2, nothing written)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from statetrack.cli import main
+from statetrack.tasks import TASKS
+
+DESIGN_TASKS = {"parity", "modular_addition", "modular_arithmetic", "fsm", "word_problem"}
+
+
+def test_list_json_names_every_task_model_and_claim(capsys):
+    assert main(["list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {t["name"] for t in data["tasks"]} == DESIGN_TASKS == set(TASKS)
+    assert {"mamba", "deltanet"} <= {m["name"] for m in data["models"]}
+    ids = {c["id"] for c in data["claims"]}
+    assert {"ne1", "ne7", "bl1", "bl8", "x1", "x2"} <= ids
+    mamba = next(m for m in data["models"] if m["name"] == "mamba")
+    assert mamba["fields"]["eig_range"] == "[0,1]"
+
+
+def test_train_prints_a_record(capsys, tmp_path):
+    out = tmp_path / "rec.json"
+    rc = main(["train", "--task", "parity", "--model", "mamba", "--preset", "smoke", "--seed", "3",
+               "--set", "model.d_model=8", "--set", "model.d_state=2", "--json", "--out", str(out)])
+    assert rc == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["config"]["seed"] == 3 and rec["config"]["model"]["d_model"] == 8
+    assert json.loads(out.read_text())["key"] == rec["key"]
+
+
+@pytest.mark.parametrize("argv,needle", [
+    pytest.param(["train", "--task", "sorting", "--model", "mamba"], "unknown task 'sorting'", id="unknown-task"),
+    pytest.param(["train", "--task", "parity", "--model", "gpt5"], "unknown model 'gpt5'", id="unknown-model"),
+    pytest.param(["train", "--task", "parity", "--model", "mamba", "--set", "model.widht=3"], "'model.widht'",
+                 id="unknown-key"),
+    pytest.param(["train", "--task", "parity", "--model", "mamba", "--set", "train.num_steps=many"], "'many'",
+                 id="wrong-type"),
+    pytest.param(["train", "--task", "modular_addition", "--model", "mamba", "--set", "task.modulus=1"],
+                 "modulus=1", id="modulus-below-2"),
+    pytest.param(["train", "--task", "parity", "--model", "mamba", "--set", "train.min_len=9",
+                  "--set", "train.max_len=3"], "empty", id="inverted-range"),
+    pytest.param(["train", "--task", "parity", "--model", "mamba", "--device", "tpu"], "'tpu'", id="bad-device"),
+    pytest.param(["reproduce", "ne9", "--preset", "smoke"], "unknown claim id 'ne9'", id="unknown-claim"),
+    pytest.param(["reproduce", "bl2", "--preset", "smoke"], "no notebook yet", id="planned-claim"),
+])
+def test_bad_input_exits_2_and_names_the_value(capsys, tmp_path, argv, needle):
+    assert main(argv) == 2
+    assert needle in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()  # nothing written
+
+
+def test_bad_preset_is_refused_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["reproduce", "ne1", "--preset", "huge"])
+    assert e.value.code == 2 and "'huge'" in capsys.readouterr().err
+
+
+def test_python_dash_m_entry_point():
+    out = subprocess.run([sys.executable, "-m", "statetrack", "list"], capture_output=True, text=True)
+    assert out.returncode == 0 and "parity" in out.stdout

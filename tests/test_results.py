@@ -1,0 +1,158 @@
+"""Run records: atomic writes, load_or_run, corrupt files, staleness, paper numbers, the ne1 rule."""
+
+import json
+import os
+
+import pytest
+
+from statetrack import results
+from statetrack.claims import ne1, run_claim, verify_claim
+from statetrack.config import RunConfig, TrainConfig
+from statetrack.models import model_config
+from statetrack.results import RecordError, load_or_run, read_record, record_path, write_record
+from statetrack.tasks import task_config
+
+
+def tiny() -> RunConfig:
+    return RunConfig(
+        task=task_config("parity"),
+        model=model_config("deltanet", d_model=8, num_heads=2, d_conv=0),
+        train=TrainConfig(num_steps=3, batch_size=4, warmup_steps=1, min_len=4, max_len=4),
+    ).override({"eval.min_len": "5", "eval.max_len": "6", "eval.num_seqs": "8"})
+
+
+def test_load_or_run_writes_once_then_loads(monkeypatch):
+    cfg = tiny()
+    rec = load_or_run(cfg, "t")
+    path = record_path("t", cfg)
+    assert path.exists() and rec["key"] == results.run_key(cfg) and rec["status"] == "ok"
+    assert set(rec["provenance"]) >= {"git_commit", "code_hash", "torch", "device", "wall_time_s", "train_time_s"}
+    monkeypatch.setattr(results, "run", lambda *a, **k: pytest.fail("retrained although a record exists"))
+    assert load_or_run(cfg, "t")["summary"] == rec["summary"]
+
+
+def test_force_retrains(monkeypatch):
+    cfg = tiny()
+    load_or_run(cfg, "t")
+    calls = []
+    real = results.run
+    monkeypatch.setattr(results, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    load_or_run(cfg, "t", force=True)
+    assert calls == [1]
+
+
+def test_key_changes_with_any_field():
+    cfg = tiny()
+    assert results.run_key(cfg) != results.run_key(cfg.override({"train.lr": "2e-3"}))
+    assert results.run_key(cfg) != results.run_key(cfg.override({"seed": "1"}))
+    assert results.run_key(cfg) == results.run_key(RunConfig.from_dict(cfg.to_dict()))
+
+
+def _stored(tmp_path) -> tuple:
+    cfg = tiny()
+    load_or_run(cfg, "t")
+    path = record_path("t", cfg)
+    return path, json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("mutate,needle", [
+    pytest.param(lambda p, d: p.write_text("{not json"), "not valid JSON", id="not-json"),
+    pytest.param(lambda p, d: p.write_text("[1, 2]"), "expected a JSON object", id="not-an-object"),
+    pytest.param(lambda p, d: p.write_text(json.dumps({**d, "key": "deadbeef"})), "does not match", id="wrong-key"),
+    pytest.param(lambda p, d: p.write_text(json.dumps({**d, "schema": 99})), "schema 99", id="other-schema"),
+    pytest.param(lambda p, d: p.write_text(json.dumps({k: v for k, v in d.items() if k != "config"})),
+                 "'config'", id="missing-config"),
+    pytest.param(lambda p, d: p.write_text(json.dumps({**d, "status": "great"})), "'great'", id="bad-status"),
+    pytest.param(lambda p, d: p.write_text(json.dumps({**d, "config": {**d["config"], "model": {"name": "rnn"}}})),
+                 "unknown model 'rnn'", id="bad-config"),
+])
+def test_corrupt_records_are_named(tmp_path, mutate, needle):
+    path, data = _stored(tmp_path)
+    mutate(path, data)
+    with pytest.raises(RecordError) as e:
+        read_record(path)
+    assert needle in str(e.value) and path.name in str(e.value)
+
+
+def test_unreadable_record(tmp_path):
+    with pytest.raises(RecordError, match="cannot read"):
+        read_record(tmp_path / "missing.json")
+
+
+def test_staleness_flag(tmp_path):
+    path, data = _stored(tmp_path)
+    assert read_record(path)["stale"] is False
+    data["provenance"]["code_hash"] = "000000000000"
+    path.write_text(json.dumps(data))
+    assert read_record(path)["stale"] is True
+
+
+def test_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
+    target = tmp_path / "r" / "x.json"
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(json, "dump", boom)
+    with pytest.raises(KeyboardInterrupt):
+        write_record(target, {"a": 1})
+    assert not target.exists() and os.listdir(target.parent) == []
+
+
+def test_failed_run_is_recorded_then_retried(monkeypatch):
+    cfg = tiny()
+
+    def broken(*a, **k):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(results, "run", broken)
+    with pytest.raises(RuntimeError):
+        load_or_run(cfg, "t")
+    rec = read_record(record_path("t", cfg))
+    assert rec["status"] == "failed" and "out of memory" in rec["reason"]
+    monkeypatch.undo()
+    assert load_or_run(cfg, "t")["status"] == "ok"  # a failed record is retried
+
+
+def test_paper_numbers_carry_source_and_provenance():
+    t3 = results.paper_numbers("ne_table3")
+    row = [r for r in t3 if r["model"] == "Mamba" and r["variant"] == "[-1,1]" and r["task"] == "parity"]
+    assert [r["value"] for r in row] == [1.0]
+    for table in ("ne_table3", "ne_table5", "ne_table4", "bl_modular_addition", "bl_fsm", "bl_summary"):
+        rows = results.paper_numbers(table)
+        assert rows and all(r["source"] and r["provenance"] for r in rows)
+        if table.startswith("bl"):
+            assert all("secondary" in r["provenance"] for r in rows)
+    with pytest.raises(RecordError, match="unknown paper table 'nope'; allowed: .*ne_table3"):
+        results.paper_numbers("nope")
+
+
+def _fake(cfg: RunConfig, score: float | None) -> dict:
+    """A record with a chosen test score, to exercise the verdict rule (not a result)."""
+    rec = {"config": cfg.to_dict(), "key": results.run_key(cfg), "status": "ok" if score is not None else "diverged"}
+    if score is not None:
+        rec["summary"] = {"ood_normalized": score, "id_normalized": 1.0}
+    return rec
+
+
+@pytest.mark.parametrize("scores,expected", [
+    pytest.param({"[0,1]": 0.02, "[-1,1]": 0.97}, True, id="separated"),
+    pytest.param({"[0,1]": 0.30, "[-1,1]": 0.97}, False, id="pos-too-high"),
+    pytest.param({"[0,1]": 0.02, "[-1,1]": 0.80}, False, id="neg-too-low"),
+    pytest.param({"[0,1]": 0.02, "[-1,1]": None}, False, id="neg-diverged"),
+])
+def test_ne1_rule(scores, expected):
+    recs = [_fake(c, scores[c.model.eig_range]) for c in ne1.grid("quick")]
+    v = ne1.verdict(recs, "quick")
+    assert v.reproduced is expected
+    assert v.line.startswith("ne1 verdict (quick): " + ("REPRODUCED" if expected else "NOT REPRODUCED"))
+    assert {r["paper_best"] for r in v.rows} == {0.0, 1.0, 0.017}
+
+
+def test_paper_preset_on_cpu_asks_first():
+    with pytest.raises(RuntimeError, match="hours .*CONFIRM_LONG"):
+        run_claim("ne1", "paper", seeds=[0], models=["deltanet"], lrs=[1e-3], device="cpu")
+
+
+def test_verify_without_records_says_so():
+    assert verify_claim("ne1") is None
