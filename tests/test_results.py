@@ -149,9 +149,20 @@ def test_ne1_rule(scores, expected):
     assert {r["paper_best"] for r in v.rows} == {0.0, 1.0, 0.017}
 
 
-def test_paper_preset_on_cpu_asks_first():
-    with pytest.raises(RuntimeError, match="hours .*CONFIRM_LONG"):
+def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
+    import statetrack.claims as claims
+
+    monkeypatch.setattr(claims, "estimate_seconds", lambda cfg, device="auto": 7200.0)
+    with pytest.raises(RuntimeError, match="about 4.0 hours .*CONFIRM_LONG"):
         run_claim("ne1", "paper", seeds=[0], models=["deltanet"], lrs=[1e-3], device="cpu")
+    assert not (tmp_path / "results").exists()  # nothing trained, nothing written
+
+
+def test_estimate_comes_from_timed_steps():
+    from statetrack.claims import estimate_seconds
+
+    est = estimate_seconds(tiny().override({"train.num_steps": "1000", "train.warmup_steps": "0"}), "cpu", steps=2)
+    assert 0 < est < 1000  # a tiny model: well under a second per step
 
 
 def test_verify_without_records_says_so():

@@ -100,6 +100,19 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def _cpu_name() -> str:
+    """The CPU model and the threads torch uses, e.g. "Intel Xeon ... (2 threads)"."""
+    name = platform.processor() or "CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name} ({torch.get_num_threads()} threads)"
+
+
 def provenance(device: torch.device) -> dict[str, Any]:
     dirty = _git("status", "--porcelain", "--untracked-files=no", "--", "src")
     return {
@@ -111,7 +124,7 @@ def provenance(device: torch.device) -> dict[str, Any]:
         "cuda": torch.version.cuda,
         "python": platform.python_version(),
         "device": str(device),
-        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else _cpu_name(),
         "threads": torch.get_num_threads(),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
