@@ -209,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("statetrack: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `statetrack verify | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
