@@ -167,3 +167,13 @@ def test_estimate_comes_from_timed_steps():
 
 def test_verify_without_records_says_so():
     assert verify_claim("ne1") is None
+
+
+def test_ne1_rule_picks_the_rate_with_the_best_median():
+    scores = {1e-2: 0.99, 3e-3: 0.40}
+    recs = []
+    for c in ne1.grid("quick", lrs=[1e-2, 3e-3]):
+        s = scores[c.train.lr] if c.model.eig_range == "[-1,1]" else 0.0
+        recs.append(_fake(c, s))
+    v = ne1.verdict(recs, "quick")
+    assert v.reproduced and {r["lr"] for r in v.rows if r["eig_range"] == "[-1,1]"} == {1e-2}

@@ -134,14 +134,14 @@ def verdict(records: list[dict[str, Any]], preset: str) -> Verdict:
     rows, failures, total = [], 0, 0
     for (name, eig), by_lr in by_cell.items():
         # The NE protocol: per model, the learning rate with the best median over seeds.
-        def median_of(rs):
-            return median_mad([_score(r) for r in rs])[0]
+        def median_or_lowest(kv):
+            m = _summary([_score(r) for r in kv[1]])["median"]
+            return m if m == m else float("-inf")  # a learning rate whose runs all diverged ranks last
 
-        lr, runs = max(by_lr.items(), key=lambda kv: median_of(kv[1]))
+        lr, runs = max(by_lr.items(), key=median_or_lowest)
         scores = [_score(r) for r in runs]
-        ok = [s >= PASS_NEG if eig == "[-1,1]" else s <= PASS_POS for s in scores]
-        diverged = sum(r["status"] != "ok" for r in runs)
-        med, mad = median_mad(scores)
+        ok = [s >= PASS_NEG if eig == "[-1,1]" else s <= PASS_POS for s in scores]  # NaN fails both
+        agg = _summary(scores)
         failures += ok.count(False)
         total += len(ok)
         ref = paper.get((name, eig), {})
@@ -151,23 +151,31 @@ def verdict(records: list[dict[str, Any]], preset: str) -> Verdict:
             "paper_best": ref.get("best"),
             "paper_median": ref.get("median"),
             "paper_mad": ref.get("mad"),
-            "ours_best": best_of(scores),
-            "ours_median": med,
-            "ours_mad": mad,
-            "ours_min": min(scores),
-            "ours_max": max(scores),
+            "ours_best": agg["best"],
+            "ours_median": agg["median"],
+            "ours_mad": agg["mad"],
+            "ours_min": agg["min"],
+            "ours_max": agg["max"],
             "seeds": len(scores),
-            "diverged": diverged,
+            "diverged": sum(r["status"] != "ok" for r in runs),
             "lr": lr,
-            "id_normalized": median_mad([r.get("summary", {}).get("id_normalized", float("nan")) for r in runs])[0],
             "rule": f"≥ {PASS_NEG}" if eig == "[-1,1]" else f"≤ {PASS_POS}",
             "pass": all(ok),
         })
     reproduced = failures == 0 and total > 0
     word = "REPRODUCED" if reproduced else "NOT REPRODUCED"
     line = (f"ne1 verdict ({preset}): {word}: {total - failures}/{total} runs meet the rule "
-            f"([-1,1] >= {PASS_NEG:.2f}, [0,1] <= {PASS_POS:.2f} normalized accuracy at test lengths)")
+            f"([-1,1] >= {PASS_NEG:.2f}, [0,1] <= {PASS_POS:.2f})")
     return Verdict(ID, preset, reproduced, line, rows, stale=any(r.get("stale") for r in records))
+
+
+def _summary(scores: list[float]) -> dict[str, float]:
+    """Best, median, MAD, min and max over the runs that have a score (NaN when none has)."""
+    valid = [x for x in scores if x == x]
+    if not valid:
+        return dict.fromkeys(("best", "median", "mad", "min", "max"), float("nan"))
+    med, mad = median_mad(valid)
+    return {"best": best_of(valid), "median": med, "mad": mad, "min": min(valid), "max": max(valid)}
 
 
 def _score(record: dict[str, Any]) -> float:
