@@ -177,3 +177,18 @@ def test_ne1_rule_picks_the_rate_with_the_best_median():
         recs.append(_fake(c, s))
     v = ne1.verdict(recs, "quick")
     assert v.reproduced and {r["lr"] for r in v.rows if r["eig_range"] == "[-1,1]"} == {1e-2}
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    pytest.param(dict(preset="huge"), "unknown preset 'huge'", id="preset"),
+    pytest.param(dict(preset="quick", seeds=[-1]), "SEEDS [-1]", id="negative-seed"),
+    pytest.param(dict(preset="quick", seeds=[]), "SEEDS []", id="no-seeds"),
+    pytest.param(dict(preset="quick", models=["lstm"]), "unknown model 'lstm' for ne1", id="model"),
+    pytest.param(dict(preset="quick", lrs=[0.0]), "learning rates [0.0]", id="lr"),
+])
+def test_bad_notebook_parameters_are_named(kwargs, needle):
+    from statetrack.config import ConfigError
+
+    with pytest.raises(ConfigError) as e:
+        ne1.grid(**kwargs)
+    assert needle in str(e.value)

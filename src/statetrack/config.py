@@ -266,12 +266,6 @@ def positive(sec: Section, *names: str) -> None:
             raise ConfigError(f"{sec._prefix()}{n}={v!r} is not allowed: it must be >= 1")
 
 
-def one_of(sec: Section, name: str, allowed: tuple[Any, ...]) -> None:
-    v = getattr(sec, name)
-    if v not in allowed:
-        raise ConfigError(f"{sec._prefix()}{name}={v!r} is not allowed; allowed: {list(allowed)}")
-
-
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 

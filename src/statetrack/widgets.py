@@ -12,7 +12,6 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
 import torch
-from IPython.display import display
 
 from statetrack.plotting import display_name
 
@@ -71,4 +70,4 @@ def scalar_explorer(steps: int = 60) -> widgets.Widget:
     return widgets.VBox([widgets.HBox([a, dtype]), out])
 
 
-__all__ = ["display", "run_explorer", "scalar_explorer"]
+__all__ = ["run_explorer", "scalar_explorer"]
