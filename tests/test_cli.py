@@ -63,3 +63,18 @@ def test_bad_preset_is_refused_by_the_parser(capsys):
 def test_python_dash_m_entry_point():
     out = subprocess.run([sys.executable, "-m", "statetrack", "list"], capture_output=True, text=True)
     assert out.returncode == 0 and "parity" in out.stdout
+
+
+def test_verify_names_a_corrupt_record(capsys, tmp_path):
+    bad = tmp_path / "results" / "ne1" / "parity-mamba-pos-s0-00000000.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"schema": 1, "key": ')
+    assert main(["verify"]) == 2
+    err = capsys.readouterr().err
+    assert "corrupt result record" in err and bad.name in err
+
+
+def test_verify_without_records(capsys):
+    assert main(["verify", "--json"]) == 0
+    rows = {r["claim"]: r["status"] for r in json.loads(capsys.readouterr().out)}
+    assert rows["ne1"] == "not run" and rows["bl2"] == "planned"
