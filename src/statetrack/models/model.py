@@ -5,7 +5,16 @@ Each block is pre-norm and residual, in the style of GPT-2 and of the NE paper's
     x = x + mixer(norm(x))          # the sequence mixer: Mamba, DeltaNet, ...
     x = x + mlp(norm(x))            # optional: Linear(D, r·D) → GELU → Linear(r·D, D); r = mlp_ratio
 
-Subclasses set ``Config`` and build one mixer per layer in ``make_mixer``. The head maps each position
+Subclasses set ``Config`` and build one mixer per layer in ``make_mixer``.
+
+The mixer contract (every mixer in ``layers`` and the modules that add more)::
+
+    mixer(x)                          # (B, T, D) → (B, T, D), causal
+    mixer.init_state(B, device, dtype) → state   # the state before the first token (tensors, tuples)
+    mixer.step(x_t, state)            # (B, D), state → (B, D), new state; a rollout equals forward()
+
+and, for linear RNN mixers, ``transition_eigenvalues(x)``. Every registered model, residual stack or
+not, offers ``init_state(B, device)`` and ``step(tokens_t, state) → (logits_t, state)`` on top. The head maps each position
 to K answer classes (the NE code takes the argmax over the whole vocabulary instead; with a K-way
 head the argmax can only pick an answer, which we state in ne1's "Choices we made").
 
@@ -61,6 +70,13 @@ class Block(nn.Module):
             x = x + self.mlp(self.norm2(x))  # (B, T, D)
         return x
 
+    def step(self, x: torch.Tensor, state):
+        y, state = self.mixer.step(self.norm1(x), state)  # (B, D)
+        x = x + y  # (B, D)
+        if self.mlp is not None:
+            x = x + self.mlp(self.norm2(x))  # (B, D)
+        return x, state
+
 
 class SequenceModel(nn.Module):
     """Token ids (B, T) → logits (B, T, K). Subclasses provide ``Config`` and ``make_mixer``."""
@@ -85,6 +101,20 @@ class SequenceModel(nn.Module):
         for block in self.blocks:
             x = block(x)  # (B, T, D)
         return self.head(self.norm(x))  # (B, T, K)
+
+    def init_state(self, batch: int, device: torch.device | str = "cpu") -> list:
+        """The recurrent state before the first token: one entry per layer."""
+        dtype = self.embed.weight.dtype
+        return [block.mixer.init_state(batch, device, dtype) for block in self.blocks]
+
+    def step(self, tokens: torch.Tensor, state: list) -> tuple[torch.Tensor, list]:
+        """One token per sequence: tokens (B,) → logits (B, K) and the next state (generation, tests)."""
+        x = self.embed(tokens)  # (B, D)
+        new = []
+        for block, s in zip(self.blocks, state):
+            x, s = block.step(x, s)  # (B, D)
+            new.append(s)
+        return self.head(self.norm(x)), new  # (B, K)
 
     def transition_eigenvalues(self, tokens: torch.Tensor) -> list[torch.Tensor]:
         """Per layer, the eigenvalues of A(x_t) at every position (for the spectrum tests and x2)."""

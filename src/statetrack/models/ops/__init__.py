@@ -1,0 +1,17 @@
+"""Pure recurrences in pairs: a sequential reference (the oracle) and a fast path with the same contract.
+
+| module       | rule                                                         | pair                                                |
+|--------------|--------------------------------------------------------------|-----------------------------------------------------|
+| diagonal.py  | h_t = a_t ⊙ h_{t−1} + b_t (Mamba)                            | diagonal_recurrence_sequential / diagonal_recurrence |
+| delta.py     | S_t = (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ (DeltaNet)    | delta_rule_sequential / delta_rule_chunked          |
+
+Every pair is also registered in ``registry.PAIRS`` with an input maker, so the tests and the
+benchmark iterate over one list. No function here holds parameters; all of them run on CPU or CUDA
+and in fp32 or fp64 (PERFORMANCE.md 7).
+
+Used in: models/layers.py and the models built on it; benchmarks/.
+"""
+
+from statetrack.models.ops.delta import *  # noqa: F401,F403
+from statetrack.models.ops.diagonal import *  # noqa: F401,F403
+from statetrack.models.ops.registry import PAIRS, OpPair, register_pair  # noqa: F401
