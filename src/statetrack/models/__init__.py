@@ -40,6 +40,7 @@ def make_model(cfg: ModelConfig, vocab_size: int, num_classes: int) -> nn.Module
     return MODELS[cfg.name](cfg, vocab_size, num_classes)
 
 
-from statetrack.models import lrnn  # noqa: E402,F401  (registers the models)
+# Importing the modules registers the models.
+from statetrack.models import bilinear, lrnn, rnn, transformer, xlstm  # noqa: E402,F401
 
 __all__ = ["MODELS", "make_model", "model_config", "register"]

@@ -12,6 +12,10 @@ and in fp32 or fp64 (PERFORMANCE.md 7).
 Used in: models/layers.py and the models built on it; benchmarks/.
 """
 
+from statetrack.models.ops.attention import *  # noqa: F401,F403
+from statetrack.models.ops.bilinear import *  # noqa: F401,F403
 from statetrack.models.ops.delta import *  # noqa: F401,F403
 from statetrack.models.ops.diagonal import *  # noqa: F401,F403
+from statetrack.models.ops.rnn import *  # noqa: F401,F403
+from statetrack.models.ops.xlstm import *  # noqa: F401,F403
 from statetrack.models.ops.registry import PAIRS, OpPair, register_pair  # noqa: F401

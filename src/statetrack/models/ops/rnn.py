@@ -1,0 +1,3 @@
+"""Placeholder: filled in by the model-zoo issue."""
+
+__all__: list[str] = []
