@@ -7,6 +7,8 @@
               [--device D] [--confirm-long]
     statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
     statetrack book                                        build the HTML book from executed notebooks
+    statetrack bench [--device D] [--scale S] [--json]     fast path vs reference: speed and precision
+              [--out FILE] [--pairs ...] [--models ...]
 
 Bad input (an unknown task, model, claim id, preset or config key; a value of the wrong type; a
 corrupt record) stops with a message naming the value and what is allowed, exit status 2, and
@@ -157,6 +159,20 @@ def cmd_book(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from statetrack.bench import format_tables, run
+    from statetrack.results import write_record
+
+    res = run(device=args.device, scale=args.scale, pairs=args.pairs, models=args.models,
+              precision=not args.no_precision)
+    if args.out:
+        write_record(Path(args.out), res)
+    print(json.dumps(res, indent=1) if args.json else format_tables(res))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     from statetrack.claims import PRESETS
 
@@ -191,6 +207,16 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--preset", choices=PRESETS)
     s.set_defaults(fn=cmd_verify)
+
+    s = sub.add_parser("bench", help="fast path vs reference: speed (ops, training steps) and precision")
+    s.add_argument("--device", default="cpu")
+    s.add_argument("--scale", choices=("tiny", "cpu", "gpu"), help="default: the device's (cpu or gpu)")
+    s.add_argument("--pairs", nargs="+", metavar="PAIR", help="op pairs to time (default: all)")
+    s.add_argument("--models", nargs="+", metavar="MODEL", help="models to time (default: all)")
+    s.add_argument("--no-precision", action="store_true", help="skip the fp32/bf16 precision table")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--out", help="also write the results as JSON to this file")
+    s.set_defaults(fn=cmd_bench)
 
     s = sub.add_parser("book", help="build _build/html from the notebooks executed by reproduce")
     s.set_defaults(fn=cmd_book)

@@ -150,7 +150,7 @@ def _inputs(size: dict, T: int, dtype: torch.dtype, device, gen: torch.Generator
 
 register_pair(OpPair(
     name="delta_rule", reference=delta_rule_sequential, fast=delta_rule_chunked, make_inputs=_inputs,
-    sizes={"cpu": {"B": 32, "H": 4, "dk": 64}, "cpu_small": {"B": 64, "H": 2, "dk": 16},
-           "gpu": {"B": 64, "H": 4, "dk": 64}},
+    sizes={"cpu": {"B": 32, "H": 4, "T": 256, "dk": 64}, "cpu_small": {"B": 64, "H": 2, "T": 40, "dk": 16},
+           "gpu": {"B": 64, "H": 4, "T": 500, "dk": 64}},
     why="chunkwise WY/UT form: T/C sequential steps of small matmuls instead of T rank-one updates",
 ))

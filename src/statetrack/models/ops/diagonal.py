@@ -131,6 +131,7 @@ def _inputs(size: dict, T: int, dtype: torch.dtype, device, gen: torch.Generator
 
 register_pair(OpPair(
     name="diagonal", reference=diagonal_recurrence_sequential, fast=diagonal_recurrence, make_inputs=_inputs,
-    sizes={"cpu": {"B": 64, "S": (32, 8)}, "cpu_wide": {"B": 32, "D": 1024}, "gpu": {"B": 256, "S": (256, 16)}},
+    sizes={"cpu": {"B": 64, "T": 40, "S": (32, 8)}, "cpu_wide": {"B": 32, "T": 128, "D": 1024},
+           "gpu": {"B": 256, "T": 500, "S": (256, 16)}},
     why="same loop without autograd's per-step graph; hand-written adjoint backward",
 ))

@@ -28,7 +28,8 @@ class OpPair:
         fast: the fast path, same contract.
         make_inputs: ``f(size: dict, T: int, dtype, device, gen) -> tuple`` of positional inputs,
             with values in the range the models produce (e.g. eigenvalues in [−1, 1]).
-        sizes: named sizes, e.g. {"cpu": {...}, "gpu": {...}}; each dict holds every size but T.
+        sizes: named sizes, e.g. {"cpu": {...}, "gpu": {...}}; each dict holds the sizes the input maker
+            reads plus "T", the sequence length the benchmark times.
         state_output: index of the final state in the outputs (for the precision table).
         why: one line on why the fast path exists (shown by the benchmark).
     """

@@ -1,0 +1,42 @@
+"""The benchmark at CI size: every pair's fast path agrees with its reference; every model has a row.
+
+No timing is asserted (timings on a shared 2-core machine are noise at this size); only the
+correctness gates the benchmark reports.
+"""
+
+import pytest
+
+from statetrack.bench import format_tables, run
+from statetrack.models import MODELS
+from statetrack.models.ops import PAIRS
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return run(device="cpu", scale="tiny")
+
+
+def test_every_pair_is_timed_and_agrees(tiny):
+    assert {r["pair"] for r in tiny["ops"]} == set(PAIRS)
+    for r in tiny["ops"]:
+        assert r["fast_vs_reference_rel_err"] < 1e-5, r
+        assert r["fwd_ref_ms"] > 0 and r["fwd_bwd_fast_ms"] > 0
+
+
+def test_every_model_has_a_training_step_row(tiny):
+    rows = tiny["models"]
+    assert not [r for r in rows if "error" in r]
+    assert {r["model"] for r in rows} == set(MODELS)
+    assert all(r["tokens_per_s"] > 0 for r in rows)
+
+
+def test_precision_table_and_text(tiny):
+    fp32 = [r for r in tiny["precision"] if r["dtype"] == "float32"]
+    assert fp32 and all(r["final_state_rel_err"] < 1e-4 for r in fp32)
+    text = format_tables(tiny)
+    assert "f+b fast" in text and "final-state rel err" in text
+
+
+def test_unknown_pair_is_named():
+    with pytest.raises(ValueError, match="unknown op pairs \\['nope'\\]"):
+        run(device="cpu", scale="tiny", pairs=["nope"])
