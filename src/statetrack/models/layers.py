@@ -1,18 +1,26 @@
-"""Sequence mixers with a selectable eigenvalue range (NE Eq. 2): Mamba and DeltaNet.
+"""Sequence mixers with a selectable eigenvalue range (NE Eq. 2): Mamba, DeltaNet and DeltaProduct.
 
-Both are linear RNN layers ``H_t = A(x_t) H_{t-1} + B(x_t)`` whose transition eigenvalues lie in
+All are linear RNN layers ``H_t = A(x_t) H_{t-1} + B(x_t)`` whose transition eigenvalues lie in
 [0, 1] in the original models. ``eig_range="[-1,1]"`` is the NE paper's change (PAPERS.md 1.1):
 
 | layer    | A(x_t), eig_range "[0,1]"                  | A(x_t), eig_range "[-1,1]"             |
 |----------|--------------------------------------------|----------------------------------------|
 | Mamba    | Diag(s_t), s_t = exp(-Δ_t ⊙ exp(A_log))    | Diag(2 s_t − 1)                        |
 | DeltaNet | I − β_t k_t k_tᵀ, β_t = sigmoid(w_βᵀ x_t)  | I − β_t k_t k_tᵀ, β_t = 2 sigmoid(...) |
+| DeltaProduct | Π_{j=1..n_h} (I − β_{t,j} k_{t,j} k_{t,j}ᵀ) | the same with β_{t,j} = 2 sigmoid(...) |
 
 For Mamba only the decay changes (B(x_t) is untouched); for DeltaNet β also doubles the write
 β_t k_t v_tᵀ, exactly as in the NE code and fla's ``allow_neg_eigval``.
 
 Glossary (paper symbol → code name): D → ``d_model``, E → ``expand``, N → ``d_state``,
-Δ → ``dt``, A_log → ``A_log``, H → ``num_heads``, β → ``beta``, k/q/v → ``k``/``q``/``v``.
+Δ → ``dt``, A_log → ``A_log``, H → ``num_heads``, β → ``beta``, k/q/v → ``k``/``q``/``v``,
+n_h → ``num_householder``.
+
+Every mixer follows the contract of ``model.py``: ``forward`` (B, T, D) → (B, T, D), and
+``init_state(B, device, dtype)`` / ``step(x_t, state)`` for one token at a time. States are flat
+tuples of tensors (recurrent state first, then the short-convolution buffers when d_conv > 0).
+Nesting: ``ShortConv`` ⊂ ``MambaMixer``; ``ShortConv`` ⊂ ``_HouseholderMixer`` → ``DeltaNetMixer``
+(n_h = 1), ``DeltaProductMixer``. ``cuda_graph_mixers`` is an optional GPU helper (off by default).
 
 Used in: ne1 (and ne4, ne5, ne6 later).
 """
@@ -25,13 +33,17 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from statetrack.models import ops
+from statetrack.models.ops import delta as delta_ops
+from statetrack.models.ops import diagonal as diagonal_ops
 
 EIG_RANGES = ("[0,1]", "[-1,1]")
 
 
 class ShortConv(nn.Module):
-    """Causal depthwise convolution of width ``width`` over time, with SiLU (the models' short conv)."""
+    """Causal depthwise convolution of width ``width`` over time, with SiLU (the models' short conv).
+
+    ``step`` is the same map one token at a time: it keeps the last ``width − 1`` inputs in a buffer.
+    """
 
     def __init__(self, channels: int, width: int):
         super().__init__()
@@ -42,6 +54,16 @@ class ShortConv(nn.Module):
         T = x.shape[1]
         y = self.conv(x.transpose(1, 2))[..., :T]  # (B, C, T): keep the causal part
         return F.silu(y.transpose(1, 2))  # (B, T, C)
+
+    def init_state(self, batch: int, device=None, dtype=torch.float32) -> torch.Tensor:
+        """The inputs before the first token: zeros, as the causal padding of ``forward``."""
+        return torch.zeros(batch, self.conv.in_channels, self.width - 1, device=device, dtype=dtype)  # (B, C, W−1)
+
+    def step(self, x: torch.Tensor, buf: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """x (B, C), buf (B, C, W−1) of the previous inputs (oldest first) → (B, C) output, new buffer."""
+        window = torch.cat([buf, x.unsqueeze(-1)], dim=-1)  # (B, C, W) oldest → newest, as conv1d's taps
+        y = (window * self.conv.weight.squeeze(1)).sum(-1) + self.conv.bias  # (B, C)
+        return F.silu(y), window[..., 1:]  # (B, C), (B, C, W−1)
 
 
 class MambaMixer(nn.Module):
@@ -79,23 +101,49 @@ class MambaMixer(nn.Module):
             dt = torch.exp(torch.rand(inner) * (math.log(0.1) - math.log(1e-3)) + math.log(1e-3))  # (E·D,)
             self.dt_proj.bias.copy_(dt + torch.log(-torch.expm1(-dt)))  # inverse softplus
 
+    def _ssm_inputs(self, u: torch.Tensor):
+        """From the conv'd input u (..., E·D): decay a, input b (..., E·D, N) and readout C (..., N)."""
+        dt_in, Bm, Cm = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
+        dt = F.softplus(self.dt_proj(dt_in))  # (..., E·D)
+        s = torch.exp(-dt.unsqueeze(-1) * torch.exp(self.A_log))  # (..., E·D, N)
+        a = 2 * s - 1 if self.eig_range == "[-1,1]" else s  # (..., E·D, N)
+        b = (dt * u).unsqueeze(-1) * Bm.unsqueeze(-2)  # (..., E·D, N)
+        return a, b, Cm
+
     def _decay_and_input(self, x: torch.Tensor):
         xz = self.in_proj(x)  # (B, T, 2·E·D)
         u, z = xz.chunk(2, dim=-1)  # (B, T, E·D) each
         u = self.conv(u) if self.conv is not None else F.silu(u)  # (B, T, E·D)
-        dt_in, Bm, Cm = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
-        dt = F.softplus(self.dt_proj(dt_in))  # (B, T, E·D)
-        s = torch.exp(-dt.unsqueeze(-1) * torch.exp(self.A_log))  # (B, T, E·D, N)
-        a = 2 * s - 1 if self.eig_range == "[-1,1]" else s  # (B, T, E·D, N)
-        b = (dt * u).unsqueeze(-1) * Bm.unsqueeze(-2)  # (B, T, E·D, N)
+        a, b, Cm = self._ssm_inputs(u)  # (B, T, E·D, N), (B, T, E·D, N), (B, T, N)
         return a, b, u, z, Cm
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         a, b, u, z, Cm = self._decay_and_input(x)
-        scan = ops.diagonal_recurrence if self.backend == "fast" else ops.diagonal_recurrence_sequential
+        scan = diagonal_ops.diagonal_recurrence if self.backend == "fast" else diagonal_ops.diagonal_recurrence_sequential
         h, _ = scan(a, b)  # (B, T, E·D, N)
         y = (h @ Cm.unsqueeze(-1)).squeeze(-1) + self.D * u  # (B, T, E·D)
         return self.out_proj(y * F.silu(z))  # (B, T, D)
+
+    def init_state(self, batch: int, device=None, dtype=torch.float32) -> tuple[torch.Tensor, ...]:
+        """(h,) or (h, conv buffer): h (B, E·D, N) zeros; the buffer (B, E·D, d_conv − 1) zeros."""
+        h = torch.zeros(batch, self.A_log.shape[0], self.d_state, device=device, dtype=dtype)  # (B, E·D, N)
+        if self.conv is None:
+            return (h,)
+        return h, self.conv.init_state(batch, device, dtype)
+
+    def step(self, x: torch.Tensor, state: tuple[torch.Tensor, ...]):
+        """One token: x (B, D) → (B, D) and the next state; a rollout equals ``forward``."""
+        h = state[0]  # (B, E·D, N)
+        u, z = self.in_proj(x).chunk(2, dim=-1)  # (B, E·D) each
+        if self.conv is not None:
+            u, buf = self.conv.step(u, state[1])  # (B, E·D), (B, E·D, d_conv − 1)
+        else:
+            u = F.silu(u)  # (B, E·D)
+        a, b, Cm = self._ssm_inputs(u)  # (B, E·D, N), (B, E·D, N), (B, N)
+        h = a * h + b  # (B, E·D, N)
+        y = (h @ Cm.unsqueeze(-1)).squeeze(-1) + self.D * u  # (B, E·D)
+        out = self.out_proj(y * F.silu(z))  # (B, D)
+        return out, ((h,) if self.conv is None else (h, buf))
 
     def transition_eigenvalues(self, x: torch.Tensor) -> torch.Tensor:
         """The diagonal of A(x_t): (B, T, E·D·N), real."""
@@ -103,7 +151,93 @@ class MambaMixer(nn.Module):
         return a.flatten(2)
 
 
-class DeltaNetMixer(nn.Module):
+class _HouseholderMixer(nn.Module):
+    """Shared body of DeltaNet (n_h = 1) and DeltaProduct (n_h ≥ 1): projections, convs, step.
+
+    Parameters are laid out so that n_h = 1 gives exactly DeltaNet's: ``qkv`` maps D → (1 + 2 n_h)·D
+    (q, then n_h keys, then n_h values, each block ordered (n_h, H, d) like fla's '(n h d)'), one short
+    convolution each for q, the keys and the values, and ``b_proj`` D → n_h·H.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, d_conv: int, eig_range: str, backend: str,
+                 num_householder: int, backends: dict):
+        super().__init__()
+        if eig_range not in EIG_RANGES:
+            raise ValueError(f"eig_range {eig_range!r} is not allowed; allowed: {list(EIG_RANGES)}")
+        if d_model % num_heads:
+            raise ValueError(f"num_heads={num_heads} must divide d_model={d_model}")
+        if num_householder < 1:
+            raise ValueError(f"num_householder={num_householder} must be >= 1")
+        if backend not in backends:
+            raise ValueError(f"backend {backend!r} is not allowed; allowed: {sorted(backends)}")
+        self.num_heads, self.eig_range, self.backend = num_heads, eig_range, backend
+        self.num_householder = n = num_householder
+        self.head_dim = d_model // num_heads
+        self._backends = backends  # looked up at call time, so setting ``self.backend`` takes effect
+        self.qkv = nn.Linear(d_model, (1 + 2 * n) * d_model, bias=False)
+        widths = (d_model, n * d_model, n * d_model)  # q, keys, values
+        self.convs = nn.ModuleList(ShortConv(w, d_conv) for w in widths) if d_conv > 0 else None
+        self.b_proj = nn.Linear(d_model, n * num_heads)
+        self.o_norm = nn.RMSNorm(self.head_dim, eps=1e-5)  # fla's eps; explicit, so fp32 and fp64 are one function
+        self.o_proj = nn.Linear(d_model, d_model, bias=False)
+
+    def _split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        D = self.o_proj.in_features
+        n = self.num_householder
+        return self.qkv(x).split([D, n * D, n * D], dim=-1)  # (..., D), (..., n_h·D), (..., n_h·D)
+
+    def _heads(self, q, k, v, x):
+        """Post-conv features (B, T, ·) → q (B, H, T, d), k, v (B, H, T, n_h, d), β (B, H, T, n_h)."""
+        B, T, _ = q.shape
+        H, d, n = self.num_heads, self.head_dim, self.num_householder
+        q = F.normalize(q.view(B, T, H, d).transpose(1, 2), dim=-1)  # (B, H, T, d)
+        k = F.normalize(k.view(B, T, n, H, d).permute(0, 3, 1, 2, 4), dim=-1)  # (B, H, T, n_h, d)
+        v = v.view(B, T, n, H, d).permute(0, 3, 1, 2, 4)  # (B, H, T, n_h, d)
+        beta = torch.sigmoid(self.b_proj(x)).view(B, T, n, H).permute(0, 3, 1, 2)  # (B, H, T, n_h)
+        if self.eig_range == "[-1,1]":
+            beta = 2 * beta  # (B, H, T, n_h)
+        return q, k, v, beta
+
+    def _qkvb(self, x: torch.Tensor):
+        q, k, v = self._split(x)  # (B, T, D), (B, T, n_h·D), (B, T, n_h·D)
+        if self.convs is not None:
+            q, k, v = (conv(t) for conv, t in zip(self.convs, (q, k, v)))  # same shapes
+        else:
+            q, k, v = F.silu(q), F.silu(k), F.silu(v)  # same shapes
+        return self._heads(q, k, v, x)
+
+    def _out(self, o: torch.Tensor) -> torch.Tensor:
+        """o (B, H, T, d) → (B, T, D): per-head RMSNorm, merge heads, project."""
+        B, H, T, d = o.shape
+        return self.o_proj(self.o_norm(o).transpose(1, 2).reshape(B, T, H * d))  # (B, T, D)
+
+    def init_state(self, batch: int, device=None, dtype=torch.float32) -> tuple[torch.Tensor, ...]:
+        """(S,) or (S, q-conv, k-conv, v-conv buffers); S (B, H, d, d) zeros."""
+        S = torch.zeros(batch, self.num_heads, self.head_dim, self.head_dim, device=device, dtype=dtype)
+        if self.convs is None:
+            return (S,)
+        return (S, *(conv.init_state(batch, device, dtype) for conv in self.convs))
+
+    def step(self, x: torch.Tensor, state: tuple[torch.Tensor, ...]):
+        """One token: x (B, D) → (B, D) and the next state; n_h rank-one writes, then one read."""
+        S = state[0]  # (B, H, d, d)
+        q, k, v = self._split(x)  # (B, D), (B, n_h·D), (B, n_h·D)
+        if self.convs is not None:
+            stepped = [conv.step(t, buf) for conv, t, buf in zip(self.convs, (q, k, v), state[1:])]
+            (q, bq), (k, bk), (v, bv) = stepped  # (B, ·) features and (B, ·, d_conv − 1) buffers
+        else:
+            q, k, v = F.silu(q), F.silu(k), F.silu(v)
+        q, k, v, beta = self._heads(q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1), x.unsqueeze(1))
+        q, k, v, beta = q[:, :, 0], k[:, :, 0], v[:, :, 0], beta[:, :, 0]  # (B,H,d), (B,H,n_h,d) ×2, (B,H,n_h)
+        for k_j, v_j, beta_j in zip(k.unbind(2), v.unbind(2), beta.unbind(2)):  # (B, H, d), ..., (B, H)
+            error = beta_j.unsqueeze(-1) * (v_j - (k_j.unsqueeze(-2) @ S).squeeze(-2))  # (B, H, d)
+            S = S + k_j.unsqueeze(-1) * error.unsqueeze(-2)  # (B, H, d, d)
+        o = (q.unsqueeze(-2) @ S)  # (B, H, 1, d) S_tᵀ q_t
+        out = self._out(o)[:, 0]  # (B, D)
+        return out, ((S,) if self.convs is None else (S, bq, bk, bv))
+
+
+class DeltaNetMixer(_HouseholderMixer):
     """DeltaNet (generalized Householder transitions): S_t = (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ.
 
     Per head h of width d = D/H::
@@ -116,50 +250,117 @@ class DeltaNetMixer(nn.Module):
     With ‖k_t‖ = 1 the transition's eigenvalues are 1 (multiplicity d − 1) and 1 − β_t, so they lie in
     [0, 1] or [−1, 1] and the spectral norm stays ≤ 1 (NE Prop. 1). This follows fla's DeltaNet layer
     (SiLU + L2-normalised q and k, short convolutions, per-head output RMSNorm), without its output
-    gate. ``d_conv = 0`` replaces the convolutions by a plain SiLU.
+    gate. ``d_conv = 0`` replaces the convolutions by a plain SiLU. ``backend``: "fast" (chunked
+    WY/UT), "reference" (the loop) or "fla" (fla's Triton kernel on CUDA in bf16, else the fast path
+    with a one-time warning).
     """
 
     def __init__(self, d_model: int, num_heads: int, d_conv: int, eig_range: str, backend: str = "fast"):
-        super().__init__()
-        if eig_range not in EIG_RANGES:
-            raise ValueError(f"eig_range {eig_range!r} is not allowed; allowed: {list(EIG_RANGES)}")
-        if d_model % num_heads:
-            raise ValueError(f"num_heads={num_heads} must divide d_model={d_model}")
-        self.num_heads, self.eig_range, self.backend = num_heads, eig_range, backend
-        self.head_dim = d_model // num_heads
-        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
-        self.convs = nn.ModuleList(ShortConv(d_model, d_conv) for _ in range(3)) if d_conv > 0 else None
-        self.b_proj = nn.Linear(d_model, num_heads)
-        self.o_norm = nn.RMSNorm(self.head_dim)
-        self.o_proj = nn.Linear(d_model, d_model, bias=False)
-
-    def _heads(self, t: torch.Tensor) -> torch.Tensor:
-        B, T, _ = t.shape
-        return t.view(B, T, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d)
-
-    def _qkvb(self, x: torch.Tensor):
-        q, k, v = self.qkv(x).chunk(3, dim=-1)  # (B, T, D) each
-        if self.convs is not None:
-            q, k, v = (conv(t) for conv, t in zip(self.convs, (q, k, v)))  # (B, T, D) each
-        else:
-            q, k, v = F.silu(q), F.silu(k), F.silu(v)  # (B, T, D) each
-        q = F.normalize(self._heads(q), dim=-1)  # (B, H, T, d)
-        k = F.normalize(self._heads(k), dim=-1)  # (B, H, T, d)
-        v = self._heads(v)  # (B, H, T, d)
-        beta = torch.sigmoid(self.b_proj(x)).transpose(1, 2)  # (B, H, T)
-        if self.eig_range == "[-1,1]":
-            beta = 2 * beta  # (B, H, T)
-        return q, k, v, beta
+        super().__init__(d_model, num_heads, d_conv, eig_range, backend, num_householder=1, backends={
+            "fast": delta_ops.delta_rule_chunked, "reference": delta_ops.delta_rule_sequential, "fla": delta_ops.delta_rule_fla,
+        })
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        B, T, D = x.shape
-        q, k, v, beta = self._qkvb(x)
-        rule = ops.delta_rule_chunked if self.backend == "fast" else ops.delta_rule_sequential
-        o, _ = rule(q, k, v, beta)  # (B, H, T, d)
-        o = self.o_norm(o).transpose(1, 2).reshape(B, T, D)  # (B, T, D)
-        return self.o_proj(o)  # (B, T, D)
+        q, k, v, beta = self._qkvb(x)  # (B, H, T, d), (B, H, T, 1, d) ×2, (B, H, T, 1)
+        o, _ = self._backends[self.backend](q, k[:, :, :, 0], v[:, :, :, 0], beta[..., 0])  # (B, H, T, d)
+        return self._out(o)  # (B, T, D)
 
     def transition_eigenvalues(self, x: torch.Tensor) -> torch.Tensor:
         """The non-unit eigenvalue 1 − β_t ‖k_t‖² of each head's transition: (B, T, H), real."""
-        _, k, _, beta = self._qkvb(x)
-        return (1 - beta * k.pow(2).sum(-1)).transpose(1, 2)  # (B, T, H)
+        _, k, _, beta = self._qkvb(x)  # (B, H, T, 1, d), (B, H, T, 1)
+        return (1 - beta[..., 0] * k[:, :, :, 0].pow(2).sum(-1)).transpose(1, 2)  # (B, T, H)
+
+
+class DeltaProductMixer(_HouseholderMixer):
+    """DeltaProduct (Siems et al. 2025): S_t = H_{t,n_h} ⋯ H_{t,1} S_{t−1} + writes, H_{t,j} = I − β k kᵀ.
+
+    Like DeltaNet, but each token emits n_h (k, v, β) triples (``num_householder``; the DeltaProduct
+    paper's n_h) and applies n_h delta-rule steps before the output ``o_t = RMSNorm(S_tᵀ q_t)`` is read::
+
+        q_t                  = L2norm(SiLU(conv(W_q x)))                         (B, H, T, d)
+        k_{t,j}, v_{t,j}     = L2norm(SiLU(conv(W_k x)))_j, SiLU(conv(W_v x))_j    (B, H, T, n_h, d)
+        β_{t,j}              = sigmoid(w_{β,j}ᵀ x_t)  or  2·sigmoid(...)          by eig_range
+
+    A(x_t) is a product of n_h generalized Householder matrices, each with eigenvalues in [0, 1] or
+    [−1, 1], so ‖A(x_t)‖ ≤ 1 (NE Prop. 1.1). With eig_range [0,1] and n_h ≤ 2 the eigenvalues stay
+    real in [0, 1] (NE Prop. 1.3); with [−1,1] two reflections already make a rotation (complex
+    eigenvalues), which is what lets products of Householders represent S_n (NE Thm 3, 4). n_h = 1 is
+    DeltaNet on the same weights. The fast path interleaves to length T·n_h and reuses the chunked
+    delta rule (``ops.delta_product_chunked``); our layer has no forget gate (fla's GatedDeltaProduct
+    has one) and no output gate, like our DeltaNet.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, d_conv: int, eig_range: str, num_householder: int,
+                 backend: str = "fast"):
+        super().__init__(d_model, num_heads, d_conv, eig_range, backend, num_householder, backends={
+            "fast": delta_ops.delta_product_chunked, "reference": delta_ops.delta_product_sequential,
+            "fla": delta_ops.delta_product_fla,
+        })
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v, beta = self._qkvb(x)  # (B, H, T, d), (B, H, T, n_h, d) ×2, (B, H, T, n_h)
+        o, _ = self._backends[self.backend](q, k, v, beta)  # (B, H, T, d)
+        return self._out(o)  # (B, T, D)
+
+    def transition_matrices(self, x: torch.Tensor) -> torch.Tensor:
+        """A(x_t) = H_{t,n_h} ⋯ H_{t,1} per head, built explicitly: (B, T, H, d, d) (for tests and plots)."""
+        _, k, _, beta = self._qkvb(x)  # (B, H, T, n_h, d), (B, H, T, n_h)
+        eye = torch.eye(self.head_dim, dtype=k.dtype, device=k.device)  # (d, d)
+        A = eye.expand(*k.shape[:3], -1, -1)  # (B, H, T, d, d)
+        for k_j, beta_j in zip(k.unbind(3), beta.unbind(3)):  # (B, H, T, d), (B, H, T)
+            Hj = eye - beta_j[..., None, None] * k_j.unsqueeze(-1) * k_j.unsqueeze(-2)  # (B, H, T, d, d)
+            A = Hj @ A  # (B, H, T, d, d) later factors on the left
+        return A.transpose(1, 2)  # (B, T, H, d, d)
+
+    def transition_eigenvalues(self, x: torch.Tensor) -> torch.Tensor:
+        """All d eigenvalues of each head's A(x_t): (B, T, H·d), complex (real for [0,1] with n_h ≤ 2)."""
+        A = self.transition_matrices(x)  # (B, T, H, d, d)
+        # Eigenvalues of a non-normal matrix with a repeated eigenvalue (1, multiplicity d − n_h) are
+        # ill-conditioned: an fp32 solve misses by ~1e-6. Solve in fp64, return in the matching complex type.
+        ev = torch.linalg.eigvals(A.double())  # (B, T, H, d) complex128
+        return ev.to(torch.complex128 if A.dtype == torch.float64 else torch.complex64).flatten(2)  # (B, T, H·d)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Optional GPU helper: CUDA-graph capture of each mixer's forward + backward (PERFORMANCE.md 0.2, 2.3)
+# ---------------------------------------------------------------------------------------------------------
+
+
+def cuda_graph_mixers(model: nn.Module, batch: int, length: int) -> nn.Module:
+    """Capture every block's mixer (forward and backward) as CUDA graphs for inputs of shape (batch, length, D).
+
+    Sequential loops on a GPU are bound by kernel-launch latency (PERFORMANCE.md 0.2, 4); replaying a
+    captured graph removes most of it without ``torch.compile``-ing an unrolled loop. Uses
+    ``torch.cuda.make_graphed_callables``; the graphed forward runs only in training mode, with grad
+    enabled, for exactly the captured shape; any other call (eval, another length) runs the eager
+    forward, so correctness never depends on it. Requirements: model on CUDA, fp32, no autocast, one
+    forward then one backward per graphed call (static buffers are reused), parameters updated in
+    place (any torch optimizer). Training with random lengths needs length buckets to profit.
+
+    Returns the same model, modified in place. Off by default: nothing calls it.
+
+    Used in: benchmarks and GPU training runs that opt in.
+    """
+    if not torch.cuda.is_available():
+        raise RuntimeError("cuda_graph_mixers needs a CUDA device")
+    param = next(model.parameters())
+    if param.device.type != "cuda":
+        raise RuntimeError(f"move the model to CUDA first (its parameters are on {param.device})")
+    was_training = model.training
+    model.train()
+    for block in model.blocks:
+        mixer = block.mixer
+        eager = mixer.forward
+        d_model = block.norm1.normalized_shape[0]
+        sample = torch.randn(batch, length, d_model, device=param.device, dtype=param.dtype,
+                             requires_grad=True)  # (B, T, D)
+        torch.cuda.make_graphed_callables(mixer, (sample,))
+        graphed = mixer.forward
+
+        def forward(x, _graphed=graphed, _eager=eager, _shape=sample.shape, _mixer=mixer):
+            use_graph = _mixer.training and torch.is_grad_enabled() and x.requires_grad and x.shape == _shape
+            return _graphed(x) if use_graph else _eager(x)
+
+        mixer.forward = forward
+    model.train(was_training)
+    return model

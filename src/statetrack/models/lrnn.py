@@ -1,10 +1,12 @@
-"""The NE paper's two linear RNNs as registered models: ``mamba`` and ``deltanet``.
+"""The NE paper's linear RNNs as registered models: ``mamba``, ``deltanet`` and ``deltaproduct``.
 
 Each is a residual stack (``model.SequenceModel``) of one mixer type from ``layers`` and has the
 field ``eig_range``: "[0,1]" (the original models) or "[-1,1]" (NE Eq. 2). Two configs that differ
-only in ``eig_range`` are the ablation of claim ne1.
+only in ``eig_range`` are the ablation of claim ne1. ``deltaproduct`` (Siems et al. 2025; NE Thm 4's
+products of generalized Householder matrices) is DeltaNet with ``num_householder`` = n_h steps per
+token; n_h = 1 is DeltaNet.
 
-Used in: ne1, ne4, ne5, ne6.
+Used in: ne1, ne4, ne5, ne6 (deltaproduct: claims on S_n word problems, NE Thm 3/4).
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from typing import ClassVar, Literal
 
 from statetrack.config import ConfigError, positive
 from statetrack.models import register
-from statetrack.models.layers import DeltaNetMixer, MambaMixer
+from statetrack.models.layers import DeltaNetMixer, DeltaProductMixer, MambaMixer
 from statetrack.models.model import SequenceModel, StackConfig
 
 EigRange = Literal["[0,1]", "[-1,1]"]
 Backend = Literal["fast", "reference"]
+DeltaBackend = Literal["fast", "reference", "fla"]
 
 
 def _eig_slug(eig_range: str) -> str:
@@ -60,29 +63,66 @@ class DeltaNetConfig(StackConfig):
 
     Fields: ``eig_range`` [0,1] (β = sigmoid) or [-1,1] (β = 2·sigmoid); ``num_heads`` H (must divide
     D; head width D/H); ``d_conv`` short-convolution width on q, k, v (0 = none); ``backend`` "fast"
-    (chunked WY/UT form) or "reference" (the step-by-step loop).
+    (chunked WY/UT form), "reference" (the step-by-step loop) or "fla" (fla's Triton kernel in bf16 on
+    CUDA, a speed reference only; elsewhere it falls back to "fast" with a warning).
     """
 
     name: ClassVar[str] = "deltanet"
     eig_range: EigRange = "[0,1]"
     num_heads: int = 4
     d_conv: int = 4
-    backend: Backend = "fast"
+    backend: DeltaBackend = "fast"
 
     def check(self) -> None:
         super().check()
-        positive(self, "num_heads")
-        if self.d_model % self.num_heads:
-            raise ConfigError(
-                f"{self._prefix()}num_heads={self.num_heads} does not divide d_model={self.d_model}; "
-                f"allowed: a divisor of {self.d_model}"
-            )
-        if self.d_conv < 0:
-            raise ConfigError(f"{self._prefix()}d_conv={self.d_conv!r} is not allowed: it must be >= 0")
+        _check_heads_and_conv(self)
 
     @property
     def label(self) -> str:
         return f"deltanet-{_eig_slug(self.eig_range)}"
+
+
+@dataclass(frozen=True)
+class DeltaProductConfig(StackConfig):
+    """DeltaProduct: n_h generalized Householder steps per token. Paper symbols: D, H, n_h.
+
+    Fields as ``DeltaNetConfig`` (``eig_range``, ``num_heads``, ``d_conv``, ``backend``) plus
+    ``num_householder`` n_h ≥ 1, the DeltaProduct paper's number of Householder factors per token
+    (fla's ``num_householder``; n_h = 1 is DeltaNet). Cost grows ×n_h (the sequence is interleaved
+    to length T·n_h). Default 2, fla's default and the smallest n_h whose [−1,1] products include
+    rotations.
+    """
+
+    name: ClassVar[str] = "deltaproduct"
+    eig_range: EigRange = "[0,1]"
+    num_heads: int = 4
+    d_conv: int = 4
+    num_householder: int = 2
+    backend: DeltaBackend = "fast"
+
+    def check(self) -> None:
+        super().check()
+        _check_heads_and_conv(self)
+        if self.num_householder < 1:
+            raise ConfigError(
+                f"{self._prefix()}num_householder={self.num_householder!r} is not allowed: it must be >= 1 "
+                "(1 is DeltaNet)"
+            )
+
+    @property
+    def label(self) -> str:
+        return f"deltaproduct{self.num_householder}-{_eig_slug(self.eig_range)}"
+
+
+def _check_heads_and_conv(cfg) -> None:
+    positive(cfg, "num_heads")
+    if cfg.d_model % cfg.num_heads:
+        raise ConfigError(
+            f"{cfg._prefix()}num_heads={cfg.num_heads} does not divide d_model={cfg.d_model}; "
+            f"allowed: a divisor of {cfg.d_model}"
+        )
+    if cfg.d_conv < 0:
+        raise ConfigError(f"{cfg._prefix()}d_conv={cfg.d_conv!r} is not allowed: it must be >= 0")
 
 
 @register
@@ -99,3 +139,12 @@ class DeltaNet(SequenceModel):
 
     def make_mixer(self, cfg: DeltaNetConfig):
         return DeltaNetMixer(cfg.d_model, cfg.num_heads, cfg.d_conv, cfg.eig_range, cfg.backend)
+
+
+@register
+class DeltaProduct(SequenceModel):
+    Config = DeltaProductConfig
+
+    def make_mixer(self, cfg: DeltaProductConfig):
+        return DeltaProductMixer(cfg.d_model, cfg.num_heads, cfg.d_conv, cfg.eig_range, cfg.num_householder,
+                                 cfg.backend)

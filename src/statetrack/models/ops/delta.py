@@ -1,8 +1,19 @@
-"""The delta rule S_t = (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = S_tᵀ q_t (DeltaNet; NE Eq. 2).
+"""The delta rule S_t = (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = S_tᵀ q_t (DeltaNet; NE Eq. 2); DeltaProduct.
 
-Pair: ``delta_rule_sequential`` (the autograd loop in rank-one form, the oracle) and
-``delta_rule_chunked`` (the chunkwise WY/UT form of fla's DeltaNet, pure torch, exact in fp32/fp64).
-With ‖k_t‖ = 1 and β_t ∈ [0, 2] the transition's eigenvalues 1 − β_t lie in [−1, 1].
+Pairs:
+
+- ``delta_rule_sequential`` (the autograd loop in rank-one form, the oracle) and ``delta_rule_chunked``
+  (the chunkwise WY/UT form of fla's DeltaNet, pure torch, exact in fp32/fp64). With ‖k_t‖ = 1 and
+  β_t ∈ [0, 2] the transition's eigenvalues 1 − β_t lie in [−1, 1].
+- ``delta_product_sequential`` and ``delta_product_chunked`` (DeltaProduct, Siems et al. 2025): each
+  token applies n_h delta-rule steps, so A(x_t) is a product of n_h generalized Householder matrices
+  (NE Prop. 1, Thm 4). The fast path interleaves the n_h sub-steps into a sequence of length T·n_h,
+  runs ``delta_rule_chunked`` on it and reads every n_h-th output, as fla's ``gated_deltaproduct`` does.
+
+Optional GPU backend: ``delta_rule_fla`` / ``delta_product_fla`` call fla's Triton
+``chunk_delta_rule`` when fla imports and the tensors are on CUDA, else fall back to the chunked op
+with a one-time warning. fla's kernel refuses fp32 and keeps the state in bf16 for the ``W·S``
+product (PERFORMANCE.md 2.1), so it is a speed reference, never the default.
 
 Hand-worked example: k = e_1, β = 2, v = 0 gives S ← (I − 2 e_1 e_1ᵀ) S: the first row of S flips sign.
 
@@ -14,13 +25,23 @@ Used in: ne1, ne4, ne5, ne6, ne7 (the DeltaNet layer).
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
 from statetrack.models.ops.registry import OpPair, register_pair
 
-__all__ = ["delta_rule_sequential", "delta_rule_chunked"]
+__all__ = [
+    "delta_rule_sequential",
+    "delta_rule_chunked",
+    "delta_rule_fla",
+    "delta_product_sequential",
+    "delta_product_chunked",
+    "delta_product_fla",
+    "fla_available",
+]
 
 
 def delta_rule_sequential(
@@ -153,4 +174,209 @@ register_pair(OpPair(
     sizes={"cpu": {"B": 32, "H": 4, "T": 256, "dk": 64}, "cpu_small": {"B": 64, "H": 2, "T": 40, "dk": 16},
            "gpu": {"B": 64, "H": 4, "T": 500, "dk": 64}},
     why="chunkwise WY/UT form: T/C sequential steps of small matmuls instead of T rank-one updates",
+))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# DeltaProduct: n_h generalized Householder steps per token
+# ---------------------------------------------------------------------------------------------------------
+
+
+def delta_product_sequential(
+    q: Tensor, k: Tensor, v: Tensor, beta: Tensor, S0: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """S_t = H_{t,n_h} ⋯ H_{t,1} S_{t−1} + (writes), o_t = S_tᵀ q_t (DeltaProduct; NE Prop. 1, Thm 4).
+
+    Each token t applies n_h delta-rule sub-steps j = 1..n_h in order,
+    ``S ← (I − β_{t,j} k_{t,j} k_{t,j}ᵀ) S + β_{t,j} k_{t,j} v_{t,j}ᵀ``, so the transition A(x_t) is the
+    product ``H_{t,n_h} ⋯ H_{t,1}`` of n_h generalized Householder matrices; the output is read once,
+    after the last sub-step. The reference: two nested Python loops (tokens via ``unbind``, sub-steps)
+    in rank-one form, differentiated by autograd; it does not share code with the fast path.
+
+    Args:
+        q: (B, H, T, dk) queries (one per token).
+        k: (B, H, T, n_h, dk) keys, n_h per token; unit norm for the eigenvalue range to hold.
+        v: (B, H, T, n_h, dv) values, n_h per token.
+        beta: (B, H, T, n_h) write strengths; [0, 1] or NE's [0, 2].
+        S0: (B, H, dk, dv) initial state, or None for zeros.
+
+    Returns:
+        o: (B, H, T, dv) outputs ``o_t = S_tᵀ q_t``; S_last: (B, H, dk, dv) the final state.
+
+    Used in: tests (ground truth for ``delta_product_chunked``).
+    """
+    B, H, _, n_h, dk = k.shape
+    dv = v.shape[-1]
+    S = q.new_zeros(B, H, dk, dv) if S0 is None else S0  # (B, H, dk, dv)
+    outputs = []
+    steps = zip(q.unbind(dim=2), k.unbind(dim=2), v.unbind(dim=2), beta.unbind(dim=2))
+    with torch.autocast(device_type=q.device.type, enabled=False):  # state math in the inputs' dtype
+        for q_t, k_t, v_t, beta_t in steps:  # (B, H, dk), (B, H, n_h, dk), (B, H, n_h, dv), (B, H, n_h)
+            for k_j, v_j, beta_j in zip(k_t.unbind(dim=2), v_t.unbind(dim=2), beta_t.unbind(dim=2)):
+                recalled = (k_j.unsqueeze(-2) @ S).squeeze(-2)  # (B, H, dv) Sᵀ k_j
+                error = beta_j.unsqueeze(-1) * (v_j - recalled)  # (B, H, dv)
+                S = S + k_j.unsqueeze(-1) * error.unsqueeze(-2)  # (B, H, dk, dv)
+            outputs.append((q_t.unsqueeze(-2) @ S).squeeze(-2))  # (B, H, dv) S_tᵀ q_t
+    return torch.stack(outputs, dim=2), S  # (B, H, T, dv), (B, H, dk, dv)
+
+
+def _interleave(q: Tensor, k: Tensor, v: Tensor, beta: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Token-major sub-steps → one delta-rule sequence of length T·n_h (fla's '(t n)' layout).
+
+    The query sits on the last sub-step of each token and is zero elsewhere (those outputs are dropped).
+    """
+    B, H, T, n_h, dk = k.shape
+    q_sub = F.pad(q.unsqueeze(3), (0, 0, n_h - 1, 0))  # (B, H, T, n_h, dk) q at sub-step n_h, zeros before
+    return (
+        q_sub.reshape(B, H, T * n_h, dk),  # (B, H, T·n_h, dk)
+        k.reshape(B, H, T * n_h, dk),  # (B, H, T·n_h, dk)
+        v.reshape(B, H, T * n_h, v.shape[-1]),  # (B, H, T·n_h, dv)
+        beta.reshape(B, H, T * n_h),  # (B, H, T·n_h)
+    )
+
+
+def _read_every_last(o: Tensor, n_h: int) -> Tensor:
+    B, H, Tn, dv = o.shape
+    return o.reshape(B, H, Tn // n_h, n_h, dv)[:, :, :, -1]  # (B, H, T, dv) the output after sub-step n_h
+
+
+def delta_product_chunked(
+    q: Tensor, k: Tensor, v: Tensor, beta: Tensor, S0: Tensor | None = None, chunk_size: int = 32
+) -> tuple[Tensor, Tensor]:
+    """DeltaProduct by interleaving: the delta rule on length T·n_h, read every n_h-th step (fla's gated_deltaproduct).
+
+    Same contract as ``delta_product_sequential``. The n_h (k, v, β) triples of token t become
+    sub-steps t·n_h … t·n_h + n_h − 1 of one delta-rule sequence (PERFORMANCE.md 2.1); the query is
+    placed on the last sub-step, so the output read there is ``S_tᵀ q_t`` after all n_h writes.
+    ``delta_rule_chunked`` does the rest, exactly (up to rounding) for any β. Cost ×n_h.
+
+    Args:
+        q: (B, H, T, dk); k: (B, H, T, n_h, dk); v: (B, H, T, n_h, dv); beta: (B, H, T, n_h);
+        S0: (B, H, dk, dv) or None (zeros).
+        chunk_size: C, sub-steps per chunk of the interleaved sequence (C/n_h tokens). Chunks need not
+            align with tokens: the chunked rule is exact for any split.
+
+    Returns:
+        o: (B, H, T, dv) outputs; S_last: (B, H, dk, dv) final state.
+
+    Used in: the DeltaProduct layer (``layers.DeltaProductMixer``).
+    """
+    n_h = k.shape[3]
+    o, S = delta_rule_chunked(*_interleave(q, k, v, beta), S0, chunk_size=chunk_size)  # (B, H, T·n_h, dv)
+    return _read_every_last(o, n_h), S  # (B, H, T, dv), (B, H, dk, dv)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Optional fla backend (GPU, bf16): a speed reference, opt-in only
+# ---------------------------------------------------------------------------------------------------------
+
+_FLA_WARNED: set[str] = set()  # reasons already warned about (one warning per reason and process)
+_FLA_KERNEL: dict[str, object] = {}  # the imported kernel, or the import error, once looked up
+
+
+def _warn_once(reason: str, message: str) -> None:
+    if reason not in _FLA_WARNED:
+        _FLA_WARNED.add(reason)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def _fla_chunk_delta_rule():
+    """fla's ``chunk_delta_rule``, or None if fla does not import (the error is kept for the warning)."""
+    if "fn" not in _FLA_KERNEL:
+        try:
+            from fla.ops.delta_rule import chunk_delta_rule
+        except Exception as err:  # ImportError, or triton failing to initialise
+            _FLA_KERNEL["fn"], _FLA_KERNEL["error"] = None, f"{type(err).__name__}: {err}"
+        else:
+            _FLA_KERNEL["fn"], _FLA_KERNEL["error"] = chunk_delta_rule, None
+    return _FLA_KERNEL["fn"]
+
+
+def fla_available() -> bool:
+    """True when fla's Triton ``chunk_delta_rule`` imports and a CUDA device exists."""
+    return torch.cuda.is_available() and _fla_chunk_delta_rule() is not None
+
+
+def _fla_kernel_for(q: Tensor):
+    """The fla kernel for these tensors, or None after a one-time warning saying why not."""
+    if q.device.type != "cuda":
+        _warn_once(
+            "device",
+            f"backend='fla' needs CUDA tensors (got {q.device.type}); using the pure-torch chunked delta rule",
+        )
+        return None
+    fn = _fla_chunk_delta_rule()
+    if fn is None:
+        _warn_once(
+            "import",
+            f"backend='fla' asked for, but fla does not import ({_FLA_KERNEL['error']}); "
+            "using the pure-torch chunked delta rule",
+        )
+    return fn
+
+
+def delta_rule_fla(
+    q: Tensor, k: Tensor, v: Tensor, beta: Tensor, S0: Tensor | None = None, chunk_size: int = 32
+) -> tuple[Tensor, Tensor]:
+    """The delta rule through fla's Triton ``chunk_delta_rule`` (bf16), else ``delta_rule_chunked``.
+
+    Same contract as ``delta_rule_chunked``. On CUDA with fla importable, q, k, v and β are cast to
+    bf16 (fla asserts non-fp32 inputs), laid out as fla's (B, T, H, d), and the kernel is called with
+    ``scale=1`` (our o_t = S_tᵀ q_t has no 1/√d) and no in-kernel L2 norm (the layer normalises). The
+    initial state stays fp32; fla keeps its running state in fp32 but rounds it to bf16 for ``W·S``
+    every chunk, so expect ~1e-2 relative error growing with T/C (PERFORMANCE.md 2.1). Outputs are cast
+    back to the inputs' dtype. Anywhere else (CPU tensors, fla missing) this warns once and runs
+    ``delta_rule_chunked`` with ``chunk_size``, which fla ignores (its chunk is 64).
+
+    Used in: DeltaNet / DeltaProduct with ``backend="fla"`` (speed reference on the GPU).
+    """
+    fn = _fla_kernel_for(q)
+    if fn is None:
+        return delta_rule_chunked(q, k, v, beta, S0, chunk_size=chunk_size)
+    dtype = q.dtype
+
+    def to_fla(x: Tensor) -> Tensor:
+        return x.transpose(1, 2).to(torch.bfloat16).contiguous()  # (B, T, H, ...) bf16
+
+    h0 = None if S0 is None else S0.float().contiguous()  # (B, H, dk, dv) fp32
+    with torch.autocast(device_type="cuda", enabled=False):
+        o, S = fn(to_fla(q), to_fla(k), to_fla(v), to_fla(beta), scale=1.0, initial_state=h0,
+                  output_final_state=True)  # (B, T, H, dv), (B, H, dk, dv)
+    return o.transpose(1, 2).to(dtype), S.to(dtype)  # (B, H, T, dv), (B, H, dk, dv)
+
+
+def delta_product_fla(
+    q: Tensor, k: Tensor, v: Tensor, beta: Tensor, S0: Tensor | None = None, chunk_size: int = 32
+) -> tuple[Tensor, Tensor]:
+    """DeltaProduct through fla's ``chunk_delta_rule`` on the interleaved sequence, else ``delta_product_chunked``.
+
+    Same contract as ``delta_product_chunked``; same interleaving, with ``delta_rule_fla`` as the inner
+    rule (fla's own ``chunk_gated_delta_product`` needs a forget gate g, which our layer has not).
+
+    Used in: DeltaProduct with ``backend="fla"``.
+    """
+    n_h = k.shape[3]
+    o, S = delta_rule_fla(*_interleave(q, k, v, beta), S0, chunk_size=chunk_size)  # (B, H, T·n_h, dv)
+    return _read_every_last(o, n_h), S  # (B, H, T, dv), (B, H, dk, dv)
+
+
+def _product_inputs(size: dict, T: int, dtype: torch.dtype, device, gen: torch.Generator) -> tuple:
+    """n_h unit-norm keys per token, β ∈ [0, 2], a nonzero initial state."""
+    B, H, dk, n_h = size["B"], size["H"], size["dk"], size["n_h"]
+    dv = size.get("dv", dk)
+    f64 = dict(device=device, dtype=torch.float64, generator=gen)
+    q = F.normalize(torch.randn(B, H, T, dk, **f64), dim=-1)  # (B, H, T, dk)
+    k = F.normalize(torch.randn(B, H, T, n_h, dk, **f64), dim=-1)  # (B, H, T, n_h, dk)
+    v = torch.randn(B, H, T, n_h, dv, **f64)  # (B, H, T, n_h, dv)
+    beta = 2 * torch.rand(B, H, T, n_h, **f64)  # (B, H, T, n_h)
+    S0 = 0.1 * torch.randn(B, H, dk, dv, **f64)  # (B, H, dk, dv)
+    return tuple(x.to(dtype) for x in (q, k, v, beta, S0))
+
+
+register_pair(OpPair(
+    name="delta_product", reference=delta_product_sequential, fast=delta_product_chunked,
+    make_inputs=_product_inputs,
+    sizes={"cpu": {"B": 16, "H": 4, "dk": 32, "n_h": 2}, "cpu_nh3": {"B": 16, "H": 2, "dk": 32, "n_h": 3},
+           "gpu": {"B": 64, "H": 4, "dk": 64, "n_h": 2}},
+    why="interleave the n_h Householder steps to length T·n_h and reuse the chunked WY/UT delta rule",
 ))
