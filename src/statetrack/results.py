@@ -41,7 +41,6 @@ from statetrack.config import ConfigError, RunConfig
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "diverged", "failed")
-_CODE_PARTS = ("config.py", "training.py", "evaluate.py", "tasks", "models")
 
 
 class RecordError(ValueError):
@@ -78,15 +77,54 @@ def record_path(claim: str, cfg: RunConfig) -> Path:
 # ----------------------------------------------------------------------------- provenance
 
 
-def code_hash() -> str:
-    """SHA-256 (12 hex digits) of the source files that decide a run's numbers."""
+def _local_imports(path: Path, pkg: Path) -> set[Path]:
+    """The package's own modules that ``path`` imports (``from statetrack.x import y`` / ``import statetrack.x``)."""
+    import ast
+
+    out: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names += [f"{node.module}.{a.name}" for a in node.names]  # `from pkg import module`
+        for name in names:
+            if not name.startswith("statetrack."):
+                continue
+            rel = Path(*name.split(".")[1:])
+            for cand in (pkg / rel.with_suffix(".py"), pkg / rel / "__init__.py"):
+                if cand.exists():
+                    out.add(cand)
+    return out
+
+
+def code_files(cfg: RunConfig) -> list[Path]:
+    """The source files a run of ``cfg`` executes: training, evaluation, its task's and its model's modules,
+    and everything in the package they import, transitively. Package ``__init__`` files are left out:
+    here they only hold registries and re-exports, so adding a model does not make other runs stale."""
+    import inspect
+
+    from statetrack.models import MODELS
+    from statetrack.tasks import TASKS
+
+    pkg = Path(statetrack.__file__).resolve().parent
+    roots = {pkg / "config.py", pkg / "training.py", pkg / "evaluate.py", pkg / "tasks" / "base.py",
+             Path(inspect.getfile(TASKS[cfg.task.name])), Path(inspect.getfile(MODELS[cfg.model.name]))}
+    seen: set[Path] = set()
+    todo = [p.resolve() for p in roots]
+    while todo:
+        f = todo.pop()
+        if f in seen or f.name == "__init__.py":
+            continue
+        seen.add(f)
+        todo.extend(_local_imports(f, pkg) - seen)
+    return sorted(seen)
+
+
+def code_hash(cfg: RunConfig) -> str:
+    """SHA-256 (12 hex digits) of the source files that decide the numbers of a run of ``cfg``."""
     pkg = Path(statetrack.__file__).resolve().parent
     h = hashlib.sha256()
-    files: list[Path] = []
-    for part in _CODE_PARTS:
-        p = pkg / part
-        files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
-    for f in files:
+    for f in code_files(cfg):
         h.update(f.relative_to(pkg).as_posix().encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:12]
@@ -113,12 +151,12 @@ def _cpu_name() -> str:
     return f"{name} ({torch.get_num_threads()} threads)"
 
 
-def provenance(device: torch.device) -> dict[str, Any]:
+def provenance(device: torch.device, cfg: RunConfig) -> dict[str, Any]:
     dirty = _git("status", "--porcelain", "--untracked-files=no", "--", "src")
     return {
         "git_commit": _git("rev-parse", "HEAD"),
         "git_dirty": bool(dirty) if dirty is not None else None,
-        "code_hash": code_hash(),
+        "code_hash": code_hash(cfg),
         "statetrack": statetrack.__version__,
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
@@ -179,7 +217,7 @@ def read_record(path: Path) -> dict[str, Any]:
         raise RecordError(f"corrupt result record {path}: key {rec['key']!r} does not match its config ({run_key(cfg)})")
     if rec["status"] == "ok" and not isinstance(rec.get("summary"), dict):
         raise RecordError(f"corrupt result record {path}: an 'ok' record needs a 'summary' object")
-    rec["stale"] = rec["provenance"].get("code_hash") != code_hash()
+    rec["stale"] = rec["provenance"].get("code_hash") != code_hash(cfg)
     return rec
 
 
@@ -223,7 +261,7 @@ def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progres
                   history=fitted.history, final_loss=fitted.final_loss)
     if fitted.status == "ok":
         record.update(evaluate_run(model, task, cfg.train, cfg.eval, dev))
-    record["provenance"] = {**provenance(dev), "train_time_s": round(fitted.train_time_s, 3),
+    record["provenance"] = {**provenance(dev, cfg), "train_time_s": round(fitted.train_time_s, 3),
                             "wall_time_s": round(time.perf_counter() - wall, 3)}
     return record
 
@@ -247,7 +285,7 @@ def load_or_run(cfg: RunConfig, claim: str, force: bool = False, device: str | t
     except Exception as e:  # record the failure, then let the caller see it
         write_record(path, {"schema": SCHEMA_VERSION, "key": run_key(cfg), "claim": claim, "preset": preset,
                             "config": cfg.to_dict(), "status": "failed", "reason": f"{type(e).__name__}: {e}",
-                            "provenance": provenance(torch.device("cpu"))})
+                            "provenance": provenance(torch.device("cpu"), cfg)})
         raise
     write_record(path, rec)
     return read_record(path)
