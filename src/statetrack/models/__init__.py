@@ -3,10 +3,20 @@
 Every registered model maps token ids (B, T) to per-position logits (B, T, K) and is built from its
 frozen config with ``make_model(cfg, vocab_size, num_classes)``.
 
-| name       | module   | transition A(x_t)                         | papers  |
-|------------|----------|-------------------------------------------|---------|
-| ``mamba``    | lrnn.py  | diagonal, eigenvalues in [0,1] or [-1,1]  | NE      |
-| ``deltanet`` | lrnn.py  | generalized Householder, [0,1] or [-1,1]  | NE      |
+| name           | module         | transition / cell                                           | papers |
+|----------------|----------------|-------------------------------------------------------------|--------|
+| ``mamba``        | lrnn.py        | diagonal, eigenvalues in [0,1] or [-1,1]                    | NE     |
+| ``deltanet``     | lrnn.py        | generalized Householder, [0,1] or [-1,1]                    | NE     |
+| ``deltaproduct`` | lrnn.py        | product of n_h generalized Householder matrices per token   | NE     |
+| ``bilinear``     | bilinear.py    | h_t = A(x_t) h_{t-1}: full, cp, block, diagonal, rotation   | BL     |
+| ``elman``        | rnn.py         | tanh RNN (native kernel)                                    | BL     |
+| ``lstm``         | rnn.py         | LSTM (native kernel)                                        | BL     |
+| ``mlstm``        | xlstm.py       | xLSTM matrix memory, exponential gating                     | NE     |
+| ``slstm``        | xlstm.py       | xLSTM scalar memory with recurrent gates                    | NE     |
+| ``transformer``  | transformer.py | GPT-2-style causal attention, learned or rotary positions   | NE, BL |
+
+Every config has ``backend``: "fast" (the default) or "reference" (the sequential oracle), and
+"fla" for DeltaNet/DeltaProduct on a GPU with flash-linear-attention.
 
 Used in: every claim that trains a model.
 """

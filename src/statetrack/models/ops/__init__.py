@@ -1,9 +1,14 @@
 """Pure recurrences in pairs: a sequential reference (the oracle) and a fast path with the same contract.
 
-| module       | rule                                                         | pair                                                |
-|--------------|--------------------------------------------------------------|-----------------------------------------------------|
-| diagonal.py  | h_t = a_t ⊙ h_{t−1} + b_t (Mamba)                            | diagonal_recurrence_sequential / diagonal_recurrence |
-| delta.py     | S_t = (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ (DeltaNet)    | delta_rule_sequential / delta_rule_chunked          |
+| module       | rule                                                          | pairs (reference / fast)                                      |
+|--------------|---------------------------------------------------------------|---------------------------------------------------------------|
+| diagonal.py  | h_t = a_t ⊙ h_{t−1} + b_t (Mamba)                             | diagonal_recurrence_sequential / diagonal_recurrence          |
+| delta.py     | S_t = (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ (DeltaNet)     | delta_rule_sequential / delta_rule_chunked                    |
+|              | n_h such steps per token (DeltaProduct)                       | delta_product_sequential / delta_product_chunked              |
+| bilinear.py  | h_t = A(x_t) h_{t−1} (+ u(x_t)), optionally normalized (BL)   | bilinear_{dense,block,cp,diagonal,rotation}: _sequential / fast |
+| rnn.py       | Elman and LSTM cells                                          | elman_sequential / elman_native, lstm_sequential / lstm_native |
+| xlstm.py     | mLSTM and sLSTM cells (stabilized exponential gates)          | mlstm_recurrent / mlstm_chunkwise, slstm_sequential / slstm_fused |
+| attention.py | softmax(QKᵀ/√d + causal mask) V                              | causal_attention_reference / causal_attention                 |
 
 Every pair is also registered in ``registry.PAIRS`` with an input maker, so the tests and the
 benchmark iterate over one list. No function here holds parameters; all of them run on CPU or CUDA
