@@ -52,7 +52,9 @@ def causal_attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> Te
     """softmax(Q Kᵀ/√d + M) V through ``F.scaled_dot_product_attention``; fast path of the reference.
 
     Same contract as ``causal_attention_reference``. SDPA's ``is_causal`` mask is aligned top-left,
-    which is the same as ours for S = T (the only causal case we use).
+    which is the same as ours for S = T (the only causal case we use). On a CPU at tiny sizes its
+    forward is slower than the explicit formula (T=40, d=16: 0.7 vs 0.4 ms) and faster from T≈128
+    (2.4 vs 4.7 ms, forward+backward 5.9 vs 17 ms); on a GPU it is the flash-attention kernel.
 
     Used in: the Transformer's "fast" backend.
     """

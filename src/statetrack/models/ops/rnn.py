@@ -84,7 +84,8 @@ def elman_native(
     """h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh); torch's native kernel (``_VF.rnn_tanh``).
 
     Same contract as ``elman_sequential``. On CPU this is ATen's C++ loop (no oneDNN kernel exists
-    for the tanh RNN), on CUDA cuDNN.
+    for the tanh RNN), on CUDA cuDNN. Why it exists though it barely beats the loop on a CPU
+    (2 threads, B32 T128 D128: forward+backward 18 vs 20 ms): on a GPU it is cuDNN's fused kernel.
 
     Returns:
         h: (B, T, D) every state; h_last: (B, D) the final state.
