@@ -7,7 +7,7 @@
 2. The fla backend (skipped unless fla imports): fla's bf16 Triton kernel against our fp32 chunked
    op, within bf16 tolerance (3e-2 on outputs and states, 1e-1 on gradients; fla rounds the state
    to bf16 every chunk, PERFORMANCE.md 2.1), and the layer really uses it (no fallback warning).
-3. ``layers.cuda_graph_mixers``: the CUDA-graphed forward + backward equals eager over two training
+3. ``models.cuda.cuda_graph_mixers``: the CUDA-graphed forward + backward equals eager over two training
    steps (so in-place parameter updates reach the graph), and other shapes fall back to eager.
 
 Not run on CI (no GPU). Not yet run on a GPU at all: the session that wrote them had none, so the
@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from statetrack.models import MODELS, make_model, model_config
-from statetrack.models.layers import cuda_graph_mixers
+from statetrack.models.cuda import cuda_graph_mixers
 from statetrack.models.ops import delta as delta_module
 from statetrack.models.ops import (
     PAIRS,
