@@ -25,17 +25,12 @@ from statetrack.models.ops import PAIRS, bilinear as ops
 from statetrack.models.ops.registry import generator
 from statetrack.tasks import make_task, task_config
 from statetrack.training import fit
+from helpers import rel_err, rollout
 
 FP32_TOL = 1e-5
 FP64_TOL = 1e-12
 VARIANTS = ["full", "cp", "block", "diagonal", "rotation"]
 OP_NAMES = ["dense", "block", "cp", "diagonal", "rotation"]
-
-
-def rel_err(x: torch.Tensor, ref: torch.Tensor) -> float:
-    """‖x − ref‖ / ‖ref‖ in fp64."""
-    x, ref = x.detach().double(), ref.detach().double()
-    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -201,12 +196,9 @@ def test_step_rollout_equals_forward(variant, extra):
     tokens = torch.randint(0, 6, (3, 15), generator=torch.Generator().manual_seed(0))  # (B, T)
     with torch.no_grad():
         logits = model(tokens)  # (B, T, K)
-        state, steps = model.init_state(3), []
-        for tok_t in tokens.unbind(1):
-            out, state = model.step(tok_t, state)  # (B, K), (B, H)
-            steps.append(out)
+        steps, state = rollout(model, tokens)  # (B, T, K), (B, H)
     assert logits.shape == (3, 15, 3)
-    assert rel_err(torch.stack(steps, 1), logits) < FP32_TOL
+    assert rel_err(steps, logits) < FP32_TOL
     assert rel_err(state, model.states(tokens)[:, -1]) < FP32_TOL
 
 

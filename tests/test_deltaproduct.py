@@ -33,14 +33,10 @@ from statetrack.models.ops import (
     delta_rule_sequential,
 )
 from statetrack.models.ops import delta as delta_module
+from helpers import rel_err
 
 FP32_TOL = 1e-5
 FP64_TOL = 1e-12
-
-
-def rel_err(x, ref):
-    x, ref = x.detach().double(), ref.detach().double()
-    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()
 
 
 def product_inputs(B, H, T, n_h, dk, dv, beta_max, with_S0, gen):

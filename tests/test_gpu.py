@@ -33,6 +33,7 @@ from statetrack.models.ops import (
     delta_rule_chunked,
     delta_rule_fla,
 )
+from helpers import rel_err
 
 pytestmark = [
     pytest.mark.gpu,
@@ -48,11 +49,6 @@ def no_tf32():
     torch.backends.cudnn.allow_tf32 = False
     yield
     torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
-
-
-def rel_err(x, ref):
-    x, ref = x.detach().double().cpu(), ref.detach().double().cpu()
-    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()
 
 
 def as_fp64_reference(model):

@@ -6,6 +6,8 @@ from typing import get_args, get_type_hints
 import pytest
 import torch
 
+from helpers import rollout
+
 from statetrack.config import ConfigError, RunConfig, TrainConfig
 from statetrack.models import MODELS, make_model, model_config
 from statetrack.results import code_files
@@ -52,12 +54,8 @@ def test_step_rollout_equals_forward(name):
     x = torch.randint(0, V, (2, 23))
     with torch.no_grad():
         full = model(x)  # (B, T, K)
-        state = model.init_state(2, "cpu")
-        steps = []
-        for tok in x.unbind(1):
-            logits, state = model.step(tok, state)  # (B, K)
-            steps.append(logits)
-    torch.testing.assert_close(torch.stack(steps, 1), full, rtol=1e-4, atol=1e-5)
+        steps, _ = rollout(model, x)  # (B, T, K)
+    torch.testing.assert_close(steps, full, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(MODELS) if len(backends(n)) > 1])

@@ -29,15 +29,10 @@ from statetrack.models.ops import (
     diagonal_recurrence,
     diagonal_recurrence_sequential,
 )
+from helpers import rel_err
 
 FP32_TOL = 1e-5
 FP64_TOL = 1e-12
-
-
-def rel_err(x: torch.Tensor, ref: torch.Tensor) -> float:
-    """‖x - ref‖ / ‖ref‖ in fp64."""
-    x, ref = x.detach().double(), ref.detach().double()
-    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()
 
 
 def outputs_and_grads(fn, inputs, upstream):

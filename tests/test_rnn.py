@@ -25,14 +25,10 @@ from statetrack.models import make_model, model_config
 from statetrack.models.ops import PAIRS, elman_native, elman_sequential, lstm_native, lstm_sequential
 from statetrack.tasks import make_task, task_config
 from statetrack.training import fit
+from helpers import rel_err, rollout
 
 FP32_TOL = 1e-5
 FP64_TOL = 1e-12
-
-
-def rel_err(x: torch.Tensor, ref: torch.Tensor) -> float:
-    x, ref = x.detach().double(), ref.detach().double()
-    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()
 
 
 def check_against_reference(fast, reference, inputs, gen):
@@ -168,12 +164,8 @@ def test_model_backends_agree_on_the_same_weights(name, fields):
 def test_step_rollout_equals_forward(name, fields, backend):
     model = build(name, torch.float64, **fields, backend=backend)
     tokens = torch.randint(0, 6, (2, 15), generator=torch.Generator().manual_seed(2))  # (B, T)
-    state = model.init_state(2, "cpu")
-    logits = []
-    for tok in tokens.unbind(dim=1):  # (B,)
-        y, state = model.step(tok, state)  # (B, K)
-        logits.append(y)
-    assert rel_err(torch.stack(logits, dim=1), model(tokens)) < 1e-12
+    got, _ = rollout(model, tokens)  # (B, T, K)
+    assert rel_err(got, model(tokens)) < 1e-12
 
 
 @pytest.mark.parametrize("backend", ["fast", "reference"])

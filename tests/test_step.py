@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from statetrack.models import make_model, model_config
+from helpers import rel_err, rollout
 
 CASES = [
     # (model name, config fields)
@@ -46,20 +47,6 @@ def build(name, dtype=torch.float64, **fields):
         for p in model.parameters():
             p.add_(0.05 * torch.randn_like(p))
     return model
-
-
-def rollout(model, tokens):
-    """Logits (B, T, K) from T calls of ``step``, starting at ``init_state``."""
-    state = model.init_state(tokens.shape[0], tokens.device)
-    logits = []
-    for tok in tokens.unbind(dim=1):  # (B,) each
-        y, state = model.step(tok, state)  # (B, K)
-        logits.append(y)
-    return torch.stack(logits, dim=1), state  # (B, T, K)
-
-
-def rel_err(x, ref):
-    return ((x - ref).norm() / ref.norm()).item()
 
 
 @pytest.mark.parametrize("name, fields", CASES)

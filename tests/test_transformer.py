@@ -18,11 +18,7 @@ from statetrack.config import ConfigError
 from statetrack.models import make_model, model_config
 from statetrack.models.ops import PAIRS, causal_attention, causal_attention_reference
 from statetrack.models.transformer import rotary
-
-
-def rel_err(x, ref):
-    x, ref = x.detach().double(), ref.detach().double()
-    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()  # a zero reference needs x = 0
+from helpers import rel_err
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -36,14 +36,10 @@ import torch.nn.functional as F
 from statetrack.config import ConfigError
 from statetrack.models import make_model, model_config
 from statetrack.models.ops import mlstm_chunkwise, mlstm_recurrent, slstm_fused, slstm_sequential
+from helpers import rel_err, rollout
 
 FP32_TOL = 1e-5
 FP64_TOL = 1e-12
-
-
-def rel_err(x: torch.Tensor, ref: torch.Tensor) -> float:
-    x, ref = x.detach().double(), ref.detach().double()
-    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()
 
 
 def outputs_and_grads(fn, inputs, dtype, upstream):
@@ -394,12 +390,8 @@ def test_model_backends_agree_on_the_same_weights(name, fields):
 def test_step_rollout_equals_forward(name, fields, backend):
     model = build(name, torch.float64, **fields, backend=backend)
     tokens = torch.randint(0, 6, (2, 19), generator=torch.Generator().manual_seed(2))  # (B, T)
-    state = model.init_state(2, "cpu")
-    logits = []
-    for tok in tokens.unbind(dim=1):  # (B,)
-        y, state = model.step(tok, state)  # (B, K)
-        logits.append(y)
-    assert rel_err(torch.stack(logits, dim=1), model(tokens)) < 1e-10
+    got, _ = rollout(model, tokens)  # (B, T, K)
+    assert rel_err(got, model(tokens)) < 1e-10
 
 
 @pytest.mark.parametrize("name", ["mlstm", "slstm"])
