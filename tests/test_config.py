@@ -90,3 +90,10 @@ def test_ablation_pairs_differ_in_the_declared_key_only():
 
 def test_eval_lengths_include_both_ends():
     assert EvalConfig(min_len=40, max_len=50, stride=4).lengths == [40, 44, 48, 50]
+
+
+def test_learned_positions_must_cover_every_length_before_training():
+    cfg = RunConfig(task=task_config("parity"), model=model_config("transformer", d_model=16, num_heads=2))
+    with pytest.raises(ConfigError, match="max_len=512 is shorter than the longest sequence of this run \\(600\\)"):
+        cfg.override({"eval.max_len": "600"})
+    assert cfg.override({"eval.max_len": "600", "model.positions": "rotary"}).eval.max_len == 600

@@ -81,6 +81,9 @@ class ModelConfig(NamedSection):
     def check(self) -> None:
         positive(self, "d_model", "num_layers")
 
+    def check_lengths(self, longest: int) -> None:
+        """Raise ``ConfigError`` if the model cannot read sequences of ``longest`` tokens (run-level check)."""
+
     @property
     def label(self) -> str:
         """A short, file-name-safe description used in record names and plots."""
@@ -176,6 +179,7 @@ class RunConfig:
         _check_type("seed", self.seed, int)
         if self.seed < 0:
             raise ConfigError(f"seed={self.seed!r} is not allowed: it must be >= 0")
+        self.model.check_lengths(max(self.train.max_len, self.eval.max_len))
 
     def to_dict(self) -> dict[str, Any]:
         return {

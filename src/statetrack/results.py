@@ -99,21 +99,23 @@ def _local_imports(path: Path, pkg: Path) -> set[Path]:
 
 def code_files(cfg: RunConfig) -> list[Path]:
     """The source files a run of ``cfg`` executes: training, evaluation, its task's and its model's modules,
-    and everything in the package they import, transitively. Package ``__init__`` files are left out:
-    here they only hold registries and re-exports, so adding a model does not make other runs stale."""
+    and everything in the package they import, transitively. Left out: package ``__init__`` files (here
+    they only hold registries and re-exports, so adding a model does not make other runs stale) and
+    ``config.py`` (it parses and validates; the resolved config itself is stored in the record and is
+    part of the run key)."""
     import inspect
 
     from statetrack.models import MODELS
     from statetrack.tasks import TASKS
 
     pkg = Path(statetrack.__file__).resolve().parent
-    roots = {pkg / "config.py", pkg / "training.py", pkg / "evaluate.py", pkg / "tasks" / "base.py",
+    roots = {pkg / "training.py", pkg / "evaluate.py", pkg / "tasks" / "base.py",
              Path(inspect.getfile(TASKS[cfg.task.name])), Path(inspect.getfile(MODELS[cfg.model.name]))}
     seen: set[Path] = set()
     todo = [p.resolve() for p in roots]
     while todo:
         f = todo.pop()
-        if f in seen or f.name == "__init__.py":
+        if f in seen or f.name == "__init__.py" or f == pkg / "config.py":
             continue
         seen.add(f)
         todo.extend(_local_imports(f, pkg) - seen)

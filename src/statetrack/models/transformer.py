@@ -81,6 +81,14 @@ class TransformerConfig(StackConfig):
                 f"{self.d_model // self.num_heads}"
             )
 
+    def check_lengths(self, longest: int) -> None:
+        if self.positions == "learned" and longest > self.max_len:
+            raise ConfigError(
+                f"{self._prefix()}max_len={self.max_len} is shorter than the longest sequence of this run "
+                f"({longest}); learned positions cannot extrapolate: set model.max_len >= {longest} or "
+                "model.positions=rotary"
+            )
+
     @property
     def label(self) -> str:
         return f"transformer-{self.positions}"
