@@ -203,9 +203,12 @@ def bench_models(device: torch.device, scale: str, names: list[str] | None = Non
 
 
 def environment(device: torch.device) -> dict[str, Any]:
-    from statetrack.results import _cpu_name
+    import datetime as dt
 
-    env = {"torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
+    from statetrack.results import _cpu_name, _git
+
+    env = {"git_commit": _git("rev-parse", "HEAD"), "git_dirty": bool(_git("status", "--porcelain", "--", "src")),
+           "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
            "device": str(device), "cpu": _cpu_name(), "cuda": torch.version.cuda,
            "tf32": torch.backends.cuda.matmul.allow_tf32}
     if device.type == "cuda":
