@@ -145,10 +145,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
             continue
         print(f"      {o['line']}" + ("  [STALE: the code changed since these runs]" if o["stale"] else ""))
         for r in o["rows"]:
-            paper = "n/a" if r.get("paper_best") is None else f"{r['paper_best']:.3f}"
-            print(f"      {r['model']:<9} {r['eig_range']:<7} paper {paper}  ours best {r['ours_best']:.3f} "
-                  f"median {r['ours_median']:.3f} (n={r['seeds']})  rule {r['rule']}: {'PASS' if r['pass'] else 'FAIL'}")
+            print("      " + row_line(r))
     return 0
+
+
+def row_line(r: dict[str, Any]) -> str:
+    """One verdict row as a line of ``statetrack verify``: a trained cell or an exact check."""
+    mark = {True: "PASS", False: "FAIL", None: "shown"}[r["pass"]]
+    if r.get("part") == "exact":
+        return f"{r['label']:<34} exact {r['ours']:.4g}  rule {r['rule']}: {mark}"
+    ref = next((r[k] for k in ("paper_best", "paper_median") if r.get(k) is not None), None)
+    paper = "n/a" if ref is None else f"{ref:.3f}"
+    return (f"{r['label']:<34} paper {paper}  ours best {r['ours_best']:.3f} median {r['ours_median']:.3f} "
+            f"(n={r['seeds']})  rule {r['rule']}: {mark}")
 
 
 def cmd_book(args: argparse.Namespace) -> int:

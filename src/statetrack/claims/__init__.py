@@ -89,6 +89,30 @@ class Verdict:
         return {"claim": self.claim, "preset": self.preset, "reproduced": self.reproduced, "line": self.line,
                 "stale": self.stale, "rows": self.rows}
 
+    def frame(self, paper: dict[str, str] | None = None) -> Any:
+        """The verdict table as a pandas frame, one row per cell or exact check (what the claim pages show).
+
+        Args:
+            paper: paper columns to show, row key → heading, e.g. ``{"paper_best": "paper best (T3)"}``
+                (default: the paper's best and median where any row has them).
+        """
+        import pandas as pd
+
+        if paper is None:
+            paper = {k: k.replace("_", " ") for k in ("paper_best", "paper_median")
+                     if any(r.get(k) is not None for r in self.rows)}
+        out = []
+        for r in self.rows:
+            exact = r.get("part") == "exact"
+            row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
+            row.update({"ours best": r["ours"] if exact else r["ours_best"],
+                        "ours median": None if exact else r["ours_median"],
+                        "ours weakest": r["ours"] if exact else r["ours_weakest"],
+                        "seeds": "exact" if exact else r["seeds"], "rule": r["rule"],
+                        "pass": {True: "PASS", False: "FAIL", None: "–"}[r["pass"]]})
+            out.append(row)
+        return pd.DataFrame(out)
+
 
 def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3) -> float:
     """Seconds ``cfg`` would take to train here, from timing a few real steps (evaluation excluded)."""

@@ -32,15 +32,14 @@ Used in: notebooks/ne1_parity_needs_negative_eigenvalues.md, ``statetrack verify
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
-from statetrack.evaluate import best_of, median_mad
+from statetrack.claims.common import (Cell, at_least, at_most, check_choice, check_lrs, check_seeds, expand, judge,
+                                      paper_lookup)
+from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.results import paper_numbers
 from statetrack.tasks import task_config
 
 ID = "ne1"
@@ -48,6 +47,7 @@ MODELS = ("mamba", "deltanet")
 EIG_RANGES = ("[0,1]", "[-1,1]")
 PASS_NEG, PASS_POS = 0.9, 0.1  # thresholds on normalized test accuracy
 PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)
+NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet"}
 
 _MODEL_FIELDS = {
     "smoke": {"mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=1),
@@ -87,99 +87,33 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
         lrs: learning rates (default: each model's at the preset; the paper preset sweeps the NE grid).
     """
     check_preset(preset)
-    seeds = list(_SEEDS[preset]) if seeds is None else list(seeds)
-    models = list(MODELS) if models is None else list(models)
-    for m in models:
-        if m not in MODELS:
-            raise ConfigError(f"unknown model {m!r} for ne1; allowed: {', '.join(MODELS)}")
-    if not seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in seeds):
-        raise ConfigError(f"bad SEEDS {seeds!r}: expected a non-empty list of integers >= 0")
-    if lrs is not None and (not lrs or any(not isinstance(lr, (int, float)) or lr <= 0 for lr in lrs)):
-        raise ConfigError(f"bad learning rates {lrs!r}: expected a non-empty list of numbers > 0")
+    seeds = check_seeds(seeds, _SEEDS[preset])
+    models = check_choice(ID, "model", models, MODELS)
+    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
     task = task_config("parity", supervision=_SUPERVISION[preset])
-    out = []
-    for m in models:
-        train = _TRAIN[preset][m]
-        rates = lrs if lrs is not None else (PAPER_LRS if preset == "paper" else [train.lr])
-        for eig in EIG_RANGES:
-            model = model_config(m, eig_range=eig, **_MODEL_FIELDS[preset][m])
-            for lr in rates:
-                for s in seeds:
-                    out.append(RunConfig(task=task, model=model, train=replace(train, lr=float(lr)),
-                                         eval=_EVAL[preset], seed=s))
-    return out
+    cells = [Cell(task, model_config(m, eig_range=eig, **_MODEL_FIELDS[preset][m]), _TRAIN[preset][m], _EVAL[preset])
+             for m in models for eig in EIG_RANGES]
+    return expand(cells, seeds, lrs)
 
 
 def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
     """NE Table 3 (best of 3) and Table 5 (median ± MAD), parity column, keyed by (model, eig_range)."""
-    out: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
-    for table, field in (("ne_table3", "best"), ("ne_table5", "median")):
-        for r in paper_numbers(table):
-            if r["task"] == "parity" and r["model"].lower() in MODELS:
-                row = out[(r["model"].lower(), r["variant"])]
-                row[field] = r["value"]
-                if field == "median":
-                    row["mad"] = r["spread"]
-                row.setdefault("source", []).append(r["source"])
-    return out
+    def key(row):
+        name = row["model"].lower()
+        return (name, row["variant"]) if row["task"] == "parity" and name in MODELS else None
+
+    return paper_lookup({"ne_table3": "best", "ne_table5": "median"}, key)
 
 
 def verdict(records: list[dict[str, Any]], preset: str) -> Verdict:
     """Apply the ne1 rule to the records of one preset's grid (see the module docstring)."""
-    by_cell: dict[tuple[str, str], dict[float, list[dict]]] = defaultdict(lambda: defaultdict(list))
-    for r in records:
-        m = r["config"]["model"]
-        by_cell[(m["name"], m["eig_range"])][r["config"]["train"]["lr"]].append(r)
     paper = paper_rows()
-    rows, failures, total = [], 0, 0
-    for (name, eig), by_lr in by_cell.items():
-        # The NE protocol: per model, the learning rate with the best median over seeds.
-        def median_or_lowest(kv):
-            m = _summary([_score(r) for r in kv[1]])["median"]
-            return m if m == m else float("-inf")  # a learning rate whose runs all diverged ranks last
 
-        lr, runs = max(by_lr.items(), key=median_or_lowest)
-        scores = [_score(r) for r in runs]
-        ok = [s >= PASS_NEG if eig == "[-1,1]" else s <= PASS_POS for s in scores]  # NaN fails both
-        agg = _summary(scores)
-        failures += ok.count(False)
-        total += len(ok)
-        ref = paper.get((name, eig), {})
-        rows.append({
-            "model": {"mamba": "Mamba", "deltanet": "DeltaNet"}.get(name, name),
-            "eig_range": eig,
-            "paper_best": ref.get("best"),
-            "paper_median": ref.get("median"),
-            "paper_mad": ref.get("mad"),
-            "ours_best": agg["best"],
-            "ours_median": agg["median"],
-            "ours_mad": agg["mad"],
-            "ours_min": agg["min"],
-            "ours_max": agg["max"],
-            "seeds": len(scores),
-            "diverged": sum(r["status"] != "ok" for r in runs),
-            "lr": lr,
-            "rule": f"≥ {PASS_NEG}" if eig == "[-1,1]" else f"≤ {PASS_POS}",
-            "pass": all(ok),
-        })
-    reproduced = failures == 0 and total > 0
-    word = "REPRODUCED" if reproduced else "NOT REPRODUCED"
-    line = (f"ne1 verdict ({preset}): {word}: {total - failures}/{total} runs meet the rule "
-            f"([-1,1] >= {PASS_NEG:.2f}, [0,1] <= {PASS_POS:.2f})")
-    return Verdict(ID, preset, reproduced, line, rows, stale=any(r.get("stale") for r in records))
+    def cell_of(r):
+        m = r["config"]["model"]
+        return {"model": NAMES.get(m["name"], m["name"]), "eig_range": m["eig_range"]}
 
-
-def _summary(scores: list[float]) -> dict[str, float]:
-    """Best, median, MAD, min and max over the runs that have a score (NaN when none has)."""
-    valid = [x for x in scores if x == x]
-    if not valid:
-        return dict.fromkeys(("best", "median", "mad", "min", "max"), float("nan"))
-    med, mad = median_mad(valid)
-    return {"best": best_of(valid), "median": med, "mad": mad, "min": min(valid), "max": max(valid)}
-
-
-def _score(record: dict[str, Any]) -> float:
-    """Normalized test accuracy of one run; a diverged or failed run scores NaN (it fails any rule)."""
-    if record["status"] != "ok":
-        return float("nan")
-    return record["summary"]["ood_normalized"]
+    return judge(ID, preset, records, cell_of=cell_of,
+                 rule_of=lambda c: at_least(PASS_NEG) if c["eig_range"] == "[-1,1]" else at_most(PASS_POS),
+                 paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"]), {}),
+                 legend=f"([-1,1] >= {PASS_NEG:.2f}, [0,1] <= {PASS_POS:.2f})")

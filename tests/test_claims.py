@@ -1,0 +1,104 @@
+"""The shared claim helpers: grid expansion, learning-rate selection, rules, checks, verdict lines, paper lookup."""
+
+import math
+
+import pytest
+
+from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
+                                      judge, paper_lookup, score, select_lr, summary)
+from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
+from statetrack.models import model_config
+from statetrack.results import run_key
+from statetrack.tasks import task_config
+
+
+def _cell(eig="[0,1]", lr=1e-3):
+    return Cell(task_config("parity"), model_config("mamba", eig_range=eig, d_model=8),
+                TrainConfig(lr=lr), EvalConfig())
+
+
+def _rec(cfg: RunConfig, value: float | None) -> dict:
+    """A record with a chosen score, to exercise the rules (not a result)."""
+    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
+    if value is not None:
+        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
+    return rec
+
+
+def test_expand_is_cell_by_rate_by_seed_and_changes_only_those():
+    cells = [_cell("[0,1]"), _cell("[-1,1]")]
+    runs = expand(cells, [0, 1, 2], lrs=[1e-2, 1e-3])
+    assert len(runs) == 2 * 2 * 3 == len({run_key(c) for c in runs})
+    assert [(c.model.eig_range, c.train.lr, c.seed) for c in runs[:4]] == [
+        ("[0,1]", 1e-2, 0), ("[0,1]", 1e-2, 1), ("[0,1]", 1e-2, 2), ("[0,1]", 1e-3, 0)]
+    for c in runs:  # everything else is the cell's own setting
+        assert c.train.num_steps == TrainConfig().num_steps and c.eval == EvalConfig()
+    assert [c.train.lr for c in expand([_cell(lr=3e-3)], [0])] == [3e-3]
+
+
+def test_select_lr_takes_the_best_median_and_ranks_diverged_last():
+    runs = []
+    table = {1e-2: [0.9, 0.1, 0.2], 1e-3: [0.5, 0.6, 0.4], 1e-4: [None, None, None]}
+    for lr, values in table.items():
+        runs += [_rec(c, v) for c, v in zip(expand([_cell(lr=lr)], [0, 1, 2]), values)]
+    lr, chosen = select_lr(runs)
+    assert lr == 1e-3 and [score(r) for r in chosen] == [0.5, 0.6, 0.4]  # median 0.5 beats 0.2
+
+
+def test_summary_and_rules_treat_nan_as_failing():
+    s = summary([0.2, float("nan"), 0.8, 0.5])
+    assert (s["best"], s["median"], s["min"], s["max"]) == (0.8, 0.5, 0.2, 0.8)
+    assert s["mad"] == pytest.approx(0.3)
+    assert all(math.isnan(v) for v in summary([float("nan")]).values())
+    hi, lo = at_least(0.9), at_most(0.1)
+    assert hi.passes(0.9) and not hi.passes(0.89) and not hi.passes(float("nan"))
+    assert lo.passes(0.1) and not lo.passes(0.11) and not lo.passes(float("nan"))
+    assert hi.weakest([0.95, 0.91, float("nan")]) == 0.91 and lo.weakest([0.0, 0.05]) == 0.05
+    assert str(hi) == "≥ 0.9" and str(lo) == "≤ 0.1"
+
+
+@pytest.mark.parametrize("values,checks,expected", [
+    pytest.param({"[0,1]": 0.0, "[-1,1]": 1.0}, [True], True, id="all-pass"),
+    pytest.param({"[0,1]": 0.0, "[-1,1]": 1.0}, [True, False], False, id="exact-check-fails"),
+    pytest.param({"[0,1]": 0.5, "[-1,1]": 1.0}, [], False, id="run-fails"),
+    pytest.param({"[0,1]": 0.0, "[-1,1]": None}, [], False, id="diverged-fails"),
+])
+def test_judge_counts_runs_and_checks(values, checks, expected):
+    recs = [_rec(c, values[c.model.eig_range]) for c in expand([_cell("[0,1]"), _cell("[-1,1]")], [0, 1])]
+    v = judge("xx", "quick", recs, cell_of=lambda r: {"eig_range": r["config"]["model"]["eig_range"]},
+              rule_of=lambda c: at_least(0.9) if c["eig_range"] == "[-1,1]" else at_most(0.1),
+              checks=[Check(f"c{i}", 1.0, "exact", ok) for i, ok in enumerate(checks)])
+    assert v.reproduced is expected
+    runs_ok = sum(2 for eig, x in values.items() if x is not None and (x >= 0.9 if eig == "[-1,1]" else x <= 0.1))
+    tail = f" and {sum(checks)}/{len(checks)} exact checks meet their rule" if checks else " meet their rule"
+    assert v.line == f"xx verdict (quick): {'REPRODUCED' if expected else 'NOT REPRODUCED'}: {runs_ok}/4 runs" + tail
+    assert len(v.rows) == 2 + len(checks) and len(v.frame()) == 2 + len(checks)
+
+
+def test_a_cell_without_a_rule_is_shown_not_judged():
+    recs = [_rec(c, 0.3) for c in expand([_cell()], [0])]
+    v = judge("xx", "smoke", recs, cell_of=lambda r: {"m": "Mamba"}, rule_of=lambda c: None,
+              checks=[Check("exact", 1.0, "= 1", True)])
+    assert v.reproduced and v.rows[0]["pass"] is None and v.rows[0]["rule"] == "shown, not judged"
+
+
+def test_paper_lookup_merges_tables_by_key():
+    rows = paper_lookup({"ne_table3": "best", "ne_table5": "median"},
+                        lambda r: r["variant"] if r["task"] == "parity" and r["model"] == "Mamba" else None)
+    assert rows["[-1,1]"]["paper_best"] == 1.0 and rows["[-1,1]"]["paper_median"] == 1.0
+    assert rows["[0,1]"]["paper_mad"] == 0.0 and rows["[0,1]"]["paper_source"] == ["NE Table 3", "NE Table 5"]
+
+
+@pytest.mark.parametrize("call,needle", [
+    pytest.param(lambda: check_seeds([], (0,)), "SEEDS []", id="no-seeds"),
+    pytest.param(lambda: check_seeds("012", (0,)), "SEEDS '012'", id="seeds-string"),
+    pytest.param(lambda: check_seeds([1.5], (0,)), "SEEDS [1.5]", id="seeds-float"),
+    pytest.param(lambda: check_choice("ne1", "model", ["gru"], ("mamba",)), "unknown model 'gru' for ne1", id="choice"),
+    pytest.param(lambda: check_choice("ne1", "model", "mamba", ("mamba",)), "bad models 'mamba'", id="choice-str"),
+    pytest.param(lambda: check_lrs([float("inf")]), "learning rates [inf]", id="lr-inf"),
+    pytest.param(lambda: check_lrs([True]), "learning rates [True]", id="lr-bool"),
+])
+def test_bad_arguments_are_named(call, needle):
+    with pytest.raises(ConfigError) as e:
+        call()
+    assert needle in str(e.value)
