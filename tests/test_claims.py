@@ -102,3 +102,29 @@ def test_bad_arguments_are_named(call, needle):
     with pytest.raises(ConfigError) as e:
         call()
     assert needle in str(e.value)
+
+
+def test_notebook_parameters_accept_what_papermill_passes():
+    from statetrack.claims import parameters
+
+    p = parameters("ne1", PRESET="smoke", SEEDS="[0, 1, 2]", DEVICE="cpu", FORCE="True", MODELS="['mamba']")
+    assert (p.preset, p.seeds, p.device, p.force, p.confirm_long, p.models) == (
+        "smoke", [0, 1, 2], "cpu", True, False, ["mamba"])
+    assert parameters("ne1", SEEDS=[3], MODELS=None).seeds == [3]
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    pytest.param(dict(PRESET="huge"), "bad PRESET 'huge'", id="preset"),
+    pytest.param(dict(SEEDS="abc"), "bad SEEDS 'abc'", id="seeds-word"),
+    pytest.param(dict(SEEDS="[0, 1"), "bad SEEDS '[0, 1'", id="seeds-unclosed"),
+    pytest.param(dict(SEEDS="[-1]"), "SEEDS [-1]", id="seeds-negative"),
+    pytest.param(dict(DEVICE="tpu9"), "'tpu9'", id="device"),
+    pytest.param(dict(FORCE="maybe"), "bad FORCE 'maybe'", id="force"),
+    pytest.param(dict(MODELS="[mamba"), "bad MODELS '[mamba'", id="extra-list"),
+])
+def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
+    from statetrack.claims import parameters
+
+    with pytest.raises(ConfigError) as e:
+        parameters("ne1", **kwargs)
+    assert needle in str(e.value)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass, field
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 from statetrack.config import ConfigError, RunConfig
@@ -112,6 +112,68 @@ class Verdict:
                         "pass": {True: "PASS", False: "FAIL", None: "–"}[r["pass"]]})
             out.append(row)
         return pd.DataFrame(out)
+
+
+def _as_list(name: str, value: Any) -> Any:
+    """A list parameter as papermill hands it over: ``-y`` gives a list, ``-p`` a string such as "[0, 1, 2]"."""
+    import ast
+
+    if isinstance(value, str) and value.strip()[:1] in "[(":
+        try:
+            value = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            raise ConfigError(f"bad {name} {value!r}: expected a list such as [0, 1, 2] (or None)") from None
+    if isinstance(value, tuple):
+        value = list(value)
+    if value is not None and not isinstance(value, list):
+        raise ConfigError(f"bad {name} {value!r}: expected a list such as [0, 1, 2] (or None)")
+    return value
+
+
+def _looks_like_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) or (isinstance(value, str) and value.strip()[:1] in "[(")
+
+
+def _as_bool(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ConfigError(f"bad {name} {value!r}: expected True or False")
+
+
+def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: Any = "auto", FORCE: Any = False,
+               CONFIRM_LONG: Any = False, **extra: Any) -> SimpleNamespace:
+    """Check a claim notebook's parameters cell in one place, before anything runs; returns them parsed.
+
+    Accepts what papermill passes: ``-p SEEDS "[0, 1, 2]"`` arrives as a string, ``-y "SEEDS: [0, 1]"``
+    as a list, ``-p FORCE True`` as a bool. Claim-specific parameters (e.g. ``MODELS``) that hold lists
+    are parsed the same way; the claim's ``grid`` then checks their values. A bad value raises
+    ``ConfigError`` naming the parameter, the value as given and what is allowed.
+
+    Returns:
+        A namespace with lower-case names: ``preset``, ``seeds``, ``device``, ``force``, ``confirm_long``
+        and one per extra parameter (``MODELS`` → ``models``).
+    """
+    from statetrack.training import resolve_device
+
+    get_claim(claim_id)
+    if not isinstance(PRESET, str) or PRESET not in PRESETS:
+        raise ConfigError(f"bad PRESET {PRESET!r}: allowed: {', '.join(PRESETS)}")
+    seeds = _as_list("SEEDS", SEEDS)
+    if seeds is not None:
+        from statetrack.claims.common import check_seeds
+
+        check_seeds(seeds, ())
+    if not isinstance(DEVICE, str):
+        raise ConfigError(f"bad DEVICE {DEVICE!r}: allowed: auto, cpu, cuda, cuda:N")
+    try:
+        resolve_device(DEVICE)
+    except ValueError as e:
+        raise ConfigError(f"bad DEVICE: {e}") from None
+    return SimpleNamespace(preset=PRESET, seeds=seeds, device=DEVICE, force=_as_bool("FORCE", FORCE),
+                           confirm_long=_as_bool("CONFIRM_LONG", CONFIRM_LONG),
+                           **{k.lower(): _as_list(k, v) if _looks_like_list(v) else v for k, v in extra.items()})
 
 
 def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3) -> float:
