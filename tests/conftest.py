@@ -13,24 +13,42 @@ def _isolated_results(tmp_path, monkeypatch):
     yield
 
 
-@pytest.fixture(scope="session")
-def executed_smoke(tmp_path_factory):
-    """Every implemented claim notebook executed once by papermill at the smoke preset.
+class SmokeRuns:
+    """Claim notebooks executed by papermill at the smoke preset, each once per test session, on demand.
 
-    Returns (folder of executed notebooks, results folder they wrote to).
+    ``runs.executed(claim)`` executes one claim's notebook (if not done yet) and returns its path;
+    ``runs.folder`` holds the executed notebooks and ``runs.results`` the records they wrote. Executing
+    on demand lets ``pytest -k bl1`` run one claim's notebook without the others.
     """
-    from statetrack.book import execute_notebook
-    from statetrack.claims import implemented
 
-    root = tmp_path_factory.mktemp("smoke")
-    saved = os.environ.get("STATETRACK_RESULTS_DIR")
-    os.environ["STATETRACK_RESULTS_DIR"] = str(root / "results")
-    try:
+    def __init__(self, root):
+        self.folder, self.results = root / "executed", root / "results"
+        self._done: dict[str, object] = {}
+
+    def executed(self, claim: str):
+        from statetrack.book import execute_notebook
+
+        if claim not in self._done:
+            saved = os.environ.get("STATETRACK_RESULTS_DIR")
+            os.environ["STATETRACK_RESULTS_DIR"] = str(self.results)
+            try:
+                self._done[claim] = execute_notebook(claim, "smoke", out_dir=self.folder)[0]
+            finally:
+                if saved is None:
+                    os.environ.pop("STATETRACK_RESULTS_DIR", None)
+                else:
+                    os.environ["STATETRACK_RESULTS_DIR"] = saved
+        return self._done[claim]
+
+    def all(self):
+        """Every implemented claim executed; returns (folder of executed notebooks, results folder)."""
+        from statetrack.claims import implemented
+
         for claim in implemented():
-            execute_notebook(claim, "smoke", out_dir=root / "executed")
-    finally:
-        if saved is None:
-            os.environ.pop("STATETRACK_RESULTS_DIR", None)
-        else:
-            os.environ["STATETRACK_RESULTS_DIR"] = saved
-    return root / "executed", root / "results"
+            self.executed(claim)
+        return self.folder, self.results
+
+
+@pytest.fixture(scope="session")
+def smoke_runs(tmp_path_factory):
+    return SmokeRuns(tmp_path_factory.mktemp("smoke"))

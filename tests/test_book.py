@@ -10,8 +10,8 @@ from statetrack.claims import CLAIMS, implemented
 pytestmark = pytest.mark.book
 
 
-def test_book_builds_and_pages_are_complete(executed_smoke, tmp_path):
-    folder, _ = executed_smoke
+def test_book_builds_and_pages_are_complete(smoke_runs, tmp_path):
+    folder, _ = smoke_runs.all()
     html_dir, _ = build_book(executed=folder, output=tmp_path)
     assert (html_dir / "index.html").exists()
     for claim in implemented():

@@ -37,9 +37,9 @@ def _outputs_text(nb) -> str:
 
 
 @pytest.mark.parametrize("claim", implemented())
-def test_smoke_run_prints_a_verdict(executed_smoke, claim):
-    folder, results_dir = executed_smoke
-    nb = nbformat.read(folder / f"{CLAIMS[claim].notebook}.ipynb", as_version=4)
+def test_smoke_run_prints_a_verdict(smoke_runs, claim):
+    nb = nbformat.read(smoke_runs.executed(claim), as_version=4)
+    results_dir = smoke_runs.results
     m = VERDICT.search(_outputs_text(nb))
     assert m and m.group(1) == claim and m.group(2) == "smoke"
     assert list((results_dir / claim).glob("*.json")), "the smoke run wrote its records to the temporary folder"
@@ -47,13 +47,13 @@ def test_smoke_run_prints_a_verdict(executed_smoke, claim):
 
 
 @pytest.mark.parametrize("claim", implemented())
-def test_nbval_rerun_matches(executed_smoke, claim, tmp_path):
+def test_nbval_rerun_matches(smoke_runs, claim, tmp_path):
     """nbval reruns the executed notebook and compares the cells marked to be checked (the verdict line)."""
-    folder, results_dir = executed_smoke
+    executed, results_dir = smoke_runs.executed(claim), smoke_runs.results
     ini = tmp_path / "pytest.ini"
     ini.write_text("[pytest]\n")
     env_cmd = [sys.executable, "-m", "pytest", "-c", str(ini), "-p", "no:cacheprovider", "-q", "--nbval-lax",
-               "--nbval-current-env", "--nbval-cell-timeout=300", str(folder / f"{CLAIMS[claim].notebook}.ipynb")]
+               "--nbval-current-env", "--nbval-cell-timeout=300", str(executed)]
     import os
 
     env = {**os.environ, "STATETRACK_RESULTS_DIR": str(results_dir)}

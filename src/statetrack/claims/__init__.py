@@ -1,8 +1,13 @@
 """Claims: one module per paper claim, each with its run grid per preset and its verdict rule.
 
 A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfig]`` and
-``verdict(records, preset) -> Verdict``. The notebooks and ``statetrack verify`` go through
-``run_claim`` and ``verify_claim`` here, so the two can never disagree.
+``verdict(records, preset) -> Verdict``, built from the shared helpers of ``claims.common`` (cells,
+``expand``, rules, ``judge``). A claim with exact, training-free parts (a theorem's construction run
+against ground truth) also provides ``checks(preset) -> list[Check]``; its ``verdict(records, preset,
+checks=None)`` computes them when not given, so a notebook that already displayed them passes them
+in and ``statetrack verify`` recomputes them (they take seconds). The notebooks and
+``statetrack verify`` go through ``parameters``, ``run_claim`` and ``verify_claim`` here, so the two
+can never disagree.
 
 Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected),
 ``quick`` (a 2-core CPU in minutes; the qualitative verdict where the compute allows), ``paper``
