@@ -153,7 +153,9 @@ def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
     import statetrack.claims as claims
 
     monkeypatch.setattr(claims, "estimate_seconds", lambda cfg, device="auto": 7200.0)
-    with pytest.raises(RuntimeError, match="about 4.0 hours .*CONFIRM_LONG"):
+    from statetrack.claims import NeedsConfirmation
+
+    with pytest.raises(NeedsConfirmation, match="about 4.0 hours .*CONFIRM_LONG"):
         run_claim("ne1", "paper", seeds=[0], models=["deltanet"], lrs=[1e-3], device="cpu")
     assert not (tmp_path / "results").exists()  # nothing trained, nothing written
 

@@ -26,6 +26,10 @@ from statetrack.results import repo_root
 BUILD = "_build"
 
 
+class NotebookError(RuntimeError):
+    """A notebook failed while executing; the message names the failing cell's error and the partial notebook."""
+
+
 #: Scripts the book serves itself instead of loading them from a CDN when a page is viewed: the
 #: ipywidgets embedder (MyST-NB 1.4 names html-manager 1.0.6, with require.js) and MathJax 3.
 #: Each entry: tarball URL → (SHA-256, folder inside the tarball, file patterns, destination in _assets).
@@ -89,8 +93,10 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     import jupytext
     import papermill as pm
 
+    from statetrack.results import check_writable
+
     src = notebook_source(claim_id)
-    out_dir = out_dir or executed_dir()
+    out_dir = check_writable(out_dir or executed_dir())
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{src.stem}.ipynb"
     nb = jupytext.read(src)
@@ -101,8 +107,8 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
         pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name="python3", language="python",
                             cwd=str(src.parent), progress_bar=False, log_output=False)
     except pm.PapermillExecutionError as e:
-        raise RuntimeError(f"notebook {src.name} failed at preset {preset!r}: {e.ename}: {e.evalue} "
-                           f"(the partly executed notebook is at {tmp})") from None
+        raise NotebookError(f"notebook {src.name} failed at preset {preset!r} in cell {e.exec_count}: "
+                            f"{e.ename}: {e.evalue} (the partly executed notebook is at {tmp})") from None
     os.replace(tmp, out)
     return out, time.perf_counter() - t0
 

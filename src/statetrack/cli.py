@@ -80,11 +80,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     from statetrack.results import run, write_record
     from statetrack.training import resolve_device
 
+    from statetrack.results import check_writable
+
     cfg = build_config(args.task, args.model, args.set or [], args.preset, args.seed)
     resolve_device(args.device)  # reject a bad device before any work
     out = Path(args.out) if args.out else None
     if out is not None and out.exists() and not out.is_file():
         raise ConfigError(f"--out {str(out)!r} exists and is not a file")
+    if out is not None:
+        check_writable(out.parent)  # before training, not after
     record = run(cfg, claim="adhoc", device=args.device, progress=not args.json, preset=args.preset)
     if out is not None:
         write_record(out, record)
@@ -104,15 +108,19 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from statetrack.book import execute_notebook
-    from statetrack.claims import check_preset, get_claim, implemented
+    from statetrack.book import execute_notebook, executed_dir
+    from statetrack.claims import check_preset, get_claim, implemented, preflight
+    from statetrack.results import check_writable
     from statetrack.training import resolve_device
 
     check_preset(args.preset)
     resolve_device(args.device)
     ids = args.ids or implemented()
-    for i in ids:  # validate every id before running anything
+    for i in ids:  # every claim id, record, folder and cost is checked before anything runs
         get_claim(i)
+    check_writable(executed_dir())
+    for i in ids:
+        preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long)
     for i in ids:
         path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
                                          confirm_long=args.confirm_long)
@@ -233,14 +241,18 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from statetrack.book import NotebookError
     from statetrack.results import RecordError
 
     args = parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (ConfigError, RecordError, ValueError) as e:
+    except (ConfigError, RecordError, ValueError) as e:  # bad input: nothing ran, nothing was written
         print(f"statetrack: error: {e}", file=sys.stderr)
         return 2
+    except NotebookError as e:  # a failure during work: earlier records stay, the partial notebook is named
+        print(f"statetrack: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("statetrack: interrupted", file=sys.stderr)
         return 130

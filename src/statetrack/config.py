@@ -17,6 +17,7 @@ An unknown key, a value of the wrong type, or a value outside a ``Literal`` stop
 from __future__ import annotations
 
 import json
+import math
 import typing
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Literal, get_args, get_origin
@@ -123,8 +124,12 @@ class TrainConfig(Section):
             raise ConfigError(
                 f"train.warmup_steps={self.warmup_steps!r} is not allowed: it must lie in [0, num_steps={self.num_steps}]"
             )
-        if self.weight_decay < 0 or self.grad_clip < 0 or self.eval_every < 0:
-            raise ConfigError("train.weight_decay, train.grad_clip and train.eval_every must be >= 0")
+        for name in ("weight_decay", "grad_clip", "eval_every"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"train.{name}={getattr(self, name)!r} is not allowed: it must be >= 0")
+        for name in ("beta1", "beta2"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ConfigError(f"train.{name}={getattr(self, name)!r} is not allowed: it must lie in [0, 1)")
         if self.min_len > self.max_len:
             raise ConfigError(
                 f"train length range [{self.min_len}, {self.max_len}] is empty: min_len must be <= max_len"
@@ -279,7 +284,7 @@ def _type_name(tp: Any) -> str:
         return "one of " + ", ".join(repr(a) for a in get_args(tp))
     if get_origin(tp) is tuple:
         return f"a comma-separated list of {_type_name(get_args(tp)[0])}s"
-    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(tp, str(tp))
+    return {int: "an integer", float: "a finite number", bool: "true or false", str: "a string"}.get(tp, str(tp))
 
 
 def parse_value(key: str, value: Any, tp: Any) -> Any:
@@ -328,13 +333,17 @@ def parse_value(key: str, value: Any, tp: Any) -> Any:
         if isinstance(value, bool):
             raise bad
         if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
+            out = float(value)
+        elif isinstance(value, str):
             try:
-                return float(value.strip())
+                out = float(value.strip())
             except ValueError:
                 raise bad from None
-        raise bad
+        else:
+            raise bad
+        if not math.isfinite(out):  # NaN and inf are refused by name, never trained on
+            raise bad
+        return out
     if tp is str:
         if isinstance(value, str):
             return value
@@ -358,7 +367,7 @@ def _check_type(key: str, value: Any, tp: Any) -> None:
 
 def _isinstance(value: Any, tp: Any) -> bool:
     if tp is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if tp is int:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, tp)

@@ -173,6 +173,29 @@ def provenance(device: torch.device, cfg: RunConfig) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- reading and writing
 
 
+def check_writable(folder: Path) -> Path:
+    """Prove that files can be created in ``folder`` without leaving anything behind; else ``ConfigError``.
+
+    The probe is a temporary file in ``folder`` or, when it does not exist yet, in its nearest existing
+    ancestor (where it would be created). Used before any training starts, so a read-only or full
+    location fails in a second, not after a run.
+    """
+    folder = Path(folder)
+    probe_in = folder
+    while not probe_in.exists() and probe_in != probe_in.parent:
+        probe_in = probe_in.parent
+    try:
+        if not probe_in.is_dir():
+            raise NotADirectoryError(20, "a file stands where a folder is needed", str(probe_in))
+        fd, probe = tempfile.mkstemp(prefix=".writable.", dir=probe_in)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ConfigError(f"cannot write to {str(folder)!r}: {e.strerror or e}; choose a writable folder "
+                          "(for run records: set STATETRACK_RESULTS_DIR)") from None
+    return folder
+
+
 def write_record(path: Path, record: dict[str, Any]) -> None:
     """Write JSON atomically: temp file in the same folder, fsync, rename."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -199,27 +199,51 @@ def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3) -> fl
     return (time.perf_counter() - t0) / steps * cfg.train.num_steps
 
 
+class NeedsConfirmation(ConfigError):
+    """A long run (the paper preset on a CPU) that was not confirmed; the message says how long it would take."""
+
+
+def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force: bool = False,
+              device: str = "auto", confirm_long: bool = False, **overrides: Any) -> list[RunConfig]:
+    """Everything that can be checked before the first run trains; returns the claim's grid.
+
+    Checks, in order: the claim id, the preset and the grid's arguments; the device; every stored record
+    of the claim (a corrupt one is named); that the results folder can be written; and, for the
+    ``paper`` preset on a CPU, the measured cost of the missing runs (``NeedsConfirmation`` unless
+    ``confirm_long``). Raises ``ConfigError`` (or its subclasses) / ``RecordError`` naming the fault.
+    """
+    from statetrack.results import check_writable, load_records, record_path, results_dir
+    from statetrack.training import resolve_device
+
+    claim = get_claim(claim_id)
+    cfgs = claim.grid(check_preset(preset), seeds=seeds, **overrides)
+    dev = resolve_device(device)
+    load_records(claim_id)  # validates every stored record; a corrupt one raises RecordError naming it
+    missing = [c for c in cfgs if force or not record_path(claim_id, c).exists()]
+    if missing:
+        check_writable(results_dir() / claim_id)
+    if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
+        est = estimate_seconds(missing[0], device) * len(missing)
+        raise NeedsConfirmation(
+            f"the paper preset of {claim_id} needs {len(missing)} training runs; on this CPU that is about "
+            f"{est / 3600:.1f} hours (measured from a few steps of the first run). Run it on a GPU, or set "
+            f"CONFIRM_LONG = True (notebook) / --confirm-long (CLI) to run it here anyway."
+        )
+    return cfgs
+
+
 def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force: bool = False,
               device: str = "auto", progress: bool = False, confirm_long: bool = False,
               **overrides: Any) -> list[dict[str, Any]]:
     """Load or train every run of a claim's grid at ``preset``; returns the records in grid order.
 
-    The ``paper`` preset on a CPU first measures how long it would take and stops unless
-    ``confirm_long`` is set.
+    ``preflight`` runs first, so bad input, an unwritable results folder, a corrupt record or an
+    unconfirmed paper preset on a CPU stop before anything trains.
     """
-    from statetrack.results import load_or_run, record_path
-    from statetrack.training import resolve_device
+    from statetrack.results import load_or_run
 
-    claim = get_claim(claim_id)
-    cfgs = claim.grid(check_preset(preset), seeds=seeds, **overrides)
-    missing = [c for c in cfgs if force or not record_path(claim_id, c).exists()]
-    if preset == "paper" and missing and resolve_device(device).type == "cpu" and not confirm_long:
-        est = sum(estimate_seconds(c, device) for c in missing[:1]) * len(missing)
-        raise RuntimeError(
-            f"the paper preset of {claim_id} needs {len(missing)} training runs; on this CPU that is about "
-            f"{est / 3600:.1f} hours (measured from a few steps of the first run). Run it on a GPU, or set "
-            f"CONFIRM_LONG = True (notebook) / --confirm-long (CLI) to run it here anyway."
-        )
+    cfgs = preflight(claim_id, preset, seeds=seeds, force=force, device=device, confirm_long=confirm_long,
+                     **overrides)
     return [load_or_run(c, claim_id, force=force, device=device, progress=progress, preset=preset) for c in cfgs]
 
 
