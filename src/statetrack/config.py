@@ -26,6 +26,10 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 class ConfigError(ValueError):
     """A config key or value that is not allowed; the message names it and what is allowed."""
 
+    def _render_traceback_(self) -> list[str]:
+        """In a notebook (IPython, papermill) show the one-line message, not a traceback: it is bad input."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 # ----------------------------------------------------------------------------- base classes
 

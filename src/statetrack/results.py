@@ -46,6 +46,10 @@ STATUSES = ("ok", "diverged", "failed")
 class RecordError(ValueError):
     """A result file that cannot be read or does not hold a valid record; the message names the file."""
 
+    def _render_traceback_(self) -> list[str]:
+        """In a notebook (IPython, papermill) show the one-line message, not a traceback: it is bad input."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 # ----------------------------------------------------------------------------- paths
 
