@@ -224,7 +224,7 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
     for r in records:
         cell = cell_of(r)
         cells.setdefault(tuple(cell.items()), (cell, []))[1].append(r)
-    rows, runs_ok, runs_total = [], 0, 0
+    rows, runs_ok, runs_total, diverged = [], 0, 0, 0
     for cell, runs in cells.values():
         rule = rule_of(cell)
         metric = rule.metric if rule else DEFAULT_METRIC
@@ -234,6 +234,7 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
         ok = [rule.passes(s) for s in scores] if rule else []
         runs_ok += sum(ok)
         runs_total += len(ok)
+        diverged += sum(r["status"] != "ok" for r in chosen)
         rows.append({
             "part": "trained",
             "label": label_of(cell) if label_of else " ".join(str(v) for v in cell.values()),
@@ -255,6 +256,7 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
     line = f"{claim} verdict ({preset}): {word}: {runs_ok}/{runs_total} runs"
     line += f" and {checks_ok}/{len(checks)} exact checks meet their rule" if checks else " meet their rule"
     line += f" {legend}" if legend else ""
+    line += f"; {diverged} run(s) diverged or failed and count as failing" if diverged else ""
     return Verdict(claim, preset, reproduced, line, rows, stale=any(r.get("stale") for r in records))
 
 
