@@ -14,6 +14,14 @@ def test_book_builds_and_pages_are_complete(smoke_runs, tmp_path):
     folder, _ = smoke_runs.all()
     html_dir, _ = build_book(executed=folder, output=tmp_path)
     assert (html_dir / "index.html").exists()
+    intro = (html_dir / "book" / "intro.html").read_text()
+    from statetrack.claims import CLAIMS
+
+    for cid, c in CLAIMS.items():  # the scoreboard lists every claim, computed at build time
+        assert re.search(rf">{cid}<", intro), f"scoreboard misses {cid}"
+    assert "not built yet" in intro or all(c.notebook for c in CLAIMS.values())
+    for claim in implemented():
+        assert "smoke" in intro and f'href="../notebooks/{CLAIMS[claim].notebook}.html' in intro
     for claim in implemented():
         page = (html_dir / "notebooks" / f"{CLAIMS[claim].notebook}.html").read_text()
         assert len(re.findall(r'<img [^>]*src="\.\./_images/', page)) >= 2, "figures are embedded as images"

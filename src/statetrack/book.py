@@ -113,6 +113,15 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     return out, time.perf_counter() - t0
 
 
+def write_generated(folder: Path) -> None:
+    """The tables computed from the run records at build time (``statetrack.scoreboard``), as MyST files."""
+    from statetrack.scoreboard import budget_markdown, scoreboard_markdown
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scoreboard.md").write_text(scoreboard_markdown())
+    (folder / "budget.md").write_text(budget_markdown())
+
+
 def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
     """Copy the book's sources and the executed notebooks into ``dst`` (``_build/stage``); returns it."""
     from statetrack.claims import CLAIMS
@@ -126,6 +135,7 @@ def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(root / name, dst / name)
     shutil.copytree(root / "book", dst / "book")
+    write_generated(dst / "book" / "_generated")
     assets = assets_dir()
     for needed in ("widgets/embed-amd.js", "mathjax/tex-mml-chtml.js"):
         if not (assets / needed).exists():

@@ -48,6 +48,7 @@ EIG_RANGES = ("[0,1]", "[-1,1]")
 PASS_NEG, PASS_POS = 0.9, 0.1  # thresholds on normalized test accuracy
 PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)
 NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet"}
+HEADLINE = "Mamba [-1,1]"  # the scoreboard's row
 
 _MODEL_FIELDS = {
     "smoke": {"mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=1),
