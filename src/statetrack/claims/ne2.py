@@ -1,0 +1,202 @@
+"""Claim ne2 (NE Thm 2): counting modulo 3 needs a transition with a non-real eigenvalue.
+
+A finite-precision linear RNN counts modulo m (m not a power of 2) only if, in some layer i, a
+product of 2^{i−1} transition matrices has an eigenvalue with a nonzero imaginary part. One layer
+of a real diagonal (Mamba [-1,1], the bilinear "diagonal") or of single generalized Householder
+matrices (DeltaNet [-1,1]) therefore cannot count mod 3, whatever its training; a 2×2 rotation can.
+
+Exact part (``checks``, from ``theory.rotations``): random real diagonal recurrences on 1^k are
+eventually 1- or 2-periodic in fp32 and bf16, so the best readout is at chance; a rotation by 2π/3
+counts mod 3 at every k to 10^5 in both; the package's bilinear "rotation" model with hand-set
+angles tracks Z_3 and Z_5 against ``modular_addition``'s labels.
+
+Trained part: Z_3 (``modular_addition``, modulus 3), a label after every token, training lengths
+2–10, test lengths 11–500 (the score is the mean normalized accuracy over them):
+
+| preset | models                                                              | train                          | test    | seeds |
+|--------|---------------------------------------------------------------------|--------------------------------|---------|-------|
+| smoke  | diagonal H=4, rotation H=2, Mamba and DeltaNet D=8                  | 10 steps, batch 8              | 11–40   | 1     |
+| quick  | bilinear diagonal H=64 (lr 3e-3), rotation H=2 (lr 1e-2); Mamba     | batch 128 (bilinear) / 64;     | 11–500  | 3     |
+|        | [-1,1] D=32; DeltaNet [-1,1] D=32, 1 and 2 layers (lr 1e-2)         | 1000 / 500 steps               |         |       |
+| paper  | as quick with wider LRNNs (D=128), 20k steps, lrs {1e-2, 3e-3, 1e-3} | batch 256                      | 11–500  | 5     |
+
+Why these settings (pilots in the notebook's "Choices we made"): one 2×2 block (H=2) because every
+block of a bias-free rotation readout must hold its angle to ~π/(m·500) for length 500, and a
+single block does that at lr 1e-2 in about a thousand steps, where 32 blocks at lr 3e-3 drift
+(CALIBRATION.md R2.4); the real diagonal gets the calibrated H=64.
+
+Verdict rule, applied to every seed: each real-diagonal run (bilinear diagonal, Mamba [-1,1]) and
+each one-layer DeltaNet [-1,1] run stays ≤ 0.1 normalized on the test lengths (Thm 2 says it must:
+a single Householder factor has real eigenvalues); each rotation run reaches ≥ 0.9; the two-layer
+DeltaNet (which Thm 6 allows to count mod 3, through two reflections making a rotation) is shown,
+not judged, because no quick pilot trained it past chance. Every exact check must hold.
+
+Used in: notebooks/ne2_counting_mod3_needs_complex_eigenvalues.md, ``statetrack verify``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import torch
+
+from statetrack.claims import Verdict, check_preset
+from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
+                                      judge, paper_lookup)
+from statetrack.config import EvalConfig, RunConfig, TrainConfig
+from statetrack.models import make_model, model_config
+from statetrack.tasks import make_task, task_config
+
+ID = "ne2"
+MODULUS = 3
+MODELS = ("diagonal", "rotation", "mamba", "deltanet1", "deltanet2")
+PASS_ROTATION, PASS_REAL = 0.9, 0.1  # thresholds on normalized test accuracy
+PAPER_LRS = (1e-2, 3e-3, 1e-3)
+NAMES = {"diagonal": "bilinear diagonal (real)", "rotation": "bilinear rotation (R2)", "mamba": "Mamba [-1,1]",
+         "deltanet1": "DeltaNet [-1,1], 1 layer", "deltanet2": "DeltaNet [-1,1], 2 layers"}
+
+_MODEL_FIELDS = {  # preset → model → config fields
+    "smoke": {"diagonal": dict(d_model=4), "rotation": dict(d_model=2),
+              "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=1),
+              "deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=1)},
+    "quick": {"diagonal": dict(d_model=64), "rotation": dict(d_model=2),
+              "mamba": dict(d_model=32, d_state=8, expand=1, d_conv=0, mlp_ratio=2),
+              "deltanet": dict(d_model=32, num_heads=2, d_conv=4, mlp_ratio=2)},
+    "paper": {"diagonal": dict(d_model=64), "rotation": dict(d_model=2),
+              "mamba": dict(d_model=128, d_state=16, expand=2, d_conv=4, mlp_ratio=0),
+              "deltanet": dict(d_model=128, num_heads=4, d_conv=4, mlp_ratio=4)},
+}
+_BILINEAR = TrainConfig(num_steps=1000, batch_size=128, lr=1e-2, warmup_steps=50, weight_decay=0.01, grad_clip=1.0,
+                        min_len=2, max_len=10, eval_every=0)
+_LRNN = replace(_BILINEAR, num_steps=500, batch_size=64, warmup_steps=25)
+_PAPER = replace(_BILINEAR, num_steps=20_000, batch_size=256, warmup_steps=1000, eval_every=2000, log_every=100)
+_TRAIN = {  # preset → model → training settings
+    "smoke": dict.fromkeys(MODELS, TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2,
+                                               max_len=10, log_every=1)),
+    "quick": {"diagonal": replace(_BILINEAR, lr=3e-3), "rotation": _BILINEAR, "mamba": _LRNN, "deltanet1": _LRNN,
+              "deltanet2": _LRNN},
+    "paper": dict.fromkeys(MODELS, _PAPER),
+}
+_EVAL = {
+    "smoke": EvalConfig(min_len=11, max_len=40, num_seqs=32),
+    "quick": EvalConfig(min_len=11, max_len=500, num_seqs=512),
+    "paper": EvalConfig(min_len=11, max_len=500, num_seqs=2048),
+}
+_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2, 3, 4)}
+_CHECK_SIZES = {  # preset → (diagonal draws, rotation steps, hand-set model sequences × length)
+    "smoke": (100, 2_000, (100, 200)),
+    "quick": (1000, 100_000, (1000, 2000)),
+    "paper": (1000, 100_000, (1000, 10_000)),
+}
+
+
+def _model(name: str, preset: str):
+    fields = _MODEL_FIELDS[preset]
+    if name in ("diagonal", "rotation"):
+        return model_config("bilinear", variant=name, **fields[name])
+    if name == "mamba":
+        return model_config("mamba", eig_range="[-1,1]", **fields["mamba"])
+    return model_config("deltanet", eig_range="[-1,1]", num_layers=int(name[-1]), **fields["deltanet"])
+
+
+def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
+         lrs: list[float] | None = None) -> list[RunConfig]:
+    """Every run of ne2 at ``preset``: model × learning rate × seed, all on Z_3.
+
+    Args:
+        preset: smoke, quick or paper.
+        seeds: training seeds (default: the preset's).
+        models: a subset of ``MODELS`` (default: all five).
+        lrs: learning rates (default: each model's at the preset; the paper preset sweeps ``PAPER_LRS``).
+    """
+    check_preset(preset)
+    seeds = check_seeds(seeds, _SEEDS[preset])
+    models = check_choice(ID, "model", models, MODELS)
+    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    task = task_config("modular_addition", modulus=MODULUS)
+    cells = [Cell(task, _model(m, preset), _TRAIN[preset][m], _EVAL[preset]) for m in models]
+    return expand(cells, seeds, lrs)
+
+
+def model_of(record: dict[str, Any]) -> str:
+    """The ``MODELS`` name of a record's model."""
+    m = record["config"]["model"]
+    if m["name"] == "bilinear":
+        return m["variant"]
+    if m["name"] == "deltanet":
+        return f"deltanet{m['num_layers']}"
+    return m["name"]
+
+
+def rule_of(cell: dict[str, Any]):
+    """Rotation ≥ 0.9; real diagonal and one-layer DeltaNet ≤ 0.1; two-layer DeltaNet shown, not judged."""
+    if cell["model"] == "rotation":
+        return at_least(PASS_ROTATION)
+    if cell["model"] == "deltanet2":
+        return None
+    return at_most(PASS_REAL)
+
+
+def paper_rows() -> dict[str, dict[str, Any]]:
+    """BL's mod-addition table at m = 3 (secondary source, unverified), keyed by bilinear variant."""
+    names = {"Block-diag b=1 (real diagonal)": "diagonal", "R2 block-diag": "rotation"}
+
+    def key(row):
+        return names.get(row["model"]) if row["setting"] == f"m={MODULUS}" else None
+
+    return paper_lookup({"bl_modular_addition": "best"}, key)
+
+
+# ----------------------------------------------------------------------------- exact checks
+
+
+def checks(preset: str) -> list[Check]:
+    """The exact part at ``preset``'s sizes (seconds): periods of real diagonals, the rotation counter,
+    the hand-set rotation model against the task's labels."""
+    from statetrack.theory.rotations import (best_readout_accuracy, diagonal_periods, eventual_period,
+                                             hand_set_rotation, rotation_orbit, rotation_readout)
+
+    check_preset(preset)
+    draws, steps, (num_seqs, length) = _CHECK_SIZES[preset]
+    out = []
+    for dtype, name in ((torch.float32, "fp32"), (torch.bfloat16, "bf16")):
+        res = diagonal_periods(draws, dtype, seed=0)
+        periods = res["period"]
+        ok = bool((periods > 0).all()) and set(periods.tolist()) <= {1, 2}
+        worst = max(best_readout_accuracy(int(p), MODULUS) for p in periods.unique() if p > 0)
+        out.append(Check(f"real diagonal on 1^k, {name}: best readout acc", worst, "= 1/3 (period 1 or 2)", ok,
+                         f"{draws} draws of (a, b, h0) in [-1,1]; periods {sorted(set(periods.tolist()))}, "
+                         f"cycle reached by k = {int(res['entry'].max())}"))
+    for dtype, name in ((torch.float32, "fp32"), (torch.bfloat16, "bf16")):
+        states = rotation_orbit(MODULUS, steps, dtype)  # (K+1, 2)
+        wrong = int((rotation_readout(states, MODULUS) != torch.arange(steps + 1) % MODULUS).sum())
+        period = int(eventual_period(states.unsqueeze(1))[1])
+        out.append(Check(f"rotation by 2π/3, {name}: wrong counts", wrong, f"= 0 for k ≤ {steps:,}", wrong == 0,
+                         f"the stored orbit is periodic with period {period}"))
+    for m in (3, 5):
+        task = make_task(task_config("modular_addition", modulus=m))
+        model = hand_set_rotation(make_model(model_config("bilinear", variant="rotation", d_model=2),
+                                             task.vocab_size, m), m)
+        batch = task.sample(torch.Generator().manual_seed(m), num_seqs, length)
+        with torch.no_grad():
+            wrong = int((model(batch.inputs).argmax(-1) != batch.targets).sum())
+        out.append(Check(f"hand-set rotation model on Z{m}: wrong answers", wrong, "= 0", wrong == 0,
+                         f"{num_seqs} random sequences of length {length}, every position, against the task's labels"))
+    return out
+
+
+# ----------------------------------------------------------------------------- verdict
+
+
+def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
+    """Apply the ne2 rule to the records of one preset's grid and the exact checks (see the module docstring)."""
+    exact = globals()["checks"](preset) if checks is None else checks
+    paper = paper_rows()
+    return judge(ID, preset, records, cell_of=lambda r: {"model": model_of(r)}, rule_of=rule_of,
+                 label_of=lambda c: NAMES[c["model"]], paper_of=lambda c: paper.get(c["model"], {}), checks=exact,
+                 legend=f"(rotation >= {PASS_ROTATION:.2f}; real diagonal and 1-layer DeltaNet <= {PASS_REAL:.2f})")
+
+
+__all__ = ["ID", "MODELS", "checks", "grid", "model_of", "paper_rows", "rule_of", "verdict"]
+
