@@ -1,0 +1,166 @@
+"""Claim bl1 (BL Prop. 1): a full bilinear RNN simulates any finite state machine.
+
+Two parts. **Exact:** the construction W[:, :, σ] = T_σ, h_0 = e_{q0} (``theory.fsm_simulation``)
+run through the package's ``bilinear`` model on random machines (5–50 states, 2–10 letters, half of
+them with permutation letters) against the fsm task's own labels, with normalization "every_step"
+and "none" (identical predictions: scale invariance), and the additive variant as the contrast
+where scaling the state changes predictions. **Trained:** a full bilinear model learns a random
+machine from words of 2–10 letters and is tested at length 500. The machine's letters are all
+permutations, because uniformly random tables synchronise (CALIBRATION.md R2.3) and then even weak
+models look good at 500.
+
+Presets:
+
+| preset | exact part (machines × words × length)                   | trained machine          | model            | train                                         | test      | seeds |
+|--------|----------------------------------------------------------|--------------------------|------------------|-----------------------------------------------|-----------|-------|
+| smoke  | 4 × 8 × 500                                              | 5 states, 3 perm letters | full, H = 8      | 10 steps, batch 8, lengths 2–6                | 20        | 1     |
+| quick  | 20 × 50 × 1,000 (1,000 words) and 2 × 10 × 10,000        | 25 states, 4 perm letters| full, H = 64     | lr 3e-3, batch 128, 800 steps, lengths 2–10   | 500       | 3     |
+| paper  | 20 × 50 × 10,000 (1,000 words)                           | 50 states, 10 letters (5 perm) | full, H = 128 | Adam, 100k steps × 64, lengths 2–10, 3 lrs  | 500       | 3     |
+
+The quick recipe is CALIBRATION.md round 3 (this machine, seed 0: 1.000 at 500 in 16 s); the quick
+exact part runs 1,000 words of 1,000 letters (about 4 s on one thread) plus a 10,000-letter horizon,
+because 1,000 words of 10,000 letters take about 45 s here (the paper preset runs them).
+
+Verdict rule: every trained run reaches normalized accuracy ≥ 0.9 at length 500 (0 = chance 1/m),
+and every exact check holds: the construction's accuracy is 1 with either normalization, its
+states are exactly one-hot, the two normalizations' predictions are identical, scaling h_0 changes
+no prediction of the pure model, and does change some of the additive model's.
+
+Used in: notebooks/bl1_bilinear_simulates_any_fsm.md, ``statetrack verify``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statetrack.claims import Verdict, check_preset
+from statetrack.claims.common import Cell, Check, at_least, check_lrs, check_seeds, expand, judge, paper_lookup
+from statetrack.config import EvalConfig, RunConfig, TrainConfig
+from statetrack.models import model_config
+from statetrack.tasks import task_config
+
+ID = "bl1"
+PASS = 0.9  # normalized accuracy at the test length, every run
+
+_MACHINE = {  # the trained machine: fsm task fields
+    "smoke": dict(num_states=5, alphabet_size=3, num_permutation_letters=3, table_seed=0),
+    "quick": dict(num_states=25, alphabet_size=4, num_permutation_letters=4, table_seed=0),
+    "paper": dict(num_states=50, alphabet_size=10, num_permutation_letters=5, table_seed=0),
+}
+_WIDTH = {"smoke": 8, "quick": 64, "paper": 128}
+_TRAIN = {
+    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
+    "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
+    "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
+                         min_len=2, max_len=10, eval_every=5000, log_every=100),
+}
+_EVAL = {
+    "smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),
+    "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),
+    "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024),
+}
+_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
+PAPER_LRS = (1e-3, 1e-4, 1e-5)  # PAPERS.md 2.5 [I]: BL takes the best of 3 rates; the values are a guess
+
+#: Exact part per preset: blocks of (machines, words per machine, length).
+EXACT = {
+    "smoke": [(4, 8, 500)],
+    "quick": [(20, 50, 1_000), (2, 10, 10_000)],
+    "paper": [(20, 50, 10_000)],
+}
+SCALES = [1e-3, 1e-1, 10.0, 1e3]  # c in h_0 → c·h_0 for the scale-invariance checks
+
+
+def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
+    """Every trained run of bl1 at ``preset``: one cell (full bilinear on the preset's machine) × lr × seed.
+
+    Args:
+        preset: smoke, quick or paper.
+        seeds: training seeds (default: the preset's).
+        lrs: learning rates (default: the preset's; the paper preset sweeps ``PAPER_LRS``).
+    """
+    check_preset(preset)
+    seeds = check_seeds(seeds, _SEEDS[preset])
+    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    cell = Cell(task_config("fsm", **_MACHINE[preset]),
+                model_config("bilinear", variant="full", d_model=_WIDTH[preset]), _TRAIN[preset], _EVAL[preset])
+    return expand([cell], seeds, lrs)
+
+
+def exact_part(preset: str) -> dict[str, Any]:
+    """The exact computations behind ``checks``: construction tracking, scale invariance, additive contrast.
+
+    Returns:
+        ``tracking`` (one ``theory.fsm_simulation.Tracking`` per machine and block), ``pure_changes`` and
+        ``additive_changes`` (fraction of predictions changed by h_0 → c·h_0, per c in ``SCALES``), and
+        ``additive_norm_changes`` (fraction changed by normalizing every step, additive model).
+    """
+    import torch
+
+    from statetrack.theory import fsm_simulation as fs
+
+    check_preset(preset)
+    with fs.single_thread():
+        tracking = []
+        for i, (count, num_seqs, length) in enumerate(EXACT[preset]):
+            tracking += [fs.track(task, num_seqs, length, seed=i) for task in fs.random_machines(count, seed=i)]
+        task = fs.random_machines(2, seed=99)[1]  # a machine with permutation letters
+        words = task.sample(torch.Generator().manual_seed(7), 64, 200).inputs  # (B, T)
+        pure = fs.fsm_bilinear(task.table, normalize="none")
+        affine = fs.perturbed_additive(fs.fsm_bilinear(task.table, normalize="none", additive=True), seed=0)
+        affine_norm = fs.perturbed_additive(fs.fsm_bilinear(task.table, normalize="every_step", additive=True),
+                                            seed=0)
+        with torch.no_grad():
+            norm_changes = (affine_norm(words).argmax(-1) != affine(words).argmax(-1)).float().mean().item()
+        return {"tracking": tracking, "pure_changes": fs.scale_changes(pure, words, SCALES),
+                "additive_changes": fs.scale_changes(affine, words, SCALES), "additive_norm_changes": norm_changes,
+                "contrast_machine": task.cfg}
+
+
+def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
+    """The exact checks of bl1 at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
+    part = part or exact_part(preset)
+    tr = part["tracking"]
+    words = sum(t.num_seqs for t in tr)
+    sizes = f"{len(tr)} machines, {words} words, lengths {sorted({t.length for t in tr})}"
+    acc = {mode: min(t.acc[mode] for t in tr) for mode in ("every_step", "none")}
+    one_hot = all(all(t.one_hot.values()) for t in tr)
+    identical = all(t.identical for t in tr)
+    return [
+        Check("construction acc (normalized)", acc["every_step"], "= 1", acc["every_step"] == 1.0, sizes),
+        Check("construction acc (no norm)", acc["none"], "= 1", acc["none"] == 1.0, sizes),
+        Check("states exactly one-hot", float(one_hot), "= 1", one_hot, "every state equals e_q of the label"),
+        Check("same predictions, norm vs none", float(identical), "= 1", identical, sizes),
+        Check("pure: h0 scaling changes (max)", max(part["pure_changes"]), "= 0", max(part["pure_changes"]) == 0.0,
+              f"fraction of predictions changed by h0 -> c h0, c in {SCALES}"),
+        Check("additive: h0 scaling changes (max)", max(part["additive_changes"]), "> 0",
+              max(part["additive_changes"]) > 0.0, f"B, b ~ N(0, 0.3^2); c in {SCALES}"),
+    ]
+
+
+_exact_checks = checks  # ``verdict``'s argument is also called ``checks``
+
+
+def paper_rows() -> dict[int, dict[str, Any]]:
+    """BL's full-bilinear FSM numbers (secondary source, unverified), keyed by the number of states."""
+    def key(row):
+        ok = row["task"] == "fsm" and row["model"] == "Bilinear (full)"
+        return int(row["setting"].removeprefix("m=")) if ok else None
+
+    return paper_lookup({"bl_fsm": "best", "bl_summary": "best"}, key)
+
+
+def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
+    """Apply the bl1 rule to the records of one preset's grid and the exact checks (see the module docstring)."""
+    exact = _exact_checks(preset) if checks is None else checks
+    paper = paper_rows()
+
+    def cell_of(r):
+        t = r["config"]["task"]
+        return {"model": "full bilinear", "states": t["num_states"], "letters": t["alphabet_size"],
+                "permutation letters": t["num_permutation_letters"]}
+
+    return judge(ID, preset, records, cell_of=cell_of, rule_of=lambda c: at_least(PASS),
+                 label_of=lambda c: f"full bilinear, FSM {c['states']} states",
+                 paper_of=lambda c: paper.get(c["states"], {}), checks=exact,
+                 legend=f"(full bilinear >= {PASS:.2f} at the test length)")
