@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PRESET ?= quick
 IDS    ?=
 
-.PHONY: venv book test reproduce verify assets clean
+.PHONY: venv book test reproduce verify assets browser clean
 
 venv: $(VENV)/.installed
 
@@ -20,6 +20,13 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 assets:
 	test -f _assets/mathjax/tex-mml-chtml.js || $(BIN)/python -c "from statetrack.book import fetch_assets; fetch_assets()"
+
+# Chromium for the browser test (tests/test_browser.py), from the system's package manager; the test
+# skips loudly without it. Needs root (or sudo) and apt; elsewhere install chromium by hand.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "make browser: could not install chromium here (needs root and apt); tests/test_browser.py will be skipped"
 
 # Execute every claim notebook with papermill at $(PRESET) (default quick), then build _build/html offline.
 book: venv
