@@ -31,3 +31,23 @@ def test_book_builds_and_pages_are_complete(smoke_runs, tmp_path):
         assert "_static/mathjax/tex-mml-chtml.js" in page and "_static/widgets/embed-amd.js" in page
         cdn = [u for u in re.findall(r'https?://[^"\'\s)]+', page) if "jsdelivr" in u or "cdnjs" in u]
         assert cdn == [], f"scripts must be served by the book, found {cdn}"
+
+
+def test_launch_buttons_only_with_a_repository(tmp_path, monkeypatch):
+    import shutil
+
+    from statetrack.book import add_launch_buttons
+    from statetrack.results import repo_root
+
+    cfg = tmp_path / "_config.yml"
+    shutil.copy2(repo_root() / "_config.yml", cfg)
+    monkeypatch.delenv("STATETRACK_REPOSITORY", raising=False)
+    add_launch_buttons(cfg)
+    assert "mybinder" not in cfg.read_text()
+    monkeypatch.setenv("STATETRACK_REPOSITORY", "someone/statetrack")
+    add_launch_buttons(cfg)
+    text = cfg.read_text()
+    assert 'binderhub_url: "https://mybinder.org"' in text and "url: https://github.com/someone/statetrack" in text
+    monkeypatch.setenv("STATETRACK_REPOSITORY", "not a repo")
+    with pytest.raises(ValueError, match="'not a repo'"):
+        add_launch_buttons(cfg)

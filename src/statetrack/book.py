@@ -113,6 +113,22 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     return out, time.perf_counter() - t0
 
 
+def add_launch_buttons(config: Path) -> None:
+    """With ``STATETRACK_REPOSITORY=owner/name`` set (the publishing workflow sets it), point the staged
+    config at that GitHub repository and turn on Binder and Colab buttons for each claim page's paired
+    ``.ipynb``. Without it the book has no launch buttons (a local build knows no public address)."""
+    repo = os.environ.get("STATETRACK_REPOSITORY", "").strip()
+    if not repo:
+        return
+    if repo.count("/") != 1 or not all(repo.split("/")):
+        raise ValueError(f"STATETRACK_REPOSITORY={repo!r} is not allowed: expected owner/name")
+    text = config.read_text()
+    text = text.replace('binderhub_url: ""', 'binderhub_url: "https://mybinder.org"')
+    text = text.replace('colab_url: ""', 'colab_url: "https://colab.research.google.com"')
+    text += f"\nrepository:\n  url: https://github.com/{repo}\n  branch: main\n  path_to_book: .\n"
+    config.write_text(text)
+
+
 def write_generated(folder: Path) -> None:
     """The tables computed from the run records at build time (``statetrack.scoreboard``), as MyST files."""
     from statetrack.scoreboard import budget_markdown, scoreboard_markdown
@@ -134,6 +150,7 @@ def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
     (dst / "notebooks").mkdir(parents=True)
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(root / name, dst / name)
+    add_launch_buttons(dst / "_config.yml")
     shutil.copytree(root / "book", dst / "book")
     write_generated(dst / "book" / "_generated")
     assets = assets_dir()
