@@ -129,3 +129,12 @@ def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
     with pytest.raises(ConfigError) as e:
         parameters("ne1", **kwargs)
     assert needle in str(e.value)
+
+
+def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
+    recs = [_rec(c, 1.0) for c in expand([_cell("[-1,1]")], [0])]
+    v = judge("xx", "quick", recs, cell_of=lambda r: {"task": "parity"}, rule_of=lambda c: at_least(0.9),
+              not_run=[{"task": "mod_arith"}])
+    assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 runs")
+    assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
+    assert list(v.frame()["pass"]) == ["PASS", "–"]

@@ -162,6 +162,8 @@ def row_line(r: dict[str, Any]) -> str:
     mark = {True: "PASS", False: "FAIL", None: "shown"}[r["pass"]]
     if r.get("part") == "exact":
         return f"{r['label']:<34} exact {r['ours']:.4g}  rule {r['rule']}: {mark}"
+    if r.get("part") == "not run":
+        return f"{r['label']:<34} not run at this preset"
     ref = next((r[k] for k in ("paper_best", "paper_median") if r.get(k) is not None), None)
     paper = "n/a" if ref is None else f"{ref:.3f}"
     return (f"{r['label']:<34} paper {paper}  ours best {r['ours_best']:.3f} median {r['ours_median']:.3f} "

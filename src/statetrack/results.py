@@ -343,7 +343,8 @@ def paper_numbers(table: str) -> list[dict[str, Any]]:
 def tidy(records: list[dict[str, Any]]) -> Any:
     """Records → a pandas frame with one row per (run, length): the input of plots and widgets.
 
-    Columns: key, model (label), name, eig_range, seed, lr, status, stale, length, acc, normalized, seq_acc.
+    Columns: key, model (the model's name), label (its config label, e.g. ``bilinear-block2``), eig_range,
+    task (the task's name), seed, lr, status, stale, length, acc, normalized, seq_acc.
     Runs without an accuracy (diverged, failed) contribute no rows.
     """
     import pandas as pd
@@ -354,9 +355,11 @@ def tidy(records: list[dict[str, Any]]) -> Any:
             continue
         m, bl = r["config"]["model"], r["by_length"]
         chance = r["summary"]["chance"]
+        label = RunConfig.from_dict(r["config"]).model.label
         seq = bl.get("seq_acc") or [None] * len(bl["length"])
         for n, a, s in zip(bl["length"], bl["acc"], seq):
-            rows.append({"key": r["key"], "model": m["name"], "eig_range": m.get("eig_range", ""),
+            rows.append({"key": r["key"], "model": m["name"], "label": label, "eig_range": m.get("eig_range", ""),
+                         "task": r["config"]["task"]["name"],
                          "seed": r["config"]["seed"], "lr": r["config"]["train"]["lr"], "status": r["status"],
                          "stale": r.get("stale", False), "length": n, "acc": a,
                          "normalized": (a - chance) / (1 - chance), "seq_acc": s})

@@ -108,6 +108,10 @@ class Verdict:
                      if any(r.get(k) is not None for r in self.rows)}
         out = []
         for r in self.rows:
+            if r.get("part") == "not run":
+                out.append({"what": r["label"], **{h: r.get(k) for k, h in paper.items()}, "ours best": None,
+                            "ours median": None, "ours weakest": None, "seeds": 0, "rule": r["rule"], "pass": "–"})
+                continue
             exact = r.get("part") == "exact"
             row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
             row.update({"ours best": r["ours"] if exact else r["ours_best"],

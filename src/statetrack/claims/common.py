@@ -200,7 +200,7 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
           rule_of: Callable[[dict[str, Any]], Rule | None],
           label_of: Callable[[dict[str, Any]], str] | None = None,
           paper_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-          checks: Sequence[Check] = (), legend: str = ""):
+          checks: Sequence[Check] = (), legend: str = "", not_run: Sequence[dict[str, Any]] = ()):
     """A claim's verdict: every judged run meets its cell's rule and every exact check holds.
 
     Args:
@@ -213,6 +213,8 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
         paper_of: a cell → the paper's numbers for it (keys such as ``paper_best``, ``paper_median``).
         checks: exact checks that count in the verdict.
         legend: appended to the verdict line, e.g. "([-1,1] >= 0.90, [0,1] <= 0.10)".
+        not_run: cells of the paper's table that this preset does not run (e.g. tasks beyond a CPU's
+            reach); each becomes a row "not run at this preset", neither a pass nor a fail.
     Returns:
         A ``Verdict``: one row per cell (its selected learning rate, best/median/MAD/min/max and
         weakest score over seeds, the paper's numbers, the rule and whether every run met it), then
@@ -249,6 +251,9 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
             "rule": str(rule) if rule else "shown, not judged",
             "pass": all(ok) if rule else None,
         })
+    for cell in not_run:
+        rows.append({"part": "not run", "label": label_of(cell) if label_of else " ".join(map(str, cell.values())),
+                     **cell, **(paper_of(cell) if paper_of else {}), "rule": "not run at this preset", "pass": None})
     checks_ok = sum(c.passed for c in checks)
     rows += [c.row() for c in checks]
     reproduced = runs_ok == runs_total and checks_ok == len(checks) and runs_total + len(checks) > 0
