@@ -194,3 +194,17 @@ def test_bad_notebook_parameters_are_named(kwargs, needle):
     with pytest.raises(ConfigError) as e:
         ne1.grid(**kwargs)
     assert needle in str(e.value)
+
+
+def test_a_run_recorded_under_another_claim_is_reused(monkeypatch):
+    cfg = tiny()
+    first = load_or_run(cfg, "claim_a")
+
+    def no_training(*a, **k):
+        raise AssertionError("the twin record should have been reused")
+
+    monkeypatch.setattr(results, "run", no_training)
+    copy = load_or_run(cfg, "claim_b")
+    assert copy["copied_from"] == f"claim_a/{record_path('claim_a', cfg).name}" and copy["claim"] == "claim_b"
+    assert copy["summary"] == first["summary"] and copy["provenance"] == first["provenance"]
+    assert record_path("claim_b", cfg).exists()

@@ -160,8 +160,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def row_line(r: dict[str, Any]) -> str:
     """One verdict row as a line of ``statetrack verify``: a trained cell or an exact check."""
     mark = {True: "PASS", False: "FAIL", None: "shown"}[r["pass"]]
-    if r.get("part") == "exact":
-        return f"{r['label']:<34} exact {r['ours']:.4g}  rule {r['rule']}: {mark}"
+    if r.get("part") in ("exact", "comparison"):
+        return f"{r['label']:<34} {r['part']} {r['ours']:.4g}  rule {r['rule']}: {mark}"
     if r.get("part") == "not run":
         return f"{r['label']:<34} not run at this preset"
     ref = next((r[k] for k in ("paper_best", "paper_median") if r.get(k) is not None), None)

@@ -32,13 +32,13 @@ def headline(v: Verdict, prefer: str | None = None) -> tuple[str, str, str]:
     the exact checks' count."""
     judged = [r for r in v.rows if r.get("pass") is not None]
     judged = [r for r in judged if r["label"] == prefer] + [r for r in judged if r["label"] != prefer]
-    trained = [r for r in judged if r.get("part") != "exact"]
+    trained = [r for r in judged if r.get("part") == "trained"]
     with_paper = [r for r in trained if r.get("paper_best") is not None or r.get("paper_median") is not None]
     if with_paper or trained:
         r = (with_paper or trained)[0]
         paper = r.get("paper_best") if r.get("paper_best") is not None else r.get("paper_median")
         return r["label"], _fmt(paper), f"{_fmt(r['ours_best'])} (best of {r['seeds']})"
-    exact = [r for r in judged if r.get("part") == "exact"]
+    exact = [r for r in judged if r.get("part") in ("exact", "comparison")]
     return "exact checks", "–", f"{sum(r['pass'] for r in exact)}/{len(exact)} hold"
 
 

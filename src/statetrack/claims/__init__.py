@@ -112,12 +112,12 @@ class Verdict:
                 out.append({"what": r["label"], **{h: r.get(k) for k, h in paper.items()}, "ours best": None,
                             "ours median": None, "ours weakest": None, "seeds": 0, "rule": r["rule"], "pass": "–"})
                 continue
-            exact = r.get("part") == "exact"
+            exact = r.get("part") in ("exact", "comparison")
             row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
             row.update({"ours best": r["ours"] if exact else r["ours_best"],
                         "ours median": None if exact else r["ours_median"],
                         "ours weakest": r["ours"] if exact else r["ours_weakest"],
-                        "seeds": "exact" if exact else r["seeds"], "rule": r["rule"],
+                        "seeds": r["part"] if exact else r["seeds"], "rule": r["rule"],
                         "pass": {True: "PASS", False: "FAIL", None: "–"}[r["pass"]]})
             out.append(row)
         return pd.DataFrame(out)

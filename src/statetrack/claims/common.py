@@ -17,8 +17,8 @@ Vocabulary (one word per concept):
   otherwise); a run that diverged or failed scores NaN, which fails every rule;
 - a *rule* is a threshold every run of a cell must meet (``at_least(0.9)``), or None for a cell that
   is reported but not judged;
-- a *check* is an exact, training-free computation (a hand-built construction run against ground
-  truth) that counts in the verdict like a run does.
+- a *check* counts in the verdict like a run does: an exact, training-free computation (a hand-built
+  construction run against ground truth), or a comparison across runs (``Check(..., part="comparison")``).
 
 Learning rates follow the NE protocol (PAPERS.md 1.3): when a cell ran several, the rate with the
 best median score over seeds is kept and only its runs are judged.
@@ -179,16 +179,23 @@ def at_most(threshold: float, metric: str = DEFAULT_METRIC) -> Rule:
 
 @dataclass(frozen=True)
 class Check:
-    """An exact, training-free check of a claim: what was computed, its value, the rule, and whether it held."""
+    """A check of a claim that is not one run against a threshold: what was computed, its value, the rule,
+    and whether it held.
+
+    ``part`` says what kind: "exact" (a training-free construction run against ground truth) or
+    "comparison" (a rule across runs, e.g. "the median of [-1,1] beats the median of [0,1] by 0.1",
+    computed from the records by the claim module).
+    """
 
     label: str
     value: float
     rule: str
     passed: bool
     detail: str = ""
+    part: Literal["exact", "comparison"] = "exact"
 
     def row(self) -> dict[str, Any]:
-        return {"part": "exact", "label": self.label, "ours": self.value, "rule": self.rule, "pass": self.passed,
+        return {"part": self.part, "label": self.label, "ours": self.value, "rule": self.rule, "pass": self.passed,
                 "detail": self.detail}
 
 
@@ -259,7 +266,7 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
     reproduced = runs_ok == runs_total and checks_ok == len(checks) and runs_total + len(checks) > 0
     word = "REPRODUCED" if reproduced else "NOT REPRODUCED"
     line = f"{claim} verdict ({preset}): {word}: {runs_ok}/{runs_total} runs"
-    line += f" and {checks_ok}/{len(checks)} exact checks meet their rule" if checks else " meet their rule"
+    line += f" and {checks_ok}/{len(checks)} checks meet their rule" if checks else " meet their rule"
     line += f" {legend}" if legend else ""
     line += f"; {diverged} run(s) diverged or failed and count as failing" if diverged else ""
     return Verdict(claim, preset, reproduced, line, rows, stale=any(r.get("stale") for r in records))
