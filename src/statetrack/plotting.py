@@ -34,26 +34,37 @@ def accuracy_by_length(frame: pd.DataFrame, train_max_len: int, test_range: tupl
     """
     _style()
     models = list(dict.fromkeys(frame["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(5.2 * len(models), 3.6), sharey=True, squeeze=False)
+    # Full page width (the book's text column is ~7 in at 100 dpi); one legend below the panels, never
+    # over the data; seeds share their range's colour, told apart by line style.
+    fig, axes = plt.subplots(1, len(models), figsize=(max(7.0, 4.6 * len(models)), 3.9), sharey=True,
+                             squeeze=False)
+    styles = ["-", "--", ":", "-."]
     for ax, model in zip(axes[0], models):
         sub = frame[frame["model"] == model]
         for (eig, seed), run in sub.groupby(["eig_range", "seed"], sort=True):
-            ax.plot(run["length"], run[y], color=PALETTE.get(eig, "gray"), lw=1.4, alpha=0.85,
-                    label=f"{eig} (seed {seed})")
+            ax.plot(run["length"], run[y], color=PALETTE.get(eig, "gray"), lw=1.6, alpha=0.9,
+                    ls=styles[int(seed) % len(styles)], label=f"{eig or model}, seed {seed}")
         ax.axvspan(0, train_max_len, color="0.85", alpha=0.5, lw=0)
-        ax.text(train_max_len / 2, 1.02, "trained", ha="center", va="bottom", fontsize=8, color="0.35")
+        ax.text(train_max_len / 2, 1.03, "trained", ha="center", va="bottom", fontsize=9, color="0.35")
         for x in test_range:
             ax.axvline(x, color="0.4", ls="--", lw=0.8)
-        ax.set_title(NAMES.get(model, model))
-        ax.set_xlabel("sequence length (input tokens)")
+        ax.set_title(NAMES.get(model, model), fontsize=12)
+        ax.set_xlabel("sequence length (input tokens)", fontsize=11)
         ax.set_xlim(0, frame["length"].max())
-        ax.set_ylim(-0.15 if y == "normalized" else -0.02, 1.08)
-        ax.legend(fontsize=7, loc="lower left", frameon=True)
+        ax.set_ylim(-0.15 if y == "normalized" else -0.02, 1.1)
+        ax.tick_params(labelsize=10)
     axes[0][0].set_ylabel({"normalized": "normalized accuracy (0 = chance)", "acc": "accuracy",
-                           "seq_acc": "sequence accuracy"}[y])
+                           "seq_acc": "sequence accuracy"}[y], fontsize=11)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    for ax in axes[0][1:]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=9, frameon=False)
     if title:
-        fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+        fig.suptitle(title, fontsize=12)
+    fig.tight_layout(rect=(0, 0.08 + 0.05 * ((len(labels) - 1) // 6), 1, 1))
     return fig
 
 
