@@ -307,16 +307,17 @@ def test_diagonal_with_a_sign_flip_solves_parity_to_10000(backend):
 
 @pytest.mark.parametrize("backend", ["fast", "reference"])
 def test_rotation_by_2pi_over_m_solves_modular_addition(backend):
-    """R2: token v turns the state by 2πv/m; the head's row k points at angle 2πk/m (Z_m, m = 5)."""
+    """R2: token v turns the state by 2πv/m; the head's row k points at angle 2πk/m (Z_m, m = 5).
+
+    The construction lives in ``theory.rotations.hand_set_rotation``; here it runs to length 10,000."""
+    from statetrack.theory.rotations import hand_set_rotation
+
     m = 5
     task = make_task(task_config("modular_addition", modulus=m))
     model = make_model(model_config("bilinear", d_model=2, variant="rotation", backend=backend), task.vocab_size, m)
-    angles = 2 * math.pi * torch.arange(m) / m  # (m,)
+    hand_set_rotation(model, m)
+    batch = task.sample(torch.Generator().manual_seed(2), 4, 10_000)
     with torch.no_grad():
-        model.transition.copy_(torch.cat([angles, torch.zeros(1)]))  # numbers 0..m−1, PAD: no turn
-        model.h0.copy_(torch.tensor([1.0, 0.0]))
-        model.head.weight.copy_(torch.stack([torch.cos(angles), torch.sin(angles)], dim=1))  # (K, H)
-        batch = task.sample(torch.Generator().manual_seed(2), 4, 10_000)
         predictions = model(batch.inputs).argmax(-1)  # (B, T)
     assert torch.equal(predictions, batch.targets)
 
@@ -342,19 +343,17 @@ def test_transition_matrices_match_behaviour(variant):
 def test_prop2_shared_eigenbasis_means_commuting_transitions(variant):
     """BL Prop. 2: rotation and diagonal transitions commute (so "ab" and "ba" end in the same state);
     full (and block, cp) transitions generally do not."""
+    from statetrack.theory.commuting import commutator_norms, swapped_word_gap, transitions_fp64
+
     model = build(variant, normalize="none", d_model=6, block_size=2, rank=4, seed=4).double()
-    A = probed_transitions(model)  # (V, H, H)
-    commutators = torch.stack([A[a] @ A[b] - A[b] @ A[a] for a in range(6) for b in range(6)])  # (36, H, H)
-    worst = commutators.norm(dim=(-2, -1)).max().item()
-    tokens = torch.tensor([[0, 1], [1, 0]])  # "ab" and "ba"
-    with torch.no_grad():
-        final = model.states(tokens)[:, -1]  # (2, H)
+    A = probed_transitions(model)  # (V, H, H) from behaviour, the ground truth for transitions_fp64
+    assert rel_err(transitions_fp64(model), A) < FP64_TOL
+    worst = commutator_norms(A).max().item()  # theory.commuting (tested against explicit products there)
+    gap = swapped_word_gap(model, 0, 1)  # "ab" and "ba"
     if variant in ("rotation", "diagonal"):
-        assert worst < 1e-12
-        assert torch.allclose(final[0], final[1], atol=1e-12)
+        assert worst < 1e-12 and gap < 1e-12
     else:
-        assert worst > 0.1
-        assert not torch.allclose(final[0], final[1], atol=1e-3)
+        assert worst > 0.1 and gap > 1e-3
 
 
 # ---------------------------------------------------------------------------------------------------------

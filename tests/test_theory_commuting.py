@@ -105,3 +105,20 @@ def test_bad_input_names_the_value(s3):
         swapped_word_gap(model, 0, 9)
     with pytest.raises(ConfigError, match="no identity"):
         identity_of(torch.zeros(3, 3, dtype=torch.long))
+
+
+@pytest.mark.parametrize("word", [[1, 2], [3, 1, 1, 5], [0, 1, 2, 3, 4, 5], [2, 2, 2]])
+def test_product_distribution_equals_enumerated_orderings(s3, word):
+    from statetrack.theory.commuting import product_distribution
+
+    orderings = set(itertools.permutations(word))
+    want = torch.zeros(6, dtype=torch.float64)
+    for order in orderings:
+        product = (0, 1, 2)
+        for letter in order:
+            product = compose(product, S3[letter])
+        want[S3.index(product)] += 1 / len(orderings)
+    counts = [word.count(i) for i in range(6)]
+    assert torch.allclose(product_distribution(s3.mul_table, counts), want, atol=1e-12)
+    with pytest.raises(ConfigError, match=r"counts=\[1, -1\]"):
+        product_distribution(s3.mul_table, [1, -1])

@@ -53,6 +53,7 @@ MODULUS = 3
 MODELS = ("diagonal", "rotation", "mamba", "deltanet1", "deltanet2")
 PASS_ROTATION, PASS_REAL = 0.9, 0.1  # thresholds on normalized test accuracy
 PAPER_LRS = (1e-2, 3e-3, 1e-3)
+HEADLINE = "bilinear diagonal (real)"  # the scoreboard's row: the theorem's impossibility side
 NAMES = {"diagonal": "bilinear diagonal (real)", "rotation": "bilinear rotation (R2)", "mamba": "Mamba [-1,1]",
          "deltanet1": "DeltaNet [-1,1], 1 layer", "deltanet2": "DeltaNet [-1,1], 2 layers"}
 
@@ -84,7 +85,7 @@ _EVAL = {
     "paper": EvalConfig(min_len=11, max_len=500, num_seqs=2048),
 }
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2, 3, 4)}
-_CHECK_SIZES = {  # preset → (diagonal draws, rotation steps, hand-set model sequences × length)
+CHECK_SIZES = {  # preset → (diagonal draws, rotation steps, hand-set model sequences × length)
     "smoke": (100, 2_000, (100, 200)),
     "quick": (1000, 100_000, (1000, 2000)),
     "paper": (1000, 100_000, (1000, 10_000)),
@@ -158,7 +159,7 @@ def checks(preset: str) -> list[Check]:
                                              hand_set_rotation, rotation_orbit, rotation_readout)
 
     check_preset(preset)
-    draws, steps, (num_seqs, length) = _CHECK_SIZES[preset]
+    draws, steps, (num_seqs, length) = CHECK_SIZES[preset]
     out = []
     for dtype, name in ((torch.float32, "fp32"), (torch.bfloat16, "bf16")):
         res = diagonal_periods(draws, dtype, seed=0)
@@ -198,5 +199,5 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
                  legend=f"(rotation >= {PASS_ROTATION:.2f}; real diagonal and 1-layer DeltaNet <= {PASS_REAL:.2f})")
 
 
-__all__ = ["ID", "MODELS", "checks", "grid", "model_of", "paper_rows", "rule_of", "verdict"]
+__all__ = ["CHECK_SIZES", "HEADLINE", "ID", "MODELS", "checks", "grid", "model_of", "paper_rows", "rule_of", "verdict"]
 

@@ -128,3 +128,42 @@ def count_only_ceiling(mul_table: torch.Tensor, max_len: int, drawn: Sequence[in
         keys = uniq
         out.append(float(probs.max(1).sum()))
     return out
+
+
+def product_distribution(mul_table: torch.Tensor, counts: Sequence[int]) -> torch.Tensor:
+    """P(x_1·…·x_L = g) over the distinct orderings of a multiset of letters, all equally likely.
+
+    A count-only model sees exactly this: given ``counts`` (counts[i] letters of id i), its best guess
+    is the argmax and it is right with probability the max. Recursion on the last letter (letter i
+    comes last with probability counts[i]/L), memoized on the remaining counts.
+
+    Args:
+        mul_table: (G, G) ``mul_table[a, b]`` = id of a·b.
+        counts: (G,) non-negative letter counts, summing to L >= 0.
+    Returns:
+        (G,) float64 probabilities; for L = 0 the identity has probability 1.
+    """
+    table = mul_table.tolist()
+    G = len(table)
+    counts = tuple(int(c) for c in counts)
+    if len(counts) != G or any(c < 0 for c in counts):
+        raise ConfigError(f"counts={list(counts)!r} is not allowed: expected {G} non-negative integers")
+    e = identity_of(mul_table)
+    memo: dict[tuple[int, ...], list[float]] = {}
+
+    def dist(c: tuple[int, ...]) -> list[float]:
+        if c in memo:
+            return memo[c]
+        total = sum(c)
+        out = [0.0] * G
+        if total == 0:
+            out[e] = 1.0
+        for x, n in enumerate(c):
+            if n:
+                rest = dist(c[:x] + (n - 1,) + c[x + 1:])
+                for g, p in enumerate(rest):
+                    out[table[g][x]] += p * n / total
+        memo[c] = out
+        return out
+
+    return torch.tensor(dist(counts), dtype=torch.float64)  # (G,)

@@ -1,0 +1,215 @@
+"""Claim bl7 (BL Prop 2): a shared eigenbasis forces commuting transitions, so such models learn Z_m but not S3.
+
+If A_x = P D_x P⁻¹ with one P for every input x (the bilinear "rotation" variant, R2, is a complex
+diagonal; "diagonal" a real one), all transitions commute and the state after a word depends only
+on its token counts. Z_m is abelian, so counts suffice; the S3 word problem is not, so they do not.
+
+Exact part (``checks``, from ``theory.commuting``): commutators of the package's rotation and
+diagonal models vanish in fp64 (and the words "ab", "ba" reach one state), the full model's do
+not, S3 has non-commuting elements, and the best accuracy of any count-only predictor on S3 (the
+*ceiling*, by dynamic programming over token counts) is below 1 from length 2 on and falls with
+the length.
+
+Trained part: a label after every token, training lengths 2–10, test lengths 11–500 (the score is
+the mean normalized accuracy over them):
+
+| preset | runs                                                                        | train                  | seeds |
+|--------|-----------------------------------------------------------------------------|------------------------|-------|
+| smoke  | Z5 and S3: rotation H=2, full H=4; S3: diagonal H=4                         | 10 steps, batch 8      | 1     |
+| quick  | Z5: rotation H=2, full H=32. S3: rotation H=2 and H=64, diagonal H=64,      | batch 128; rotation    | 3     |
+|        | full H=32                                                                   | 1000 steps (lr 1e-2),  |       |
+|        |                                                                             | others 1000 / 500      |       |
+|        |                                                                             | (lr 3e-3)              |       |
+| paper  | as quick, full H=64, 20k steps, lrs {1e-2, 3e-3, 1e-3}                      | batch 256              | 5     |
+
+Verdict rule, applied to every seed: the rotation model and the full model reach ≥ 0.9 on Z5;
+the full model reaches ≥ 0.9 on S3; every commuting model (rotation, diagonal) on S3 stays at or
+below the count-only ceiling at the first test length (normalized; no test length can beat it,
+because the ceiling never rises with the length). The ceiling, not "≤ 0.1", because a commuting
+model can legitimately learn the sign of the permutation from the counts (it is a product of
+±1 per token) and so reach 1/3 raw accuracy, 0.2 normalized, at every length. Every exact check
+must hold.
+
+Used in: notebooks/bl7_shared_eigenbasis_forces_commutativity.md, ``statetrack verify``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from typing import Any
+
+import torch
+
+from statetrack.claims import Verdict, check_preset
+from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
+                                      judge, paper_lookup)
+from statetrack.config import EvalConfig, RunConfig, TrainConfig
+from statetrack.evaluate import normalized
+from statetrack.models import make_model, model_config
+from statetrack.tasks import make_task, task_config
+
+ID = "bl7"
+TASKS = ("Z5", "S3")
+MODELS = ("rotation", "rotation_wide", "diagonal", "full")
+PASS = 0.9  # ≥ on normalized test accuracy for the runs that must learn
+PAPER_LRS = (1e-2, 3e-3, 1e-3)
+HEADLINE = "full on S3"  # the scoreboard's row
+COMMUTING = ("rotation", "rotation_wide", "diagonal")
+NAMES = {"rotation": "rotation", "rotation_wide": "rotation (wide)", "diagonal": "diagonal", "full": "full"}
+
+_RUNS = {  # preset → the (task, model) pairs run
+    "smoke": [("Z5", "rotation"), ("Z5", "full"), ("S3", "rotation"), ("S3", "diagonal"), ("S3", "full")],
+    "quick": [("Z5", "rotation"), ("Z5", "full"), ("S3", "rotation"), ("S3", "rotation_wide"), ("S3", "diagonal"),
+              ("S3", "full")],
+}
+_RUNS["paper"] = _RUNS["quick"]
+_WIDTH = {  # preset → model → d_model (H)
+    "smoke": {"rotation": 2, "rotation_wide": 4, "diagonal": 4, "full": 4},
+    "quick": {"rotation": 2, "rotation_wide": 64, "diagonal": 64, "full": 32},
+    "paper": {"rotation": 2, "rotation_wide": 64, "diagonal": 64, "full": 64},
+}
+_BASE = TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, weight_decay=0.01, grad_clip=1.0,
+                    min_len=2, max_len=10, eval_every=0)
+_PAPER = replace(_BASE, num_steps=20_000, batch_size=256, warmup_steps=1000, eval_every=2000, log_every=100)
+_TRAIN = {  # preset → model → training settings
+    "smoke": dict.fromkeys(MODELS, TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2,
+                                               max_len=10, log_every=1)),
+    "quick": {"rotation": replace(_BASE, lr=1e-2), "rotation_wide": _BASE, "diagonal": _BASE,
+              "full": replace(_BASE, num_steps=500)},
+    "paper": dict.fromkeys(MODELS, _PAPER),
+}
+_EVAL = {
+    "smoke": EvalConfig(min_len=11, max_len=40, num_seqs=32),
+    "quick": EvalConfig(min_len=11, max_len=500, num_seqs=512),
+    "paper": EvalConfig(min_len=11, max_len=500, num_seqs=2048),
+}
+_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2, 3, 4)}
+CEILING_LEN = {"smoke": 8, "quick": 24, "paper": 30}  # lengths of the exact count-only ceiling
+
+
+def task_of(name: str):
+    return task_config("modular_addition", modulus=5) if name == "Z5" else task_config("word_problem", group="S3")
+
+
+def _model(name: str, preset: str):
+    variant = "rotation" if name.startswith("rotation") else name
+    return model_config("bilinear", variant=variant, d_model=_WIDTH[preset][name])
+
+
+def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
+         lrs: list[float] | None = None) -> list[RunConfig]:
+    """Every run of bl7 at ``preset``: (task, model) × learning rate × seed.
+
+    Args:
+        preset: smoke, quick or paper.
+        seeds: training seeds (default: the preset's).
+        models: a subset of ``MODELS`` (default: all); each runs on the tasks the preset pairs it with.
+        lrs: learning rates (default: each model's at the preset; the paper preset sweeps ``PAPER_LRS``).
+    """
+    check_preset(preset)
+    seeds = check_seeds(seeds, _SEEDS[preset])
+    models = check_choice(ID, "model", models, MODELS)
+    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    cells = [Cell(task_of(t), _model(m, preset), _TRAIN[preset][m], _EVAL[preset])
+             for t, m in _RUNS[preset] if m in models]
+    return expand(cells, seeds, lrs)
+
+
+def cell_of(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's cell: its task (Z5 or S3) and model (a ``MODELS`` name)."""
+    cfg = record["config"]
+    m = cfg["model"]
+    model = m["variant"] if m["variant"] != "rotation" or m["d_model"] == 2 else "rotation_wide"
+    return {"task": "Z5" if cfg["task"]["name"] == "modular_addition" else "S3", "model": model}
+
+
+@functools.lru_cache(maxsize=None)
+def ceiling(max_len: int) -> tuple[float, ...]:
+    """The count-only ceiling on S3 (all elements drawn uniformly) at lengths 1..max_len, as accuracies."""
+    from statetrack.theory.commuting import count_only_ceiling
+
+    task = make_task(task_config("word_problem", group="S3"))
+    return tuple(count_only_ceiling(task.mul_table, max_len))
+
+
+def ceiling_normalized(preset: str) -> float:
+    """The ceiling at the preset's first test length, normalized (0 = chance 1/6): the bound for every test length."""
+    first = _EVAL[check_preset(preset)].min_len
+    return normalized(ceiling(first)[first - 1], 1 / 6)
+
+
+def rule_of(cell: dict[str, Any], preset: str):
+    """Commuting models on S3: at most the ceiling; every other run: at least 0.9."""
+    if cell["task"] == "S3" and cell["model"] in COMMUTING:
+        return at_most(round(ceiling_normalized(preset), 4))
+    return at_least(PASS)
+
+
+def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
+    """BL's mod-addition table at m = 5 (secondary source, unverified), keyed by (task, model)."""
+    names = {"R2 block-diag": "rotation", "Bilinear (full)": "full", "Block-diag b=1 (real diagonal)": "diagonal"}
+
+    def key(row):
+        return ("Z5", names[row["model"]]) if row["setting"] == "m=5" and row["model"] in names else None
+
+    return paper_lookup({"bl_modular_addition": "best"}, key)
+
+
+# ----------------------------------------------------------------------------- exact checks
+
+
+def checks(preset: str) -> list[Check]:
+    """The exact part (seconds): commutators of the package's models (fp64), S3's non-commuting pairs,
+    and the count-only ceiling on S3."""
+    from statetrack.theory.commuting import commutator_norms, commuting_pairs, swapped_word_gap, transitions_fp64
+
+    check_preset(preset)
+    s3 = make_task(task_config("word_problem", group="S3"))
+    draws = 3 if preset == "smoke" else 10
+    out = []
+    for variant, H in (("rotation", 8), ("diagonal", 8), ("full", 8)):
+        worst, gap, smallest = 0.0, 0.0, float("inf")
+        for seed in range(draws):  # random inits: the structure, not the values, makes them commute
+            torch.manual_seed(seed)
+            model = make_model(model_config("bilinear", variant=variant, d_model=H), s3.vocab_size, s3.num_classes)
+            norms = commutator_norms(transitions_fp64(model))  # (V, V)
+            off = norms[~torch.eye(len(norms), dtype=torch.bool)]  # (V·(V−1),)
+            worst, smallest = max(worst, float(off.max())), min(smallest, float(off.min()))
+            gap = max(gap, max(swapped_word_gap(model, a, b) for a in range(6) for b in range(a + 1, 6)))
+        if variant == "full":
+            out.append(Check("full model: smallest commutator", smallest, "> 0.01 (never commute)", smallest > 0.01,
+                             f"{draws} random inits, H={H}, every pair of the 7 tokens of S3"))
+        else:
+            out.append(Check(f"{variant} model: largest commutator", worst, "≤ 1e-12 (fp64)", worst <= 1e-12,
+                             f"{draws} random inits, H={H}, every pair of the 7 tokens of S3"))
+            out.append(Check(f"{variant} model: ‖h(ab) − h(ba)‖", gap, "≤ 1e-12 (fp64)", gap <= 1e-12,
+                             f"every pair of the 6 elements of S3, {draws} random inits"))
+    pairs = commuting_pairs(s3.mul_table)
+    noncommuting = int((~pairs).sum())
+    out.append(Check("S3: ordered pairs with ab ≠ ba", noncommuting, "> 0 (S3 is not abelian)", noncommuting > 0,
+                     f"of {pairs.numel()}; the commuting ones: 6 × 3 conjugacy classes"))
+    c = ceiling(CEILING_LEN[preset])
+    falling = all(x >= y - 1e-12 for x, y in zip(c, c[1:])) and all(x < 1 for x in c[1:])
+    out.append(Check(f"S3 count-only ceiling at length {len(c)}", c[-1], "< 1 from L = 2 on, never rising",
+                     falling, f"c(2) = {c[1]:.4f}, c(11) = {c[10] if len(c) > 10 else float('nan'):.4f}; "
+                              "chance 1/6, the sign alone gives 1/3"))
+    return out
+
+
+# ----------------------------------------------------------------------------- verdict
+
+
+def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
+    """Apply the bl7 rule to the records of one preset's grid and the exact checks (see the module docstring)."""
+    exact = globals()["checks"](preset) if checks is None else checks
+    paper = paper_rows()
+    bound = ceiling_normalized(preset)
+    return judge(ID, preset, records, cell_of=cell_of, rule_of=lambda c: rule_of(c, preset),
+                 label_of=lambda c: f"{NAMES[c['model']]} on {c['task']}",
+                 paper_of=lambda c: paper.get((c["task"], c["model"]), {}), checks=exact,
+                 legend=f"(Z5 and full on S3 >= {PASS:.2f}; commuting models on S3 <= ceiling {bound:.3f})")
+
+
+__all__ = ["CEILING_LEN", "HEADLINE", "ID", "MODELS", "cell_of", "ceiling", "ceiling_normalized", "checks", "grid", "paper_rows",
+           "rule_of", "verdict"]
