@@ -263,18 +263,15 @@ def test_inference_normalization_only_in_eval_mode():
 
 @pytest.mark.parametrize("backend", ["fast", "reference"])
 def test_full_bilinear_simulates_a_random_fsm(backend):
-    """BL Prop. 1: W[:, :, σ] = T_σ (one-hot transitions), h_0 = e_{q0} tracks the FSM exactly for 10,000 steps."""
+    """BL Prop. 1: W[:, :, σ] = T_σ (one-hot transitions), h_0 = e_{q0} tracks the FSM exactly for 10,000 steps.
+
+    The construction lives in ``theory.fsm_simulation.fsm_bilinear``; here it runs against an explicit walk."""
+    from statetrack.theory.fsm_simulation import fsm_bilinear
+
     task = make_task(task_config("fsm", num_states=7, alphabet_size=4, table_seed=3))
     table = task.table.tolist()  # table[q][a]
-    model = make_model(model_config("bilinear", d_model=7, variant="full", backend=backend), task.vocab_size, 7)
+    model = fsm_bilinear(task.table, backend=backend)
     with torch.no_grad():
-        model.transition.zero_()
-        for a in range(4):
-            for q in range(7):
-                model.transition[a, table[q][a], q] = 1.0  # (T_a)[q', q] = 1 iff δ(q, a) = q'
-        model.transition[4] = torch.eye(7)  # the padding token: identity
-        model.h0.copy_(torch.eye(7)[0])  # q0 = 0
-        model.head.weight.copy_(torch.eye(7))
         letters = task.sample(torch.Generator().manual_seed(0), 2, 10_000).inputs  # (B, T)
         states = model.states(letters)  # (B, T, H)
         predictions = model(letters).argmax(-1)  # (B, T)
@@ -293,13 +290,14 @@ def test_full_bilinear_simulates_a_random_fsm(backend):
 
 @pytest.mark.parametrize("backend", ["fast", "reference"])
 def test_diagonal_with_a_sign_flip_solves_parity_to_10000(backend):
-    """Real diagonal: w(0) = +1, w(1) = −1 in unit 0 makes sign(h_t[0]) the parity (BL: diagonal does parity)."""
+    """Real diagonal: w(0) = +1, w(1) = −1 in unit 0 makes sign(h_t[0]) the parity (BL: diagonal does parity).
+
+    The construction lives in ``theory.frozen_diagonal.sign_flip_parity``; the labels are the parity task's."""
+    from statetrack.theory.frozen_diagonal import sign_flip_parity
+
     task = make_task(task_config("parity"))
-    model = make_model(model_config("bilinear", d_model=2, variant="diagonal", backend=backend), task.vocab_size, 2)
+    model = sign_flip_parity(2, backend=backend)
     with torch.no_grad():
-        model.transition.copy_(torch.tensor([[1.0, 0.5], [-1.0, 0.5], [1.0, 1.0]]))  # bits 0, 1, PAD
-        model.h0.copy_(torch.tensor([1.0, 1.0]))  # unit 1 decays away; unit 0 carries the sign
-        model.head.weight.copy_(torch.tensor([[1.0, 0.0], [-1.0, 0.0]]))  # even ↔ h[0] > 0
         batch = task.sample(torch.Generator().manual_seed(1), 4, 10_000)
         predictions = model(batch.inputs).argmax(-1)  # (B, T)
     assert torch.equal(predictions, batch.targets)
