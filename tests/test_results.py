@@ -9,7 +9,9 @@ from statetrack import results
 from statetrack.claims import ne1, run_claim, verify_claim
 from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.results import RecordError, load_or_run, read_record, record_path, write_record
+from statetrack import runs
+from statetrack.results import RecordError, read_record, record_path, write_record
+from statetrack.runs import load_or_run
 from statetrack.tasks import task_config
 
 
@@ -27,7 +29,7 @@ def test_load_or_run_writes_once_then_loads(monkeypatch):
     path = record_path("t", cfg)
     assert path.exists() and rec["key"] == results.run_key(cfg) and rec["status"] == "ok"
     assert set(rec["provenance"]) >= {"git_commit", "code_hash", "torch", "device", "wall_time_s", "train_time_s"}
-    monkeypatch.setattr(results, "run", lambda *a, **k: pytest.fail("retrained although a record exists"))
+    monkeypatch.setattr(runs, "run", lambda *a, **k: pytest.fail("retrained although a record exists"))
     assert load_or_run(cfg, "t")["summary"] == rec["summary"]
 
 
@@ -35,8 +37,8 @@ def test_force_retrains(monkeypatch):
     cfg = tiny()
     load_or_run(cfg, "t")
     calls = []
-    real = results.run
-    monkeypatch.setattr(results, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = runs.run
+    monkeypatch.setattr(runs, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
     load_or_run(cfg, "t", force=True)
     assert calls == [1]
 
@@ -105,7 +107,7 @@ def test_failed_run_is_recorded_then_retried(monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("out of memory")
 
-    monkeypatch.setattr(results, "run", broken)
+    monkeypatch.setattr(runs, "run", broken)
     with pytest.raises(RuntimeError):
         load_or_run(cfg, "t")
     rec = read_record(record_path("t", cfg))
@@ -203,7 +205,7 @@ def test_a_run_recorded_under_another_claim_is_reused(monkeypatch):
     def no_training(*a, **k):
         raise AssertionError("the twin record should have been reused")
 
-    monkeypatch.setattr(results, "run", no_training)
+    monkeypatch.setattr(runs, "run", no_training)
     copy = load_or_run(cfg, "claim_b")
     assert copy["copied_from"] == f"claim_a/{record_path('claim_a', cfg).name}" and copy["claim"] == "claim_b"
     assert copy["summary"] == first["summary"] and copy["provenance"] == first["provenance"]

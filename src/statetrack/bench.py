@@ -205,11 +205,11 @@ def bench_models(device: torch.device, scale: str, names: list[str] | None = Non
 def environment(device: torch.device) -> dict[str, Any]:
     import datetime as dt
 
-    from statetrack.results import _cpu_name, _git
+    from statetrack.provenance import cpu_name, git
 
-    env = {"git_commit": _git("rev-parse", "HEAD"), "git_dirty": bool(_git("status", "--porcelain", "--", "src")),
+    env = {"git_commit": git("rev-parse", "HEAD"), "git_dirty": bool(git("status", "--porcelain", "--", "src")),
            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
-           "device": str(device), "cpu": _cpu_name(), "cuda": torch.version.cuda,
+           "device": str(device), "cpu": cpu_name(), "cuda": torch.version.cuda,
            "tf32": torch.backends.cuda.matmul.allow_tf32}
     if device.type == "cuda":
         env["gpu"] = torch.cuda.get_device_name(device)

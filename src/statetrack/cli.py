@@ -77,7 +77,8 @@ def build_config(task: str, model: str, sets: list[str], preset: str, seed: int 
 def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from statetrack.results import run, write_record
+    from statetrack.results import write_record
+    from statetrack.runs import run
     from statetrack.training import resolve_device
 
     from statetrack.results import check_writable

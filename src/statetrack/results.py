@@ -1,4 +1,4 @@
-"""Run records: keys, atomic JSON files with provenance, ``load_or_run``, staleness, paper numbers.
+"""The run store: keys, atomic JSON records, per-run locks, ``load_or_make``, staleness, paper numbers.
 
 A run is identified by ``run_key(cfg)``: the first 8 hex digits of the SHA-256 of the canonical JSON
 of its fully resolved config together with ``SCHEMA_VERSION``. Its record lives at::
@@ -17,27 +17,28 @@ mismatch). Stale records still load; pages and ``statetrack verify`` say that th
 ``STATETRACK_RESULTS_DIR`` moves the results folder (the tests and the smoke preset use it so that
 nothing is written into ``data/results``).
 
-Used in: every claim.
+The store never trains: ``load_or_make`` is handed the function that makes a record
+(``statetrack.runs`` trains one; the sweep calls the same). Provenance lives in
+``statetrack.provenance``.
+
+Used in: every claim, ``statetrack.runs``, ``statetrack.sweep``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import datetime as _dt
+import fcntl
 import hashlib
 import json
 import os
-import platform
-import subprocess
 import tempfile
-import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import torch
-
-import statetrack
 from statetrack.config import ConfigError, RunConfig
+from statetrack.provenance import code_hash, repo_root
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "diverged", "failed")
@@ -52,12 +53,6 @@ class RecordError(ValueError):
 
 
 # ----------------------------------------------------------------------------- paths
-
-
-def repo_root() -> Path:
-    """The checkout this package was installed from (src layout, editable install), else the cwd."""
-    here = Path(statetrack.__file__).resolve().parents[2]
-    return here if (here / "pyproject.toml").exists() else Path.cwd()
 
 
 def results_dir() -> Path:
@@ -76,102 +71,6 @@ def run_key(cfg: RunConfig) -> str:
 
 def record_path(claim: str, cfg: RunConfig) -> Path:
     return results_dir() / claim / f"{cfg.task.name}-{cfg.model.label}-s{cfg.seed}-{run_key(cfg)}.json"
-
-
-# ----------------------------------------------------------------------------- provenance
-
-
-def _local_imports(path: Path, pkg: Path) -> set[Path]:
-    """The package's own modules that ``path`` imports (``from statetrack.x import y`` / ``import statetrack.x``)."""
-    import ast
-
-    out: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
-            [a.name for a in node.names] if isinstance(node, ast.Import) else []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names += [f"{node.module}.{a.name}" for a in node.names]  # `from pkg import module`
-        for name in names:
-            if not name.startswith("statetrack."):
-                continue
-            rel = Path(*name.split(".")[1:])
-            for cand in (pkg / rel.with_suffix(".py"), pkg / rel / "__init__.py"):
-                if cand.exists():
-                    out.add(cand)
-    return out
-
-
-def code_files(cfg: RunConfig) -> list[Path]:
-    """The source files a run of ``cfg`` executes: training, evaluation, its task's and its model's modules,
-    and everything in the package they import, transitively. Left out: package ``__init__`` files (here
-    they only hold registries and re-exports, so adding a model does not make other runs stale) and
-    ``config.py`` (it parses and validates; the resolved config itself is stored in the record and is
-    part of the run key)."""
-    import inspect
-
-    from statetrack.models import MODELS
-    from statetrack.tasks import TASKS
-
-    pkg = Path(statetrack.__file__).resolve().parent
-    roots = {pkg / "training.py", pkg / "evaluate.py", pkg / "tasks" / "base.py",
-             Path(inspect.getfile(TASKS[cfg.task.name])), Path(inspect.getfile(MODELS[cfg.model.name]))}
-    seen: set[Path] = set()
-    todo = [p.resolve() for p in roots]
-    while todo:
-        f = todo.pop()
-        if f in seen or f.name == "__init__.py" or f == pkg / "config.py":
-            continue
-        seen.add(f)
-        todo.extend(_local_imports(f, pkg) - seen)
-    return sorted(seen)
-
-
-def code_hash(cfg: RunConfig) -> str:
-    """SHA-256 (12 hex digits) of the source files that decide the numbers of a run of ``cfg``."""
-    pkg = Path(statetrack.__file__).resolve().parent
-    h = hashlib.sha256()
-    for f in code_files(cfg):
-        h.update(f.relative_to(pkg).as_posix().encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()[:12]
-
-
-def _git(*args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
-def _cpu_name() -> str:
-    """The CPU model and the threads torch uses, e.g. "Intel Xeon ... (2 threads)"."""
-    name = platform.processor() or "CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{name} ({torch.get_num_threads()} threads)"
-
-
-def provenance(device: torch.device, cfg: RunConfig) -> dict[str, Any]:
-    dirty = _git("status", "--porcelain", "--untracked-files=no", "--", "src")
-    return {
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": bool(dirty) if dirty is not None else None,
-        "code_hash": code_hash(cfg),
-        "statetrack": statetrack.__version__,
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "python": platform.python_version(),
-        "device": str(device),
-        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else _cpu_name(),
-        "threads": torch.get_num_threads(),
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    }
 
 
 # ----------------------------------------------------------------------------- reading and writing
@@ -259,40 +158,69 @@ def load_records(claim: str) -> list[dict[str, Any]]:
 # ----------------------------------------------------------------------------- running
 
 
-def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progress: bool = False,
-        preset: str | None = None) -> dict[str, Any]:
-    """Train and evaluate one config and return its record (not written)."""
-    from statetrack.evaluate import evaluate_run
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
-    from statetrack.training import fit, resolve_device, seed_everything
+def run_lock_path(claim: str, cfg: RunConfig) -> Path:
+    return results_dir() / claim / ".locks" / f"{record_path(claim, cfg).stem}.lock"
 
-    dev = resolve_device(device)
-    wall = time.perf_counter()
-    task = make_task(cfg.task)
-    seed_everything(cfg.seed)
-    model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
 
-    def on_eval(step: int) -> dict:
-        s = evaluate_run(model, task, cfg.train, cfg.eval, dev)["summary"]
-        return {k: s[k] for k in ("ood_acc", "id_acc")}
+@contextlib.contextmanager
+def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
+    """Hold the run's lock while it trains, so two processes never train the same run; yields whether it is held.
 
-    record: dict[str, Any] = {
-        "schema": SCHEMA_VERSION,
-        "key": run_key(cfg),
-        "claim": claim,
-        "preset": preset,
-        "config": cfg.to_dict(),
-        "num_params": sum(p.numel() for p in model.parameters()),
-    }
-    fitted = fit(model, task, cfg.train, cfg.seed, dev, progress=progress, on_eval=on_eval)
-    record.update(status=fitted.status, reason=fitted.reason, diverged_step=fitted.diverged_step,
-                  history=fitted.history, final_loss=fitted.final_loss)
-    if fitted.status == "ok":
-        record.update(evaluate_run(model, task, cfg.train, cfg.eval, dev))
-    record["provenance"] = {**provenance(dev, cfg), "train_time_s": round(fitted.train_time_s, 3),
-                            "wall_time_s": round(time.perf_counter() - wall, 3)}
-    return record
+    An ``flock`` on ``<claim>/.locks/<record stem>.lock``: the operating system releases it when its owner
+    exits, even by SIGKILL, so a killed sweep never leaves a run locked. ``wait=False`` yields False at
+    once when another process holds it.
+    """
+    path = run_lock_path(claim, cfg)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        for tmp in path.parent.parent.glob(f".{record_path(claim, cfg).name}.*.tmp"):
+            tmp.unlink(missing_ok=True)  # half-written by an owner that was killed; never a record
+        yield True
+    finally:
+        os.close(fd)
+
+
+def stored(claim: str, cfg: RunConfig) -> dict[str, Any] | None:
+    """The finished record of ``cfg`` (here, or a twin under another claim), or None; "failed" ones are retried."""
+    path = record_path(claim, cfg)
+    if path.exists():
+        rec = read_record(path)
+        if rec["status"] != "failed":
+            return rec
+    return find_twin(claim, cfg)
+
+
+def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]], force: bool = False,
+                 failed: Callable[[BaseException], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The store's one entry: the stored record of ``cfg``, or ``make()``'s record written atomically.
+
+    ``make`` runs under the run's lock (``run_lock``); a process that waited for the lock finds the
+    record its owner wrote and returns it. ``force`` makes a new record even when one exists. If
+    ``make`` raises anything but bad input (``ValueError``), ``failed(error)`` is stored (a "failed"
+    record, retried next time) and the error re-raised.
+    """
+    if not force and (rec := stored(claim, cfg)) is not None:
+        return rec
+    with run_lock(claim, cfg):
+        if not force and (rec := stored(claim, cfg)) is not None:
+            return rec  # made by the process that held the lock before us
+        path = record_path(claim, cfg)
+        try:
+            rec = make()
+        except ValueError:  # bad input (config, device): nothing is written
+            raise
+        except Exception as e:
+            if failed is not None:
+                write_record(path, failed(e))
+            raise
+        write_record(path, rec)
+        return read_record(path)
 
 
 def find_twin(claim: str, cfg: RunConfig) -> dict[str, Any] | None:
@@ -316,33 +244,6 @@ def find_twin(claim: str, cfg: RunConfig) -> dict[str, Any] | None:
         write_record(path, rec)
         return read_record(path)
     return None
-
-
-def load_or_run(cfg: RunConfig, claim: str, force: bool = False, device: str | torch.device = "auto",
-                progress: bool = False, preset: str | None = None) -> dict[str, Any]:
-    """The stored record of ``cfg`` if there is one (and not ``force``); otherwise train, store, return it.
-
-    A stored record with status "failed" is retried. A training error is stored as a failed record
-    (with the reason) and then raised.
-    """
-    path = record_path(claim, cfg)
-    if path.exists() and not force:
-        rec = read_record(path)
-        if rec["status"] != "failed":
-            return rec
-    if not force and (twin := find_twin(claim, cfg)) is not None:
-        return twin
-    try:
-        rec = run(cfg, claim, device=device, progress=progress, preset=preset)
-    except ValueError:  # bad input (config, device): nothing is written
-        raise
-    except Exception as e:  # record the failure, then let the caller see it
-        write_record(path, {"schema": SCHEMA_VERSION, "key": run_key(cfg), "claim": claim, "preset": preset,
-                            "config": cfg.to_dict(), "status": "failed", "reason": f"{type(e).__name__}: {e}",
-                            "provenance": provenance(torch.device("cpu"), cfg)})
-        raise
-    write_record(path, rec)
-    return read_record(path)
 
 
 # ----------------------------------------------------------------------------- paper numbers

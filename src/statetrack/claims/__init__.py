@@ -244,7 +244,7 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     ``preflight`` runs first, so bad input, an unwritable results folder, a corrupt record or an
     unconfirmed paper preset on a CPU stop before anything trains.
     """
-    from statetrack.results import load_or_run
+    from statetrack.runs import load_or_run
 
     cfgs = preflight(claim_id, preset, seeds=seeds, force=force, device=device, confirm_long=confirm_long,
                      **overrides)

@@ -1,0 +1,123 @@
+"""Provenance of a run: which code made it (the files it executes, hashed), from which commit, on what.
+
+``code_files(cfg)`` is the import closure of what a run of ``cfg`` executes (training, evaluation,
+its task's and its model's modules); ``code_hash`` hashes it, so a record is *stale* exactly when
+that code changed. ``provenance(device, cfg)`` is the block stored in every record: git commit (and
+whether ``src`` was dirty), code hash, package/torch/CUDA/Python versions, device and its name,
+threads, time of creation.
+
+Used in: ``statetrack.results`` (staleness), ``statetrack.runs`` (records), ``statetrack.bench``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import torch
+
+import statetrack
+from statetrack.config import RunConfig
+
+
+def repo_root() -> Path:
+    """The checkout this package was installed from (src layout, editable install), else the cwd."""
+    here = Path(statetrack.__file__).resolve().parents[2]
+    return here if (here / "pyproject.toml").exists() else Path.cwd()
+
+
+def _local_imports(path: Path, pkg: Path) -> set[Path]:
+    """The package's own modules that ``path`` imports (``from statetrack.x import y`` / ``import statetrack.x``)."""
+    import ast
+
+    out: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names += [f"{node.module}.{a.name}" for a in node.names]  # `from pkg import module`
+        for name in names:
+            if not name.startswith("statetrack."):
+                continue
+            rel = Path(*name.split(".")[1:])
+            for cand in (pkg / rel.with_suffix(".py"), pkg / rel / "__init__.py"):
+                if cand.exists():
+                    out.add(cand)
+    return out
+
+
+def code_files(cfg: RunConfig) -> list[Path]:
+    """The source files a run of ``cfg`` executes: training, evaluation, its task's and its model's modules,
+    and everything in the package they import, transitively. Left out: package ``__init__`` files (here
+    they only hold registries and re-exports, so adding a model does not make other runs stale) and
+    ``config.py`` (it parses and validates; the resolved config itself is stored in the record and is
+    part of the run key)."""
+    import inspect
+
+    from statetrack.models import MODELS
+    from statetrack.tasks import TASKS
+
+    pkg = Path(statetrack.__file__).resolve().parent
+    roots = {pkg / "training.py", pkg / "evaluate.py", pkg / "tasks" / "base.py",
+             Path(inspect.getfile(TASKS[cfg.task.name])), Path(inspect.getfile(MODELS[cfg.model.name]))}
+    seen: set[Path] = set()
+    todo = [p.resolve() for p in roots]
+    while todo:
+        f = todo.pop()
+        if f in seen or f.name == "__init__.py" or f == pkg / "config.py":
+            continue
+        seen.add(f)
+        todo.extend(_local_imports(f, pkg) - seen)
+    return sorted(seen)
+
+
+def code_hash(cfg: RunConfig) -> str:
+    """SHA-256 (12 hex digits) of the source files that decide the numbers of a run of ``cfg``."""
+    pkg = Path(statetrack.__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in code_files(cfg):
+        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def cpu_name() -> str:
+    """The CPU model and the threads torch uses, e.g. "Intel Xeon ... (2 threads)"."""
+    name = platform.processor() or "CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name} ({torch.get_num_threads()} threads)"
+
+
+def provenance(device: torch.device, cfg: RunConfig) -> dict[str, Any]:
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "src")
+    return {
+        "git_commit": git("rev-parse", "HEAD"),
+        "git_dirty": bool(dirty) if dirty is not None else None,
+        "code_hash": code_hash(cfg),
+        "statetrack": statetrack.__version__,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "device": str(device),
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name(),
+        "threads": torch.get_num_threads(),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
