@@ -1,0 +1,296 @@
+"""Claim ne4 (NE Tables 3 and 5): the Chomsky tasks, seven models × parity and modular arithmetic.
+
+NE Table 3 (best of 3 seeds) and Table 5 (median ± MAD) train a Transformer, mLSTM, sLSTM, Mamba
+[0,1]/[-1,1] and DeltaNet [0,1]/[-1,1] on parity and on arithmetic mod 5 without and with brackets,
+and test on lengths 40–256 after training on 3–40. The claim is the table's ordering: on parity the
+[-1,1] models and the sLSTM (a nonlinear RNN) solve it, every other model stays at chance; on
+modular arithmetic DeltaNet [-1,1] beats DeltaNet [0,1] in both columns.
+
+Presets (lengths count input tokens; the NE code also counts the answer token, so its 3–40 / 40–256
+are our 2–39 / 39–255, as in ne1):
+
+| preset | cells                                | models                                             | train                                          | test   | seeds |
+|--------|--------------------------------------|----------------------------------------------------|------------------------------------------------|--------|-------|
+| smoke  | 7 × parity + DeltaNet ± × 2 arith    | tiny (D = 8)                                       | 10 steps, batch 8                              | 8–24   | 1     |
+| quick  | 7 × parity (arithmetic: not run)     | 1 layer, D = 32; Mamba, DeltaNet = ne1's quick     | every-position labels, length 40, batch 64,    | 40–256 | 3     |
+|        |                                      | cells (same run keys, reused)                      | 500 steps (DeltaNet 1,000); lr 1e-2 (Transformer 3e-3) |  |       |
+| paper  | 7 × 3 (the whole table)              | NE App. E.1.1: parity 2 layers, D = 128, 4 heads;  | final answer, 100k steps × 1024 (mLSTM 512),   | 39–255 | 3     |
+|        |                                      | arithmetic 3 layers (xLSTM: 2, D = 64, 1 head)     | lengths 2–39, lr grid {1e-2, 1e-3, 5e-4, 1e-4} |        |       |
+
+The quick parity recipe is CALIBRATION.md round 3 for the xLSTMs and the Transformer (seed 0 there:
+sLSTM 1.000, mLSTM −0.001, Transformer 0.003) and ne1's recipe for Mamba and DeltaNet. Modular
+arithmetic does not separate within CPU minutes (CALIBRATION.md R2.1 and round 3: DeltaNet, sLSTM
+and LSTM at chance after 1,200–1,500 steps), so its 14 cells are "not run" at quick; ``tasks`` runs
+them anyway with a small recipe (``_MODEL_FIELDS["quick"]["arith"]``, a pilot, never a verdict).
+
+Verdict rule: on parity, every run of sLSTM, Mamba [-1,1] and DeltaNet [-1,1] reaches normalized
+test accuracy ≥ 0.9 and every run of the Transformer, mLSTM, Mamba [0,1] and DeltaNet [0,1] stays
+≤ 0.1 (NE Table 3's separation; a diverged run counts as failing). Modular-arithmetic cells are shown
+beside the paper, not judged one by one; when the records hold DeltaNet in both ranges on both
+arithmetic columns (the paper preset), a comparison check requires the median (at each range's
+best learning rate) of DeltaNet [-1,1] to exceed that of DeltaNet [0,1] in both columns.
+
+Used in: notebooks/ne4_chomsky_tasks.md, ``statetrack verify``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from statetrack.claims import Verdict, check_preset
+from statetrack.claims import ne1
+from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
+                                      judge, paper_lookup, score, select_lr, summary)
+from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
+from statetrack.models import model_config
+from statetrack.tasks import task_config
+
+ID = "ne4"
+MODELS = ("transformer", "mlstm", "slstm", "mamba", "deltanet")
+NAMES = {"transformer": "Transformer", "mlstm": "mLSTM", "slstm": "sLSTM", "mamba": "Mamba", "deltanet": "DeltaNet"}
+#: The table's rows: (model, eig_range); "" for models without an eigenvalue range.
+ROWS = (("transformer", ""), ("mlstm", ""), ("slstm", ""), ("mamba", "[0,1]"), ("mamba", "[-1,1]"),
+        ("deltanet", "[0,1]"), ("deltanet", "[-1,1]"))
+#: The table's columns, named as in data/paper/ne_table3.csv.
+TASKS = ("parity", "mod_arith_no_brackets", "mod_arith_brackets")
+TASK_NAMES = {"parity": "parity", "mod_arith_no_brackets": "mod. arith. w/o brackets",
+              "mod_arith_brackets": "mod. arith. w/ brackets"}
+SOLVERS = {("slstm", ""), ("mamba", "[-1,1]"), ("deltanet", "[-1,1]")}  # parity: ≥ PASS_SOLVE; the rest ≤ PASS_FAIL
+PASS_SOLVE, PASS_FAIL = 0.9, 0.1
+PAPER_LRS = ne1.PAPER_LRS  # {1e-2, 1e-3, 5e-4, 1e-4}: best median per model (NE App. E.1.1)
+HEADLINE = "sLSTM · parity"  # the scoreboard's row
+
+_MODEL_FIELDS = {  # preset → "parity" / "arith" → model → fields (Mamba and DeltaNet parity come from ne1)
+    "smoke": {
+        "parity": {"transformer": dict(d_model=8, num_heads=2, mlp_ratio=1, max_len=32),
+                   "mlstm": dict(d_model=8, num_heads=2), "slstm": dict(d_model=8, num_heads=2, mlp_ratio=1)},
+        "arith": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=1)},
+    },
+    "quick": {
+        "parity": {"transformer": dict(d_model=32, num_heads=4, mlp_ratio=4, max_len=256),
+                   "mlstm": dict(d_model=32, num_heads=4, expand=2, d_conv=4, mlp_ratio=0),
+                   "slstm": dict(d_model=32, num_heads=4, d_conv=4, mlp_ratio=2)},
+        "arith": {"transformer": dict(d_model=64, num_layers=2, num_heads=4, max_len=256),
+                  "mlstm": dict(d_model=64, num_layers=2, num_heads=1),
+                  "slstm": dict(d_model=64, num_layers=2, num_heads=1),
+                  "mamba": dict(d_model=64, num_layers=2, d_state=8, expand=1, d_conv=4, mlp_ratio=2),
+                  "deltanet": dict(d_model=64, num_layers=2, num_heads=4, d_conv=4, mlp_ratio=4)},
+    },
+    "paper": {
+        "parity": {"transformer": dict(d_model=128, num_layers=2, num_heads=4, max_len=256),
+                   "mlstm": dict(d_model=128, num_layers=2, num_heads=4),
+                   "slstm": dict(d_model=128, num_layers=2, num_heads=4)},
+        "arith": {"transformer": dict(d_model=128, num_layers=3, num_heads=4, max_len=256),
+                  "mlstm": dict(d_model=64, num_layers=2, num_heads=1),
+                  "slstm": dict(d_model=64, num_layers=2, num_heads=1),
+                  "mamba": dict(d_model=128, num_layers=3, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0),
+                  "deltanet": dict(d_model=128, num_layers=3, num_heads=4, d_conv=4, mlp_ratio=4)},
+    },
+}
+_QUICK_PARITY = TrainConfig(num_steps=500, batch_size=64, lr=1e-2, warmup_steps=25, weight_decay=0.01,
+                            grad_clip=1.0, min_len=40, max_len=40)
+_QUICK_ARITH = TrainConfig(num_steps=1200, batch_size=128, lr=2e-3, warmup_steps=60, weight_decay=0.01,
+                           grad_clip=1.0, min_len=2, max_len=39)
+_PAPER = TrainConfig(num_steps=100_000, batch_size=1024, lr=1e-3, min_lr_ratio=1e-3, warmup_steps=10_000,
+                     weight_decay=0.1, grad_clip=0.0, min_len=2, max_len=39, eval_every=5000, log_every=100)
+_SMOKE = TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1)
+_TRAIN = {  # preset → "parity" / "arith" → model → training settings
+    "smoke": {"parity": dict.fromkeys(MODELS, _SMOKE), "arith": dict.fromkeys(MODELS, replace(_SMOKE, min_len=2))},
+    "quick": {"parity": {**dict.fromkeys(MODELS, _QUICK_PARITY), "transformer": replace(_QUICK_PARITY, lr=3e-3)},
+              "arith": dict.fromkeys(MODELS, _QUICK_ARITH)},
+    "paper": {"parity": {**dict.fromkeys(MODELS, _PAPER), "mlstm": replace(_PAPER, batch_size=512)},
+              # NE App. E.1.1: gradient clipping 1.0 for the Transformer, Mamba and DeltaNet on arithmetic.
+              "arith": {**dict.fromkeys(("transformer", "mamba", "deltanet"), replace(_PAPER, grad_clip=1.0)),
+                        "slstm": _PAPER, "mlstm": replace(_PAPER, batch_size=512)}},
+}
+_EVAL = {  # preset → "parity" / "arith"; arithmetic is not prefix-closed: num_seqs expressions per length
+    "smoke": {"parity": EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16),
+              "arith": EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16)},
+    "quick": {"parity": EvalConfig(min_len=40, max_len=256, num_seqs=512),
+              "arith": EvalConfig(min_len=39, max_len=255, num_seqs=64)},
+    "paper": {"parity": EvalConfig(min_len=39, max_len=255, num_seqs=8192),
+              "arith": EvalConfig(min_len=39, max_len=255, num_seqs=64)},
+}
+_SUPERVISION = {"smoke": "every", "quick": "every", "paper": "final"}  # parity; arithmetic answers only at '='
+_DEFAULT_TASKS = {"smoke": TASKS, "quick": ("parity",), "paper": TASKS}
+_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
+
+#: Exact part per preset: (random expressions, min length, max length) for the automaton through the model.
+EXACT = {"smoke": (200, 8, 64), "quick": (1000, 39, 255), "paper": (10_000, 39, 255)}
+MODULUS = 5
+
+
+def task_of(task: str, preset: str) -> TaskConfig:
+    """The package task config of a table column at ``preset``."""
+    if task == "parity":
+        return task_config("parity", supervision=_SUPERVISION[preset])
+    return task_config("modular_arithmetic", modulus=MODULUS, brackets=task == "mod_arith_brackets", format="ne",
+                       supervision="final")
+
+
+def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
+         tasks: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
+    """Every run of ne4 at ``preset``: task × row (model, eig_range) × learning rate × seed.
+
+    Args:
+        preset: smoke, quick or paper.
+        seeds: training seeds (default: the preset's).
+        models: a subset of ``MODELS`` (default: all five; Mamba and DeltaNet give two rows each).
+        tasks: a subset of ``TASKS`` (default: the preset's; quick runs parity only).
+        lrs: learning rates (default: each cell's; the paper preset sweeps the NE grid).
+    """
+    check_preset(preset)
+    seeds = check_seeds(seeds, _SEEDS[preset])
+    models = check_choice(ID, "model", models, MODELS)
+    tasks = check_choice(ID, "task", tasks, _DEFAULT_TASKS[preset] if tasks is None else TASKS)
+    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    out: list[RunConfig] = []
+    for task in tasks:
+        kind = "parity" if task == "parity" else "arith"
+        fields = _MODEL_FIELDS[preset][kind]
+        cells = [Cell(task_of(task, preset), model_config(m, **({"eig_range": eig} if eig else {}), **fields[m]),
+                      _TRAIN[preset][kind][m], _EVAL[preset][kind])
+                 for m, eig in ROWS if m in models and m in fields]
+        out += expand(cells, seeds, lrs)
+        if kind == "parity":  # ne1's cells exactly: the same run keys, so ne1's records are reused
+            shared = [m for m in ne1.MODELS if m in models]
+            out += ne1.grid(preset, seeds=seeds, models=shared, lrs=lrs) if shared else []
+    return out
+
+
+def column_of(task_cfg: dict[str, Any]) -> str:
+    """The table column of a record's task config."""
+    if task_cfg["name"] == "parity":
+        return "parity"
+    return "mod_arith_brackets" if task_cfg["brackets"] else "mod_arith_no_brackets"
+
+
+def cell_of(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's cell: model (display name), eig_range ("" where none), task (a ``TASKS`` column)."""
+    m = record["config"]["model"]
+    return {"model": NAMES.get(m["name"], m["name"]), "eig_range": m.get("eig_range", ""),
+            "task": column_of(record["config"]["task"])}
+
+
+def label_of(cell: dict[str, Any]) -> str:
+    return f"{cell['model']} {cell['eig_range']}".strip() + f" · {cell['task'].replace('mod_arith_', 'arith ')}"
+
+
+def rule_of(cell: dict[str, Any]):
+    """Parity: ≥ 0.9 for the paper's solvers, ≤ 0.1 for the rest; arithmetic: shown, not judged."""
+    if cell["task"] != "parity":
+        return None
+    row = (cell["model"].lower(), cell["eig_range"])
+    return at_least(PASS_SOLVE) if row in SOLVERS else at_most(PASS_FAIL)
+
+
+def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
+    """NE Table 3 (best of 3) and Table 5 (median ± MAD), keyed by (model, eig_range, task) (model lower case)."""
+    def key(row):
+        if row["metric"] == "scaled_acc_reported_by_beck_2024" or row["task"] not in TASKS:
+            return None  # Beck et al.'s numbers in parentheses and Table 5's 4th column are shown apart
+        return (row["model"].lower(), row["variant"] or "", row["task"])
+
+    return paper_lookup({"ne_table3": "best", "ne_table5": "median"}, key)
+
+
+def paper_extras() -> list[dict[str, Any]]:
+    """What the table leaves out: Beck et al. (2024)'s numbers (Table 3, in parentheses) and Table 5's 4th column."""
+    from statetrack.results import paper_numbers
+
+    out = []
+    for table in ("ne_table3", "ne_table5"):
+        for row in paper_numbers(table):
+            if row["metric"] == "scaled_acc_reported_by_beck_2024" or row["task"] not in TASKS:
+                out.append({"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"],
+                            "metric": row["metric"], "value": row["value"], "spread": row.get("spread"),
+                            "source": row["source"]})
+    return out
+
+
+def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
+    """The exact checks of ne4 at ``preset`` (about 3 s at quick); ``part`` reuses ``exact_part``'s output."""
+    part = part or exact_part(preset)
+    tr = part["tracking"]
+    neg, count = part["words"]["× 4"], part["words"]["+ 1"]
+    sizes = f"{tr.num_seqs} random expressions, lengths {tr.lengths[0]}–{tr.lengths[1]}, {tr.num_states} states"
+    return [
+        Check("automaton through bilinear model: acc", tr.acc, "= 1", tr.acc == 1.0, sizes),
+        Check("automaton: states exactly one-hot", float(tr.one_hot), "= 1", tr.one_hot, sizes),
+        Check("'3 (× 4)^k =': answer period", float(neg["period"]), "= 2", neg["period"] == 2,
+              "task labels for k = 0..11"),
+        Check("'× 4' word matrix: distance of spectrum to −1", neg["dist_to_minus_one"], "= 0",
+              neg["dist_to_minus_one"] < 1e-9, "fp64 eigenvalues on the 25 D(total, term) states"),
+        Check("'1 (+ 1)^k =': answer period", float(count["period"]), "= 5", count["period"] == MODULUS,
+              "task labels for k = 0..11"),
+        Check("'+ 1' word matrix: largest |Im λ|", count["max_imag"], "> 0", count["max_imag"] > 1e-6,
+              "fp64; the 5th roots of unity"),
+    ]
+
+
+_exact_checks = checks  # ``verdict``'s argument is also called ``checks``
+
+WORDS = {"× 4": (3, "×", 4), "+ 1": (1, "+", 1), "× 2": (1, "×", 2)}  # name → (first digit, op, repeated digit)
+
+
+def exact_part(preset: str) -> dict[str, Any]:
+    """The exact computations behind ``checks``: the automaton through the bilinear model, and repeated words.
+
+    Returns:
+        ``tracking`` (``theory.modular_arithmetic.Tracking``) and ``words``: per word of ``WORDS`` its
+        task answers for k = 0..11 repetitions, their period, its spectrum on the D states, the spectrum's
+        distance to −1 and its largest imaginary part.
+    """
+    from statetrack.theory import modular_arithmetic as ma
+
+    check_preset(preset)
+    num, lo, hi = EXACT[preset]
+    mach = ma.machine(MODULUS)
+    words = {}
+    for name, (first, op, digit) in WORDS.items():
+        answers = ma.word_answers(MODULUS, first, op, digit, 11)
+        ev = ma.spectrum(ma.word_matrix(mach, op, digit))  # (25,) complex128
+        words[name] = {"answers": answers, "period": ma.period(answers), "spectrum": ev,
+                       "dist_to_minus_one": float((ev + 1).abs().min()), "max_imag": float(ev.imag.abs().max())}
+    return {"tracking": ma.track(MODULUS, num, lo, hi, seed=0), "words": words}
+
+
+def comparison(records: list[dict[str, Any]]) -> list[Check]:
+    """"DeltaNet [-1,1] beats DeltaNet [0,1] on modular arithmetic (both columns)", when the records allow it.
+
+    Each range's median is taken at its own best-median learning rate (the NE protocol). Returns one
+    comparison check, or none when a column lacks either range.
+    """
+    meds: dict[tuple[str, str], float] = {}
+    for task in TASKS[1:]:
+        for eig in ("[0,1]", "[-1,1]"):
+            runs = [r for r in records if cell_of(r) == {"model": "DeltaNet", "eig_range": eig, "task": task}]
+            if not runs:
+                return []
+            _, chosen = select_lr(runs)
+            meds[(task, eig)] = summary([score(r) for r in chosen])["median"]
+    gaps = [meds[(t, "[-1,1]")] - meds[(t, "[0,1]")] for t in TASKS[1:]]
+    gap = min(gaps) if all(g == g for g in gaps) else float("nan")
+    detail = "; ".join(f"{TASK_NAMES[t]}: {meds[(t, '[-1,1]')]:.3f} vs {meds[(t, '[0,1]')]:.3f}" for t in TASKS[1:])
+    return [Check("DeltaNet [-1,1] beats [0,1] on mod. arith. (both columns): smaller median gap", gap, "> 0",
+                  gap > 0, detail, part="comparison")]
+
+
+def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
+    """Apply the ne4 rule to the records of one preset's grid and the exact checks (see the module docstring)."""
+    exact = _exact_checks(preset) if checks is None else checks
+    paper = paper_rows()
+    present = {tuple(cell_of(r).items()) for r in records}
+    not_run = [c for task in TASKS for m, eig in ROWS
+               if tuple((c := {"model": NAMES[m], "eig_range": eig, "task": task}).items()) not in present]
+    return judge(ID, preset, records, cell_of=cell_of, rule_of=rule_of, label_of=label_of,
+                 paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"], c["task"]), {}),
+                 checks=[*exact, *comparison(records)], not_run=not_run,
+                 legend=f"(parity: sLSTM, Mamba/DeltaNet [-1,1] >= {PASS_SOLVE:.2f}; Transformer, mLSTM, "
+                        f"Mamba/DeltaNet [0,1] <= {PASS_FAIL:.2f})")
+
+
+__all__ = ["EXACT", "HEADLINE", "ID", "MODELS", "NAMES", "ROWS", "TASKS", "TASK_NAMES", "WORDS", "cell_of", "checks",
+           "column_of", "comparison", "exact_part", "grid", "label_of", "paper_extras", "paper_rows", "rule_of",
+           "task_of", "verdict"]
