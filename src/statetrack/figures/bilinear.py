@@ -1,0 +1,177 @@
+"""Figures and a widget for BL's tables: our runs beside the paper's number, machine memory, pure versus affine.
+
+- ``scores_vs_paper``: one dot per run (normalized accuracy at the test length) for every cell of a
+  claim's table, the paper's number as a bar with its value written out, cells a preset did not
+  run marked as such (bl3, bl4, bl6).
+- ``window_curves``: the best accuracy of a predictor that sees only the last w letters, against w,
+  one line per machine (bl3, ``theory.synchronization``).
+- ``ablation_bars``: success rate of the frozen random diagonal network with and without additive
+  terms, per H (bl6, ``theory.additive_terms``).
+- ``machine_explorer``: a random word through a uniform and a permutation machine; how many states
+  the machine can still be in, from every start state, after each letter (bl3).
+
+Used in: bl3, bl4, bl6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from statetrack.plotting import _style
+
+COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860"]
+
+
+def _fmt(x) -> str:
+    return "–" if x is None or x != x else f"{x:.2f}"
+
+
+def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[str], panel_order: Sequence[str],
+                    not_run: Sequence[tuple[str, str]] = (), title: str | None = None,
+                    ylabel: str = "normalized accuracy at 500", paper_label: str = "BL (secondary source, unverified)",
+                    rules: dict[tuple[str, str], str] | None = None) -> Figure:
+    """One row of axes per ``panel`` value; per x category our runs as dots and the paper's number as a labelled bar.
+
+    Args:
+        runs: one row per run: ``x``, ``panel``, ``score`` (NaN for a run without an accuracy, drawn
+            as a red cross at the bottom).
+        paper: one row per cell with a paper number: ``x``, ``panel``, ``value``.
+        x_order, panel_order: category orders.
+        not_run: (x, panel) cells this preset did not run.
+        rules: (x, panel) → the rule text shown under the cell (e.g. "≥ 0.9"), where a cell is judged.
+    """
+    _style()
+    fig, axes = plt.subplots(len(panel_order), 1, figsize=(min(10.0, max(7.0, 1.8 + 1.45 * len(x_order))),
+                                                            0.8 + 2.9 * len(panel_order)), sharey=True, squeeze=False)
+    missing = set(map(tuple, not_run))
+    for ax, panel in zip(axes[:, 0], panel_order):
+        for i, x in enumerate(x_order):
+            sub = runs[(runs["x"] == x) & (runs["panel"] == panel)]
+            vals = sub["score"].to_numpy(dtype=float)
+            jitter = np.linspace(-0.12, 0.12, len(vals)) if len(vals) > 1 else np.zeros(len(vals))
+            ok = ~np.isnan(vals)
+            ax.scatter(i + jitter[ok], vals[ok], s=42, color=COLORS[i % len(COLORS)], edgecolor="white", lw=0.6,
+                       zorder=3)
+            if (~ok).any():
+                ax.scatter(i + jitter[~ok], np.full((~ok).sum(), -0.12), marker="x", color="#C44E52", zorder=3)
+            p = paper[(paper["x"] == x) & (paper["panel"] == panel)]["value"]
+            if len(p):
+                ax.hlines(float(p.iloc[0]), i - 0.3, i + 0.3, color="black", lw=2.2, zorder=2)
+                ax.text(i + 0.32, float(p.iloc[0]), f"BL {_fmt(float(p.iloc[0]))}", fontsize=8.5, va="center",
+                        ha="left", color="0.1")
+            if (x, panel) in missing and not len(vals):
+                ax.text(i, 0.5, "not run\nat this\npreset", ha="center", va="center", fontsize=8.5, style="italic",
+                        color="0.4")
+            if rules and (x, panel) in rules:
+                ax.text(i, -0.17, rules[(x, panel)], ha="center", va="bottom", fontsize=8.5, color="0.3")
+        ax.set_xticks(range(len(x_order)))
+        ax.set_xticklabels(x_order, fontsize=9.5)
+        ax.set_xlim(-0.6, len(x_order) - 0.4 + 0.35)
+        ax.set_ylim(-0.2, 1.15)
+        ax.axhline(0, color="0.5", lw=0.8, ls=":")
+        ax.set_title(panel, fontsize=11.5)
+        ax.tick_params(axis="y", labelsize=10)
+        ax.set_ylabel(ylabel, fontsize=10)
+    handles = [Line2D([], [], marker="o", ls="", color="0.4", label="our runs (one dot per seed)"),
+               Line2D([], [], color="black", lw=2.2, label=paper_label)]
+    if rules:
+        handles.append(Line2D([], [], ls="", label="at the bottom of a cell: the rule every run must meet"))
+    fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False, fontsize=9.5,
+               bbox_to_anchor=(0.5, 0.0))
+    if title:
+        fig.suptitle(title, fontsize=12.5)
+    fig.tight_layout(rect=(0, 0.35 / (0.8 + 2.9 * len(panel_order)) * 2, 1, 1))
+    return fig
+
+
+def window_curves(curves: pd.DataFrame, chance: float | None = None, title: str | None = None) -> Figure:
+    """The w-letter window ceiling against w, one line per machine.
+
+    Args:
+        curves: columns ``machine`` (a label), ``window``, ``value`` (normalized ceiling).
+    """
+    _style()
+    fig, ax = plt.subplots(figsize=(7.0, 3.8))
+    for i, (name, sub) in enumerate(curves.groupby("machine", sort=False)):
+        ax.plot(sub["window"], sub["value"], marker="o", ms=4, lw=1.8, color=COLORS[i % len(COLORS)], label=name)
+    ax.axhline(0, color="0.5", lw=0.8, ls=":")
+    ax.set_xlabel("letters the predictor may see (window w)", fontsize=11)
+    ax.set_ylabel("best accuracy at 500\n(normalized, 0 = chance)", fontsize=11)
+    ax.set_ylim(-0.08, 1.05)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9.5)
+    if title:
+        ax.set_title(title, fontsize=12)
+    fig.tight_layout()
+    return fig
+
+
+def ablation_bars(rows: pd.DataFrame, title: str | None = None) -> Figure:
+    """Success rate per H, pure versus affine, with the proof's 1 − 2^{−H} for the pure network.
+
+    Args:
+        rows: columns ``H``, ``pure success``, ``affine success``, ``predicted (pure)``.
+    """
+    _style()
+    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    x = np.arange(len(rows))
+    ax.bar(x - 0.2, rows["pure success"], width=0.38, color=COLORS[0], label="pure: h = w ⊙ h")
+    ax.bar(x + 0.2, rows["affine success"], width=0.38, color=COLORS[1], label="affine: h = w ⊙ h + u")
+    ax.plot(x - 0.2, rows["predicted (pure)"], ls="", marker="_", ms=18, mew=2.2, color="black",
+            label="proof: 1 − 2^−H (pure)")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"H = {h}" for h in rows["H"]], fontsize=10)
+    ax.set_ylabel("fraction of draws that\nsolve parity at the test length", fontsize=10.5)
+    ax.set_ylim(0, 1.08)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9.5)
+    if title:
+        ax.set_title(title, fontsize=12)
+    fig.tight_layout()
+    return fig
+
+
+def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> widgets.Widget:
+    """A random word through a uniform and a permutation machine of the same size: |δ(Q, prefix)| after each letter.
+
+    The image size is the number of states the machine could be in after the prefix if the start
+    state were unknown: 1 means the prefix alone determines the state (the machine has forgotten
+    where it started), ``states`` means it remembers everything.
+    """
+    import torch
+
+    from statetrack.tasks import make_task, task_config
+    from statetrack.theory.synchronization import image_sizes
+
+    seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
+    size = widgets.IntSlider(value=states, min=2, max=50, description="states")
+    out = widgets.Output()
+
+    def draw(*_):
+        m = size.value
+        word = torch.randint(0, letters, (1, length), generator=torch.Generator().manual_seed(seed.value))  # (1, T)
+        fig, ax = plt.subplots(figsize=(7.0, 3.2))
+        for i, (name, p) in enumerate((("uniform table", 0), ("all letters permutations", letters))):
+            table = make_task(task_config("fsm", num_states=m, alphabet_size=letters, num_permutation_letters=p,
+                                          table_seed=0)).table
+            sizes = [int(image_sizes(table, word[:, :t])[0]) for t in range(1, length + 1)]
+            ax.step(range(1, length + 1), sizes, where="post", lw=1.8, color=COLORS[i], label=name)
+        ax.set_xlabel("letters read", fontsize=10.5)
+        ax.set_ylabel("possible states", fontsize=10.5)
+        ax.set_ylim(0, m + 1)
+        ax.legend(loc="center right", frameon=False, fontsize=9.5)
+        fig.tight_layout()
+        with out:
+            out.clear_output(wait=True)
+            plt.show()
+        plt.close(fig)
+
+    seed.observe(draw, "value")
+    size.observe(draw, "value")
+    draw()
+    return widgets.VBox([widgets.HBox([seed, size]), out])
