@@ -33,6 +33,7 @@ from statetrack.models.ops import (
     delta_rule_sequential,
 )
 from statetrack.models.ops import delta as delta_module
+from statetrack.theory.householder import gh_product as householder_product  # explicit A = H_{n_h} ⋯ H_1
 from helpers import rel_err
 
 FP32_TOL = 1e-5
@@ -46,17 +47,6 @@ def product_inputs(B, H, T, n_h, dk, dv, beta_max, with_S0, gen):
     beta = beta_max * torch.rand(B, H, T, n_h, generator=gen, dtype=torch.float64)  # (B, H, T, n_h)
     S0 = torch.randn(B, H, dk, dv, generator=gen, dtype=torch.float64) if with_S0 else None  # (B, H, dk, dv)
     return [q, k, v, beta, S0]
-
-
-def householder_product(k, beta):
-    """Explicit A = H_{n_h} ⋯ H_1 with H_j = I − β_j k_j k_jᵀ: k (..., n_h, d), beta (..., n_h) → (..., d, d)."""
-    d = k.shape[-1]
-    A = torch.eye(d, dtype=k.dtype).expand(*k.shape[:-2], d, d)  # (..., d, d)
-    for j in range(k.shape[-2]):
-        kj = k[..., j, :]  # (..., d)
-        Hj = torch.eye(d, dtype=k.dtype) - beta[..., j, None, None] * kj[..., :, None] * kj[..., None, :]
-        A = Hj @ A  # (..., d, d): later sub-steps act after earlier ones
-    return A
 
 
 # ---------------------------------------------------------------------------------------------------------

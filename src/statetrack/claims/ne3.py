@@ -1,0 +1,207 @@
+"""Claim ne3 (NE Prop 1, Thm 3, Thm 6): products of generalized Householder matrices.
+
+Exact part (``checks``; ``statetrack.theory.householder``): sampled products of k GH matrices
+I − β v vᵀ have norm ≤ 1, real spectra in [0, 1] for β ∈ [0, 1] and k ≤ 2, and rotations (complex
+eigenvalues) for β ∈ [0, 2] and k = 2 (Prop 1); every S5 swap is a reflection and every S5 element a
+product of ≤ 4 of them (Prop 1.2); a hand-set one-layer DeltaNet [−1, 1] of the package tracks S5
+restricted to swaps against the task's labels (Thm 3); two reflection layers add mod m (Thm 6); two
+reflections per token in the package's DeltaProduct make a rotation by 2π/3.
+
+Trained part (the smallest training that shows a consequence): the S5 word problem with swaps only,
+one-layer DeltaNet [−1, 1] against [0, 1] (NE Fig. 4's swaps panel, 1 layer), trained on length 32.
+
+Presets (lengths count input tokens; "exact sizes" are the rollouts of ``checks``):
+
+| preset | trained models                              | train                                 | test     | seeds | exact sizes (products; swap rollout; adder rollout) |
+|--------|---------------------------------------------|---------------------------------------|----------|-------|------------------------------------------------------|
+| smoke  | DeltaNet D=8, 2 heads                       | 10 steps, length 8                    | 9–16     | 1     | 200; 20 × 200; 50 × 500                              |
+| quick  | DeltaNet 1 layer, D=64, 4 heads, no conv,   | lr 2e-3, batch 128, length 32,        | 33–128   | 2     | 2,000; 1,000 × 1,000; 1,000 × 2,000                  |
+|        | no MLP (CALIBRATION.md R2.2)                | 500 steps                             |          |       |                                                      |
+| paper  | as quick, D=128 with a 4× MLP (NE App. E.2) | lr 1e-4, batch 512, 312,500 steps     | 33–500   | 3     | 20,000; 1,000 × 10,000; 1,000 × 10,000               |
+
+Verdict rule. Exact: every check holds (see ``checks``). Trained, on every seed: DeltaNet [−1, 1]
+reaches normalized accuracy ≥ 0.9 on the test lengths (Thm 3: one GH factor per token represents
+every swap, so one layer can be exact); DeltaNet [0, 1] stays ≤ 0.5. The 0.5 is the theorem's
+ceiling, not a fit to our runs: the sign of the running permutation is the parity of the number of
+swaps, which a [0, 1] LRNN cannot track (NE Thm 1), so at long lengths a [0, 1] model that gets
+everything else right is still wrong on half of the answers (normalized (1/2 − 1/120)/(1 − 1/120)
+≈ 0.496). A diverged run has no accuracy and fails.
+
+Used in: notebooks/ne3_householder_products.md, ``statetrack verify``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from statetrack.claims import Verdict, check_preset
+from statetrack.claims.common import Cell, Check, at_least, at_most, check_choice, check_seeds, expand, judge
+from statetrack.config import EvalConfig, RunConfig, TrainConfig
+from statetrack.models import model_config
+from statetrack.tasks import task_config
+from statetrack.theory import householder as hh
+
+ID = "ne3"
+EIG_RANGES = ("[-1,1]", "[0,1]")
+PASS_NEG, PASS_POS = 0.9, 0.5  # thresholds on normalized test accuracy (see the module docstring)
+MODULI = (2, 3, 5, 10)  # Thm 6 is checked for these m
+
+_MODEL_FIELDS = {
+    "smoke": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
+    "quick": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),
+    "paper": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4),
+}
+_TRAIN = {
+    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=2e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1),
+    "quick": TrainConfig(num_steps=500, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
+                         min_len=32, max_len=32, eval_every=0),
+    # NE App. E.2: 100 epochs of 1.6M sequences at batch 512 (we draw fresh sequences instead of a fixed set).
+    "paper": TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
+                         grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100),
+}
+_EVAL = {
+    "smoke": EvalConfig(min_len=9, max_len=16, num_seqs=16),
+    "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
+    "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096),
+}
+_SEEDS = {"smoke": (0,), "quick": (0, 1), "paper": (0, 1, 2)}
+# Exact parts: GH products per (n, k, β range); swap-tracker rollout (sequences, steps); adder rollout.
+SIZES = {
+    "smoke": dict(samples=200, track=(20, 200), adder=(50, 500)),
+    "quick": dict(samples=2000, track=(1000, 1000), adder=(1000, 2000)),
+    "paper": dict(samples=20_000, track=(1000, 10_000), adder=(1000, 10_000)),
+}
+NAMES = {"[-1,1]": "DeltaNet [-1,1]", "[0,1]": "DeltaNet [0,1]"}
+
+
+def task():
+    """S5 restricted to swaps: the identity and the 10 transpositions, a label after every token."""
+    return task_config("word_problem", group="S5", elements="swaps")
+
+
+def grid(preset: str, seeds: list[int] | None = None, eig_ranges: list[str] | None = None) -> list[RunConfig]:
+    """Every trained run of ne3 at ``preset``: eig_range × seed (one-layer DeltaNet on S5 swaps).
+
+    Args:
+        preset: smoke, quick or paper.
+        seeds: training seeds (default: the preset's).
+        eig_ranges: a subset of ``EIG_RANGES`` (default: both).
+    """
+    check_preset(preset)
+    seeds = check_seeds(seeds, _SEEDS[preset])
+    eig_ranges = check_choice(ID, "eig_range", eig_ranges, EIG_RANGES)
+    cells = [Cell(task(), model_config("deltanet", eig_range=eig, num_layers=1, **_MODEL_FIELDS[preset]),
+                  _TRAIN[preset], _EVAL[preset]) for eig in eig_ranges]
+    return expand(cells, seeds)
+
+
+# ----------------------------------------------------------------------------- exact checks
+
+
+def _spectra(samples: int) -> dict[tuple[int, int, float], hh.Spectrum]:
+    """Spectra of ``samples`` random GH products per (n, k, β_max): n ∈ {3, 4}, k ∈ {1, 2, 3}, β_max ∈ {1, 2}."""
+    return {(n, k, b): hh.spectrum(hh.sample_gh_products(samples, n, k, b, seed=100 * n + 10 * k + int(b)))
+            for n in (3, 4) for k in (1, 2, 3) for b in (1.0, 2.0)}
+
+
+def checks(preset: str) -> list[Check]:
+    """The exact parts of ne3 at ``preset`` (sizes in ``SIZES``): Prop 1, the swaps, Thm 3, Thm 6, DeltaProduct."""
+    check_preset(preset)
+    size = SIZES[preset]
+    out = []
+
+    spec = _spectra(size["samples"])
+    tol = hh.COMPLEX_TOL
+    real01 = [s for (n, k, b), s in spec.items() if b == 1.0 and k <= 2]
+    worst = max(max(s.max_imag, -s.min_real, s.max_real - 1) for s in real01)
+    out.append(Check(
+        "Prop 1.3: β ∈ [0,1], k ≤ 2 factors: every eigenvalue real and in [0, 1]", worst, f"≤ {tol:g}", worst <= tol,
+        f"{len(real01) * size['samples']} products (n = 3, 4); value = the largest |Im λ| or distance outside [0, 1]"))
+    norm = max(s.max_norm for s in spec.values())
+    out.append(Check("Prop 1.1: every product (k = 1, 2, 3; β ∈ [0,1] and [0,2]) has ‖A‖₂ ≤ 1", norm, "≤ 1 + 1e-12",
+                     norm <= 1 + 1e-12, f"{len(spec) * size['samples']} products; value = the largest norm"))
+    rot = min(spec[(n, 2, 2.0)].frac_complex for n in (3, 4))
+    out.append(Check("β ∈ [0,2], k = 2 factors: complex eigenvalues (rotations) appear", rot, "> 0", rot > 0,
+                     f"value = fraction of products with |Im λ| > {tol:g} (the smaller of n = 3, 4); with "
+                     f"β ∈ [0,1] it is {max(spec[(n, 2, 1.0)].frac_complex for n in (3, 4)):.3g}"))
+    single = max(spec[(n, 1, 2.0)].max_imag for n in (3, 4))
+    out.append(Check("one GH factor (DeltaNet), β ∈ [0,2]: every eigenvalue real", single, f"≤ {tol:g}", single <= tol,
+                     "value = the largest |Im λ|; one factor is a symmetric matrix"))
+
+    sw = swap_check()
+    out.append(Check("each transposition of S5 (the task's ids) is I − 2vvᵀ, v = (e_i − e_j)/√2", sw["matches"],
+                     f"= {sw['swaps']}", sw["matches"] == sw["swaps"],
+                     f"exact equality with the permutation matrix; {sw['swaps']} transpositions"))
+    out.append(Check("every S5 element is a product of ≤ 4 = n − 1 such reflections", sw["max_reflections"], "≤ 4",
+                     sw["max_reflections"] <= 4 and sw["products_exact"] == sw["elements"],
+                     f"{sw['products_exact']}/{sw['elements']} elements rebuilt exactly from their reflections"))
+
+    B, T = size["track"]
+    tr = hh.track_swaps(B, T, seed=0)
+    out.append(Check(f"Thm 3: hand-set 1-layer DeltaNet [-1,1] tracks S5 swaps ({B:,} seqs × {T:,} steps)", tr.acc,
+                     "= 1", tr.acc == 1.0,
+                     f"sequence accuracy {tr.seq_acc:.4f}; largest fp32 |S_t − M(label)| = {tr.max_state_error:.1e}"))
+
+    B, T = size["adder"]
+    per_dtype = {dt: hh.check_adders(MODULI, B, T, dt) for dt in (torch.float32, torch.float64)}
+    for i, m in enumerate(MODULI):
+        r32, r64 = per_dtype[torch.float32][i], per_dtype[torch.float64][i]
+        acc = min(r32.acc, r64.acc)
+        out.append(Check(f"Thm 6: two reflection layers add mod {m} ({B:,} seqs × {T:,} steps, fp32 and fp64)", acc,
+                         "= 1", acc == 1.0, f"largest distance from the exact point: fp32 {r32.max_angle_error:.1e}, "
+                                            f"fp64 {r64.max_angle_error:.1e}"))
+
+    dev = rotation_check()
+    out.append(Check("DeltaProduct n_h = 2, hand-set keys: eigenvalues e^{±2πi/3} (a rotation by 2π/3)", dev,
+                     "≤ 1e-6", dev <= 1e-6, "value = the largest |λ − e^{±2πi/3}| of the rotating pair (fp32 model)"))
+    return out
+
+
+def swap_check() -> dict[str, int]:
+    """Prop 1.2 on the word_problem task's own S5 elements: swaps are reflections; products of ≤ n − 1 rebuild all."""
+    from statetrack.tasks import make_task
+
+    perms = make_task(task_config("word_problem", group="S5")).permutations
+    swaps = [p for p in perms if sum(i != j for i, j in enumerate(p)) == 2]
+    matches = 0
+    for p in swaps:
+        i, j = [r for r in range(5) if p[r] != r]
+        matches += bool(torch.equal(hh.swap_reflection(i, j, 5), hh.permutation_matrix(p)))
+    exact, most = 0, 0
+    for p in perms:
+        pairs = hh.as_reflections(p)
+        A = torch.eye(5, dtype=torch.float64)
+        for i, j in pairs:
+            A = hh.swap_reflection(i, j, 5) @ A
+        exact += bool(torch.equal(A, hh.permutation_matrix(p)))
+        most = max(most, len(pairs))
+    return {"swaps": len(swaps), "matches": matches, "elements": len(perms), "products_exact": exact,
+            "max_reflections": most}
+
+
+def rotation_check(theta: float = 2 * math.pi / 3) -> float:
+    """Largest |λ − e^{±iθ}| of the rotating eigenvalue pair of the hand-set DeltaProduct's A(x)."""
+    _, A = hh.rotation_deltaproduct(theta)
+    ev = torch.linalg.eigvals(A.double())  # (d,)
+    want = torch.tensor([complex(math.cos(theta), math.sin(theta)), complex(math.cos(theta), -math.sin(theta))],
+                        dtype=torch.complex128)  # (2,) the exact pair, in fp64
+    return float(max((ev - w).abs().min() for w in want))
+
+
+# ----------------------------------------------------------------------------- verdict
+
+
+def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
+    """Apply the ne3 rule: the trained runs (see the module docstring) and the exact checks (computed if not given)."""
+    exact = globals()["checks"](preset) if checks is None else checks
+
+    def cell_of(r):
+        return {"model": NAMES[r["config"]["model"]["eig_range"]], "eig_range": r["config"]["model"]["eig_range"]}
+
+    return judge(ID, preset, records, cell_of=cell_of,
+                 rule_of=lambda c: at_least(PASS_NEG) if c["eig_range"] == "[-1,1]" else at_most(PASS_POS),
+                 label_of=lambda c: c["model"], checks=exact,
+                 legend=f"([-1,1] >= {PASS_NEG:.2f}, [0,1] <= {PASS_POS:.2f}; exact checks must hold)")
