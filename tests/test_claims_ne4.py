@@ -58,10 +58,12 @@ def test_paper_grid_is_the_whole_table_with_the_lr_grid():
     pytest.param(dict(tasks=["parity", "dyck"]), "'dyck'", id="task"),
     pytest.param(dict(models=["lstm"]), "'lstm'", id="model"),
     pytest.param(dict(seeds=[-1]), "-1", id="seed"),
+    pytest.param(dict(models=["mlstm"], tasks=["mod_arith_brackets"], preset="smoke"), "no cell", id="empty"),
 ])
 def test_bad_arguments_name_the_value(kwargs, match):
+    preset = kwargs.pop("preset", "quick")
     with pytest.raises(ConfigError, match=match):
-        ne4.grid("quick", **kwargs)
+        ne4.grid(preset, **kwargs)
 
 
 def test_quick_can_run_the_arithmetic_columns_on_request():

@@ -42,7 +42,7 @@ from statetrack.claims import Verdict, check_preset
 from statetrack.claims import ne1
 from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
                                       judge, paper_lookup, score, select_lr, summary)
-from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
+from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 
@@ -156,6 +156,9 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
         if kind == "parity":  # ne1's cells exactly: the same run keys, so ne1's records are reused
             shared = [m for m in ne1.MODELS if m in models]
             out += ne1.grid(preset, seeds=seeds, models=shared, lrs=lrs) if shared else []
+    if not out:
+        raise ConfigError(f"no cell of {ID} at preset {preset!r} has models {models} and tasks {tasks}; at smoke "
+                          "the arithmetic columns run DeltaNet only")
     return out
 
 
