@@ -9,6 +9,8 @@
   terms, per H (bl6, ``theory.additive_terms``).
 - ``machine_explorer``: a random word through a uniform and a permutation machine; how many states
   the machine can still be in, from every start state, after each letter (bl3).
+- ``unit_explorer``: one frozen diagonal unit, pure versus affine, beside the parity of a bit word (bl6).
+- ``states_needed``: m², the states per-step modular arithmetic needs, against the models' widths (bl4).
 
 Used in: bl3, bl4, bl6.
 """
@@ -175,3 +177,70 @@ def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> wi
     size.observe(draw, "value")
     draw()
     return widgets.VBox([widgets.HBox([seed, size]), out])
+
+
+def unit_explorer(length: int = 60) -> widgets.Widget:
+    """One frozen diagonal unit on a random bit word: sign(h_t) of the pure and the affine update beside the parity.
+
+    Pure: h_t = w_{x_t} h_{t−1}; affine: h_t = w_{x_t} h_{t−1} + u_{x_t}. With w_0 > 0 > w_1 the pure
+    unit's sign *is* the parity at every step; the affine unit's sign follows the last few bits.
+    """
+    import torch
+
+    from statetrack.theory.additive_terms import affine_sign, pure_sign
+
+    w0 = widgets.FloatSlider(value=0.8, min=-2.0, max=2.0, step=0.05, description="w₀")
+    w1 = widgets.FloatSlider(value=-0.9, min=-2.0, max=2.0, step=0.05, description="w₁")
+    u = widgets.FloatSlider(value=0.5, min=-2.0, max=2.0, step=0.05, description="u₀ = −u₁")
+    seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
+    out = widgets.Output()
+
+    def draw(*_):
+        bits = torch.randint(0, 2, (1, length), generator=torch.Generator().manual_seed(seed.value))  # (1, T)
+        w = torch.tensor([[[w0.value], [w1.value]]], dtype=torch.float64)  # (1, 2, 1)
+        uu = torch.tensor([[[u.value], [-u.value]]], dtype=torch.float64)  # (1, 2, 1)
+        t = range(1, length + 1)
+        pure = [float(pure_sign(w, bits[:, :k])[0, 0, 0]) for k in t] if w0.value and w1.value else [0.0] * length
+        affine = [float(affine_sign(w, uu, bits[:, :k])[0, 0, 0]) for k in t]
+        parity = (1 - 2 * (bits[0].cumsum(0) % 2)).tolist()  # +1 even, −1 odd
+        fig, axes = plt.subplots(3, 1, figsize=(7.0, 3.6), sharex=True)
+        for ax, y, name, c in zip(axes, (parity, pure, affine), ("parity (+1 even)", "pure sign(h)", "affine sign(h)"),
+                                  ("0.2", COLORS[0], COLORS[1])):
+            ax.step(t, y, where="mid", color=c, lw=1.6)
+            ax.set_ylim(-1.4, 1.4)
+            ax.set_yticks([-1, 1])
+            ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9.5)
+        axes[-1].set_xlabel("bits read", fontsize=10)
+        fig.tight_layout()
+        with out:
+            out.clear_output(wait=True)
+            plt.show()
+        plt.close(fig)
+
+    for s in (w0, w1, u, seed):
+        s.observe(draw, "value")
+    draw()
+    return widgets.VBox([widgets.HBox([w0, w1]), widgets.HBox([u, seed]), out])
+
+
+def states_needed(moduli: Sequence[int], widths: dict[str, int], title: str | None = None) -> Figure:
+    """m² (the states per-step modular arithmetic needs) against m, with model widths as horizontal lines.
+
+    Args:
+        moduli: the m values on the x axis.
+        widths: label → width H, e.g. {"quick full bilinear": 64}.
+    """
+    _style()
+    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    ms = np.array(sorted(moduli))
+    ax.plot(ms, ms ** 2, marker="o", color="black", lw=1.8, label="states needed: m²")
+    for i, (name, h) in enumerate(widths.items()):
+        ax.axhline(h, color=COLORS[i % len(COLORS)], lw=1.4, ls="--", label=f"{name}: H = {h}")
+    ax.set_yscale("log")
+    ax.set_xlabel("modulus m", fontsize=11)
+    ax.set_ylabel("states (log scale)", fontsize=11)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9.5)
+    if title:
+        ax.set_title(title, fontsize=12)
+    fig.tight_layout()
+    return fig
