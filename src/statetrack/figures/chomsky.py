@@ -53,9 +53,10 @@ def table_heatmap(rows: list[dict[str, Any]], row_order: list[str], col_order: l
             paper = f"paper {_fmt(r.get('paper_best'))} / {_fmt(r.get('paper_median'))}"
             ours = (f"ours {_fmt(r.get('ours_best'))} / {_fmt(r.get('ours_median'))}" if ran
                     else f"not run at {preset}")
-            dark = ran and r["ours_best"] == r["ours_best"] and r["ours_best"] > 0.6
+            # viridis is dark below ~0.55 and light above: white text on the dark end, black on the light one
+            dark_bg = ran and r["ours_best"] == r["ours_best"] and r["ours_best"] < 0.55
             ax.text(j, i, f"{ours}\n{paper}", ha="center", va="center", fontsize=9,
-                    color="white" if dark else "0.15", style="normal" if ran else "italic")
+                    color="white" if dark_bg else "0.1", style="normal" if ran else "italic")
     masked = np.ma.masked_invalid(value)
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("0.9")
