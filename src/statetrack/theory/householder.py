@@ -290,6 +290,7 @@ class TrackResult:
     acc: float  # fraction of (sequence, position) answers equal to the label
     seq_acc: float  # fraction of sequences correct at every position
     max_state_error: float  # max |S_t − M(label_t)| over sequences, positions and entries (fp32 rounding)
+    error_by_step: torch.Tensor  # (T,) that max at each step, over sequences and entries
 
 
 @torch.no_grad()
@@ -311,7 +312,7 @@ def track_swaps(num_seqs: int = 1000, length: int = 10_000, seed: int = 0,
     state = tr.init_state(num_seqs)
     correct = torch.zeros(num_seqs, dtype=torch.long)  # (B,) correct answers so far
     all_ok = torch.ones(num_seqs, dtype=torch.bool)  # (B,)
-    err = torch.zeros(())  # running max of |S_t − M(label_t)|
+    err = torch.zeros(length)  # (T,) max of |S_t − M(label_t)| at each step
     with _one_thread():
         for t in range(length):
             logits, state = tr.model.step(batch.inputs[:, t], state)  # (B, K)
@@ -319,9 +320,9 @@ def track_swaps(num_seqs: int = 1000, length: int = 10_000, seed: int = 0,
             correct += hit
             all_ok &= hit
             S = state[0][0][:, :n]  # (B, n, n, n) the working heads' states
-            err = torch.maximum(err, (S - mats[batch.targets[:, t]][:, None]).abs().max())
+            err[t] = (S - mats[batch.targets[:, t]][:, None]).abs().max()
     return TrackResult(num_seqs, length, float(correct.sum()) / (num_seqs * length), float(all_ok.double().mean()),
-                       err)
+                       float(err.max()), err)
 
 
 # ----------------------------------------------------------------------------- Thm 6: addition mod m by reflections
@@ -345,6 +346,7 @@ class AdderResult:
     length: int
     acc: float  # fraction of (sequence, position) answers equal to the label
     max_angle_error: float  # max distance of h_t from its exact point on the unit circle
+    error_by_step: torch.Tensor  # (T,) that max at each step, over sequences
 
 
 @torch.no_grad()
@@ -417,7 +419,7 @@ def check_adders(moduli: Sequence[int], num_seqs: int = 1000, length: int = 10_0
         ang = torch.where(parity == 1, math.pi / m - 2 * math.pi * S / m, 2 * math.pi * S / m)  # (B, T) exact angle
         dist = (h.double() - torch.stack([torch.cos(ang), torch.sin(ang)], -1)).norm(dim=-1)  # (B, T)
         out.append(AdderResult(m, str(dtype).removeprefix("torch."), num_seqs, length,
-                               float((pred == batch.targets).double().mean()), float(dist.max())))
+                               float((pred == batch.targets).double().mean()), float(dist.max()), dist.max(0).values))
     return out
 
 
