@@ -5,6 +5,8 @@
               [--preset P] [--seed N] [--device D] [--json] [--out FILE]
     statetrack reproduce [IDS ...] --preset P [--force]    execute claim notebooks with papermill
               [--device D] [--confirm-long]
+    statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
+              [--executor local|slurm|submitit-local] [--dry-run] [--partition ... --time ...]
     statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
     statetrack book                                        build the HTML book from executed notebooks
     statetrack bench [--device D] [--scale S] [--json]     fast path vs reference: speed and precision
@@ -129,6 +131,34 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from statetrack.sweep import dry_run, plan, sweep
+    from statetrack.training import resolve_device
+
+    if args.dry_run:
+        items = plan(args.ids, args.preset)
+        dev = resolve_device(args.device).type if args.executor != "slurm" else "cuda"
+        rows = dry_run(items, dev)
+        if args.json:
+            print(json.dumps(rows, indent=1))
+            return 0
+        print(f"{'claim':<6} {'runs':>6} {'missing':>8} {'est. hours':>11}  (throughput measured on {rows[0]['throughput_from'] if rows else dev})")
+        for r in rows:
+            extra = f"  ({r['unmeasured']} runs of unbenchmarked models not estimated)" if r["unmeasured"] else ""
+            print(f"{r['claim']:<6} {r['runs']:>6} {r['missing']:>8} {r['hours']:>11.2f}{extra}")
+        print(f"{'total':<6} {sum(r['runs'] for r in rows):>6} {sum(r['missing'] for r in rows):>8} "
+              f"{sum(r['hours'] for r in rows):>11.2f}  (training only, one device; divide by the workers)")
+        return 0
+    slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
+             "array": args.array_parallelism, "log_folder": args.log_folder}
+    counts = sweep(args.ids, args.preset, executor=args.executor, workers=args.workers, device=args.device,
+                   slurm=slurm, progress=not args.json, confirm_long=args.confirm_long)
+    print(json.dumps(counts) if args.json else
+          f"sweep done: {counts['trained']} trained, {counts['done']} already recorded, {counts['busy']} in progress "
+          f"elsewhere, {counts['failed']} failed, of {counts['total']}")
+    return 0 if counts["failed"] == 0 else 1
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from statetrack.claims import CLAIMS, check_preset, verify_claim
 
@@ -222,6 +252,22 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--device", default="auto")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
     s.set_defaults(fn=cmd_reproduce)
+
+    s = sub.add_parser("sweep", help="run claims' grids: a local process pool or Slurm (submitit); resumable")
+    s.add_argument("ids", nargs="*", help="claim ids, or all (default: all)")
+    s.add_argument("--preset", required=True, choices=PRESETS)
+    s.add_argument("--executor", default="local", choices=("local", "slurm", "submitit-local"))
+    s.add_argument("--workers", type=int, default=1, help="local processes (one per GPU on a multi-GPU box)")
+    s.add_argument("--device", default="auto")
+    s.add_argument("--dry-run", action="store_true", help="print the grid and its estimated cost; run nothing")
+    s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
+    s.add_argument("--partition", help="Slurm partition")
+    s.add_argument("--time", type=int, default=240, help="Slurm time limit per run, minutes")
+    s.add_argument("--gpus-per-job", type=int, default=1)
+    s.add_argument("--array-parallelism", type=int, default=64, help="Slurm array tasks running at once")
+    s.add_argument("--log-folder", help="submitit's folder (default: data/results/.submitit/<time>)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_sweep)
 
     s = sub.add_parser("verify", help="the paper's number, ours, the preset and the verdict for every claim")
     s.add_argument("--json", action="store_true")

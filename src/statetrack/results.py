@@ -186,14 +186,15 @@ def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
         os.close(fd)
 
 
-def stored(claim: str, cfg: RunConfig) -> dict[str, Any] | None:
-    """The finished record of ``cfg`` (here, or a twin under another claim), or None; "failed" ones are retried."""
+def stored(claim: str, cfg: RunConfig, copy: bool = True) -> dict[str, Any] | None:
+    """The finished record of ``cfg`` (here, or a twin under another claim, copied here unless ``copy=False``),
+    or None; "failed" ones are retried."""
     path = record_path(claim, cfg)
     if path.exists():
         rec = read_record(path)
         if rec["status"] != "failed":
             return rec
-    return find_twin(claim, cfg)
+    return find_twin(claim, cfg, copy=copy)
 
 
 def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]], force: bool = False,
@@ -223,13 +224,13 @@ def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]],
         return read_record(path)
 
 
-def find_twin(claim: str, cfg: RunConfig) -> dict[str, Any] | None:
+def find_twin(claim: str, cfg: RunConfig, copy: bool = True) -> dict[str, Any] | None:
     """The same run recorded under another claim (same key: same config, seed and schema), copied here.
 
     Claims share cells (ne4's parity column holds ne1's Mamba and DeltaNet runs; x1 holds every claim's).
     Training is deterministic given the key, so the record is reused rather than retrained; the copy keeps
     its provenance and says where it came from (``copied_from``). Only finished ("ok" or "diverged") records
-    whose code is not stale are reused.
+    whose code is not stale are reused. ``copy=False`` only looks (for dry runs).
     """
     name = record_path(claim, cfg).name
     for other in sorted(results_dir().glob(f"*/{name}")):
@@ -238,6 +239,8 @@ def find_twin(claim: str, cfg: RunConfig) -> dict[str, Any] | None:
         rec = read_record(other)
         if rec["status"] == "failed" or rec["stale"]:
             continue
+        if not copy:
+            return rec
         rec = {k: v for k, v in rec.items() if k != "stale"}
         rec["claim"], rec["copied_from"] = claim, f"{other.parent.name}/{other.name}"
         path = record_path(claim, cfg)

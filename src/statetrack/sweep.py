@@ -1,0 +1,251 @@
+"""Run many claims' grids at once: locally (a process pool, one worker per GPU or N CPU workers) or on Slurm.
+
+    statetrack sweep ne1 bl2 --preset paper --workers 4            # local process pool
+    statetrack sweep all --preset paper --executor slurm --partition gpu --time 240 --gpus-per-job 1
+    statetrack sweep all --preset paper --dry-run                   # the grid and its estimated cost
+
+The grids are the claim modules' own (``claims.<id>.grid(preset)``): nothing is listed twice. A run is
+skipped when its record exists (here or as a twin under another claim). Each run trains under its
+per-run lock (``results.run_lock``, an ``flock`` released by the operating system when its owner
+dies), so two sweeps over the same grid never train the same run twice, and a killed sweep leaves
+no run locked; records are written atomically, so a kill at any moment leaves either the finished
+record or nothing. Rerunning the same command finishes only what is missing.
+
+Slurm goes through submitit (a real scheduler; one array job, each task one run); its local executor
+runs the same path in the tests. Submitit pickles the job function and its arguments into its own
+folder and unpickles them there: files this module wrote, never files a user hands in.
+
+Cost estimates come from measured throughput: ``statetrack bench`` records training-step tokens per
+second per model and device (``benchmarks/results/*.json``); a run's cost is its tokens (steps × batch ×
+mean training length) over that throughput, scaled by its parameter count against the benchmarked
+model's. Evaluation is not included. Without a benchmark for the device the estimate says so.
+
+Used in: ``statetrack sweep``; the GPU-box runbook (book/gpu_runbook.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from statetrack.config import ConfigError, RunConfig
+
+EXECUTORS = ("local", "slurm", "submitit-local")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One run of a sweep: the claim it belongs to and its config."""
+
+    claim: str
+    cfg: RunConfig
+
+
+def plan(ids: Sequence[str], preset: str) -> list[Item]:
+    """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order."""
+    from statetrack.claims import check_preset, get_claim, implemented
+
+    check_preset(preset)
+    ids = implemented() if list(ids) in ([], ["all"]) else list(ids)
+    for i in ids:
+        get_claim(i)  # names an unknown or unbuilt claim before anything runs
+    return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]
+
+
+def is_done(item: Item) -> bool:
+    """Whether the run has a finished record, here or under another claim (nothing is written)."""
+    from statetrack.results import stored
+
+    return stored(item.claim, item.cfg, copy=False) is not None
+
+
+def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threads: int = 0) -> str:
+    """Run one item unless its record exists or another process holds its lock; returns what happened.
+
+    Returns "done" (a record already existed, or a twin was copied), "busy" (another process is training it),
+    "trained" or "failed: <reason>". Top-level, so process pools and submitit can pickle it.
+    """
+    import torch
+
+    from statetrack.results import load_or_make, run_lock, stored
+    from statetrack.runs import failed_record, run
+
+    if threads:
+        torch.set_num_threads(threads)
+    cfg = RunConfig.from_dict(config)
+    if stored(claim, cfg) is not None:
+        return "done"
+    with run_lock(claim, cfg, wait=False) as held:
+        if not held:
+            return "busy"
+    # The lock is taken again inside load_or_make; a process that takes it between these lines finds the
+    # record written by the other and returns it without training.
+    made: list[bool] = []
+
+    def make() -> dict[str, Any]:
+        made.append(True)
+        return run(cfg, claim, device=device, preset=preset)
+
+    try:
+        load_or_make(claim, cfg, make, failed=lambda e: failed_record(cfg, claim, preset, e))
+    except Exception as e:  # recorded as failed; the sweep goes on
+        return f"failed: {type(e).__name__}: {e}"
+    return "trained" if made else "done"
+
+
+# ----------------------------------------------------------------------------- cost
+
+
+def _bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
+    """model name → (tokens/s of a fast training step, its parameter count) from the newest bench record."""
+    from statetrack.provenance import repo_root
+
+    best: dict[str, tuple[float, int]] = {}
+    newest = ""
+    for path in sorted((repo_root() / "benchmarks" / "results").glob("*.json")):
+        data = json.loads(path.read_text())
+        env = data.get("environment", {})
+        if env.get("device", "cpu").split(":")[0] != device_type or env.get("created", "") < newest:
+            continue
+        newest = env.get("created", "")
+        best = {m["model"]: (m["tokens_per_s"], m["params"]) for m in data.get("models", [])
+                if m.get("backend") == "fast" and m.get("tokens_per_s")}
+    return best
+
+
+def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -> float | None:
+    """Training seconds of one run from measured throughput (see the module docstring); None if unmeasured."""
+    from statetrack.models import make_model
+    from statetrack.tasks import make_task
+
+    if cfg.model.name not in throughput:
+        return None
+    tokens_per_s, bench_params = throughput[cfg.model.name]
+    task = make_task(cfg.task)
+    params = sum(p.numel() for p in make_model(cfg.model, task.vocab_size, task.num_classes).parameters())
+    tokens = cfg.train.num_steps * cfg.train.batch_size * (cfg.train.min_len + cfg.train.max_len) / 2
+    return tokens / tokens_per_s * max(1.0, params / bench_params)
+
+
+def dry_run(items: Sequence[Item], device_type: str) -> list[dict[str, Any]]:
+    """Per claim: runs in the grid, runs still missing, estimated hours for the missing ones on ``device_type``."""
+    tp = _bench_throughput(device_type)
+    source = device_type
+    if not tp and device_type != "cpu":
+        tp, source = _bench_throughput("cpu"), "cpu (no benchmark recorded for this device)"
+    rows: dict[str, dict[str, Any]] = {}
+    for it in items:
+        row = rows.setdefault(it.claim, {"claim": it.claim, "runs": 0, "missing": 0, "hours": 0.0, "unmeasured": 0})
+        row["runs"] += 1
+        if is_done(it):
+            continue
+        row["missing"] += 1
+        sec = estimate_seconds(it.cfg, tp)
+        if sec is None:
+            row["unmeasured"] += 1
+        else:
+            row["hours"] += sec / 3600
+    for row in rows.values():
+        row["throughput_from"] = source
+    return list(rows.values())
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _devices(device: str, workers: int) -> list[str]:
+    """The device of each worker: one GPU each when ``device`` is cuda and there are several, else ``device``."""
+    import torch
+
+    from statetrack.training import resolve_device
+
+    dev = resolve_device(device)
+    if dev.type == "cuda" and dev.index is None and torch.cuda.device_count() > 1:
+        return [f"cuda:{i % torch.cuda.device_count()}" for i in range(workers)]
+    return [str(dev)] * workers
+
+
+def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int = 1, device: str = "auto",
+          slurm: dict[str, Any] | None = None, progress: bool = True, confirm_long: bool = False,
+          log=print) -> dict[str, int]:
+    """Run every missing run of the claims' grids; returns counts of trained, done, busy and failed runs."""
+    from tqdm import tqdm
+
+    from statetrack.claims import preflight
+    from statetrack.results import check_writable, results_dir
+
+    if executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}; allowed: {', '.join(EXECUTORS)}")
+    if not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"--workers {workers!r} is not allowed: it must be an integer >= 1")
+    items = plan(ids, preset)
+    for claim in dict.fromkeys(it.claim for it in items):  # records, folder and device checked first
+        preflight(claim, preset, device=device, confirm_long=confirm_long or executor == "slurm")
+    check_writable(results_dir())
+    todo = [it for it in items if not is_done(it)]
+    counts = {"total": len(items), "trained": 0, "done": len(items) - len(todo), "busy": 0, "failed": 0}
+    log(f"sweep {preset}: {len(items)} runs in the grid, {len(todo)} missing, executor {executor}")
+    bar = tqdm(total=len(todo), disable=not progress, desc="runs", unit="run", file=sys.stderr)
+
+    def tally(item: Item, outcome: str) -> None:
+        key = outcome.split(":")[0]
+        counts[key] = counts.get(key, 0) + 1
+        if key in ("trained", "failed"):
+            log(f"{outcome.split(':')[0]} {item.claim}/{item.cfg.task.name}-{item.cfg.model.label}-s{item.cfg.seed}"
+                + (f" ({outcome.split(': ', 1)[1]})" if key == "failed" else ""))
+        bar.update(1)
+
+    args = [(it.claim, it.cfg.to_dict(), preset) for it in todo]
+    if executor == "local" and workers == 1:
+        dev = _devices(device, 1)[0]
+        for it, (claim, cfg, p) in zip(todo, args):
+            tally(it, run_item(claim, cfg, dev, p))
+    elif executor == "local":
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        devices = _devices(device, workers)
+        threads = max(1, (os.cpu_count() or 1) // workers) if devices[0] == "cpu" else 0
+        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+            futures = {pool.submit(run_item, c, cfg, devices[i % workers], p, threads): it
+                       for i, (it, (c, cfg, p)) in enumerate(zip(todo, args))}
+            for fut in cf.as_completed(futures):
+                tally(futures[fut], fut.result())
+    else:
+        jobs = _submit(todo, args, device, executor, slurm or {})
+        for it, job in zip(todo, jobs):
+            tally(it, job.result())
+    bar.close()
+    return counts
+
+
+def _submit(todo: list[Item], args: list[tuple], device: str, executor: str, slurm: dict[str, Any]):
+    """Submit one array job through submitit (Slurm, or submitit's local executor in tests)."""
+    try:
+        import submitit
+    except ImportError:
+        raise ConfigError("the slurm executor needs submitit: pip install 'statetrack[cluster]' "
+                          "(or submitit from requirements.txt)") from None
+    from statetrack.results import results_dir
+
+    folder = Path(slurm.get("log_folder") or results_dir() / ".submitit" / time.strftime("%Y%m%d-%H%M%S"))
+    if executor == "submitit-local":
+        ex = submitit.LocalExecutor(folder=folder)
+        ex.update_parameters(timeout_min=int(slurm.get("time", 60)))
+    else:
+        ex = submitit.AutoExecutor(folder=folder, cluster="slurm")
+        params = {"timeout_min": int(slurm.get("time", 240)), "slurm_array_parallelism": int(slurm.get("array", 64)),
+                  "gpus_per_node": int(slurm.get("gpus_per_job", 1)), "cpus_per_task": int(slurm.get("cpus", 4)),
+                  "mem_gb": int(slurm.get("mem_gb", 32)), "name": "statetrack"}
+        if slurm.get("partition"):
+            params["slurm_partition"] = slurm["partition"]
+        ex.update_parameters(**params)
+    dev = "cuda" if executor == "slurm" and int(slurm.get("gpus_per_job", 1)) > 0 else device
+    claims, cfgs, presets = zip(*args)
+    return ex.map_array(run_item, claims, cfgs, [dev] * len(args), presets)

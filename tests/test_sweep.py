@@ -1,0 +1,94 @@
+"""Sweeps: every claim's grid runs once, a rerun trains nothing, kills lose nothing, two sweeps never collide."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from statetrack.claims import implemented
+from statetrack.results import load_records, read_record, results_dir
+from statetrack.sweep import dry_run, plan, sweep
+
+STATETRACK = [sys.executable, "-m", "statetrack"]
+
+
+def _records(claim="ne1"):
+    folder = results_dir() / claim
+    return sorted(p.name for p in folder.glob("*.json")) if folder.exists() else []
+
+
+def test_sweep_all_at_smoke_then_a_rerun_trains_nothing():
+    first = sweep(["all"], "smoke", progress=False, log=lambda *a: None)
+    grid = plan(["all"], "smoke")
+    assert first["failed"] == 0 and first["trained"] + first["done"] == len(grid) == first["total"]
+    again = sweep(["all"], "smoke", progress=False, log=lambda *a: None)
+    assert again["trained"] == 0 and again["done"] == len(grid)
+    for claim in implemented():
+        load_records(claim)  # every record valid
+
+
+def test_submitit_local_executor_runs_the_same_path(tmp_path):
+    pytest.importorskip("submitit")
+    counts = sweep(["ne1"], "smoke", executor="submitit-local", progress=False, log=lambda *a: None,
+                   slurm={"log_folder": str(tmp_path / "submitit"), "time": 10})
+    assert counts["trained"] == 4 and counts["failed"] == 0 and len(_records()) == 4
+
+
+def test_dry_run_prints_cost_and_trains_nothing():
+    rows = dry_run(plan(["ne1"], "paper"), "cpu")
+    assert rows[0]["runs"] == 48 == rows[0]["missing"] and rows[0]["hours"] > 1
+    out = subprocess.run(STATETRACK + ["sweep", "ne1", "--preset", "paper", "--dry-run"], capture_output=True,
+                         text=True, env=os.environ)
+    assert out.returncode == 0 and "est. hours" in out.stdout and "total" in out.stdout
+    assert _records() == []
+
+
+def _start(env, *extra):
+    return subprocess.Popen(STATETRACK + ["sweep", "ne1", "--preset", "smoke", *extra], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)
+
+
+def test_killed_sweeps_lose_nothing_and_a_rerun_finishes_only_what_is_missing():
+    """Kill a real sweep at random moments (SIGKILL and SIGINT), many times; records stay whole."""
+    env = {**os.environ}
+    rng = random.Random(0)
+    kills = 0
+    while kills < 6:
+        proc = _start(env)
+        time.sleep(rng.uniform(1.0, 3.5))  # start-up takes ~2 s, a run ~0.5 s: kills land before and during runs
+        proc.send_signal(signal.SIGKILL if kills % 2 == 0 else signal.SIGINT)
+        proc.wait()
+        kills += 1
+        for name in _records():  # whatever was finished is a valid record; nothing half-written is a record
+            read_record(results_dir() / "ne1" / name)
+    before = len(_records())
+    final = subprocess.run(STATETRACK + ["sweep", "ne1", "--preset", "smoke", "--json"], capture_output=True,
+                           text=True, env=env)
+    assert final.returncode == 0, final.stderr[-2000:]
+    counts = __import__("json").loads(final.stdout.strip().splitlines()[-1])
+    assert counts["trained"] == 4 - before and counts["done"] == before and len(_records()) == 4
+
+
+def test_two_sweeps_at_once_never_train_the_same_run_twice():
+    env = {**os.environ}
+    a, b = _start(env), _start(env)
+    out = a.communicate()[0] + b.communicate()[0]
+    trained = [line for line in out.splitlines() if line.startswith("trained ")]
+    assert len(trained) == len(set(trained)) == 4, out
+    assert a.returncode == 0 and b.returncode == 0 and len(_records()) == 4
+
+
+@pytest.mark.parametrize("argv,needle", [
+    pytest.param(["sweep", "ne9", "--preset", "smoke"], "'ne9'", id="claim"),
+    pytest.param(["sweep", "ne1", "--preset", "smoke", "--workers", "0"], "--workers 0", id="workers"),
+    pytest.param(["sweep", "ne1", "--preset", "smoke", "--device", "tpu"], "'tpu'", id="device"),
+])
+def test_bad_sweep_input(capsys, argv, needle):
+    from statetrack.cli import main
+
+    assert main(argv) == 2
+    assert needle in capsys.readouterr().err and _records() == []
