@@ -26,7 +26,7 @@ def _records(preset, scores):
 def test_grid_is_per_step_arithmetic():
     cfgs = bl4.grid("quick")
     assert {(c.task.name, c.task.format, c.task.modulus) for c in cfgs} == {("modular_arithmetic", "per_step", 5)}
-    assert {c.eval.max_len for c in cfgs} == {500}
+    assert {c.eval.max_len for c in cfgs} == {501}
 
 
 @pytest.mark.parametrize("preset,scores,ok", [
