@@ -61,7 +61,8 @@ def test_count_only_ceiling_equals_brute_force(s3, length):
 
 def test_count_only_ceiling_hand_worked_and_its_shape(s3):
     c = count_only_ceiling(s3.mul_table, 16)
-    assert c[0] == pytest.approx(1.0, abs=1e-15) and c[1] == pytest.approx(27 / 36, abs=1e-15)  # the docstring's example
+    assert c[0] == pytest.approx(1.0, abs=1e-15)
+    assert c[1] == pytest.approx(27 / 36, abs=1e-15)  # the docstring's example
     assert all(x >= y - 1e-12 for x, y in zip(c, c[1:]))  # never rises with the length
     assert all(x > 1 / 3 for x in c)  # the counts always give the sign (the coset of A3)
     swaps = [i for i, p in enumerate(S3) if sum(a != b for a, b in enumerate(p)) == 2]

@@ -13,14 +13,12 @@ the length.
 Trained part: a label after every token, training lengths 2–10, test lengths 11–500 (the score is
 the mean normalized accuracy over them):
 
-| preset | runs                                                                        | train                  | seeds |
-|--------|-----------------------------------------------------------------------------|------------------------|-------|
-| smoke  | Z5 and S3: rotation H=2, full H=4; S3: diagonal H=4                         | 10 steps, batch 8      | 1     |
-| quick  | Z5: rotation H=2, full H=32. S3: rotation H=2 and H=64, diagonal H=64,      | batch 128; rotation    | 3     |
-|        | full H=32                                                                   | 1000 steps (lr 1e-2),  |       |
-|        |                                                                             | others 1000 / 500      |       |
-|        |                                                                             | (lr 3e-3)              |       |
-| paper  | as quick, full H=64, 20k steps, lrs {1e-2, 3e-3, 1e-3}                      | batch 256              | 5     |
+| preset | runs (Z5: modular addition mod 5; S3: its word problem)                | train                 | seeds |
+|--------|-------------------------------------------------------------------------|-----------------------|-------|
+| smoke  | Z5 and S3: rotation H=2, full H=4; S3: diagonal H=4                     | 10 steps, batch 8     | 1     |
+| quick  | Z5 and S3: rotation H=2 (lr 1e-2, 1000 steps), full H=32 (500 steps);   | batch 128, lr 3e-3    | 3     |
+|        | S3: rotation H=64 and diagonal H=64 (1000 steps)                        | unless stated         |       |
+| paper  | as quick, full H=64; lrs {1e-2, 3e-3, 1e-3}                             | 20k steps, batch 256  | 5     |
 
 Verdict rule, applied to every seed: the rotation model and the full model reach ≥ 0.9 on Z5;
 the full model reaches ≥ 0.9 on S3; every commuting model (rotation, diagonal) on S3 stays at or
@@ -211,5 +209,5 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
                  legend=f"(Z5 and full on S3 >= {PASS:.2f}; commuting models on S3 <= ceiling {bound:.3f})")
 
 
-__all__ = ["CEILING_LEN", "HEADLINE", "ID", "MODELS", "cell_of", "ceiling", "ceiling_normalized", "checks", "grid", "paper_rows",
-           "rule_of", "verdict"]
+__all__ = ["CEILING_LEN", "HEADLINE", "ID", "MODELS", "cell_of", "ceiling", "ceiling_normalized", "checks", "grid",
+           "paper_rows", "rule_of", "verdict"]
