@@ -131,9 +131,10 @@ def add_launch_buttons(config: Path) -> None:
 
 def write_generated(folder: Path) -> None:
     """The tables computed from the run records at build time (``statetrack.scoreboard``), as MyST files."""
-    from statetrack.scoreboard import budget_markdown, scoreboard_markdown
+    from statetrack.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
 
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "paper_cost.md").write_text(paper_cost_markdown())
     (folder / "scoreboard.md").write_text(scoreboard_markdown())
     (folder / "budget.md").write_text(budget_markdown())
 

@@ -10,7 +10,8 @@ include them. A claim's status is one of
 | not run | the claim is built, but no preset has all its records |
 | not built yet | the claim has no notebook yet |
 
-Used in: book/intro.md (scoreboard), book/teaching.md (budget), ``statetrack.book.stage``.
+Used in: book/intro.md (scoreboard), book/teaching.md (budget), book/gpu_runbook.md (paper cost),
+``statetrack.book.stage``.
 """
 
 from __future__ import annotations
@@ -102,4 +103,21 @@ def budget_markdown() -> str:
         lines.append(f"| {{ref}}`{c.id} <{c.id}>` | `{v.preset}` | {len(recs)} | {minutes:.1f} | {device} |")
     lines += ["", f"Total: {total:.1f} minutes of recorded runs. A notebook run from scratch adds its exact parts "
                   "and its start-up (about half a minute each)."]
+    return "\n".join(lines) + "\n"
+
+
+def paper_cost_markdown() -> str:
+    """Per built claim: runs of the paper grid, how many are recorded, estimated training hours (``sweep.dry_run``)."""
+    from statetrack.claims import implemented
+    from statetrack.sweep import dry_run, plan
+
+    rows = dry_run(plan(implemented(), "paper"), "cuda")
+    source = rows[0]["throughput_from"] if rows else "–"
+    lines = ["| claim | runs at paper | recorded | estimated hours for the rest |", "|---|---|---|---|"]
+    for r in rows:
+        note = f" ({r['unmeasured']} runs of unbenchmarked models not estimated)" if r["unmeasured"] else ""
+        lines.append(f"| {{ref}}`{r['claim']} <{r['claim']}>` | {r['runs']} | {r['runs'] - r['missing']} | "
+                     f"{r['hours']:.0f}{note} |")
+    lines += ["", f"Total: {sum(r['runs'] for r in rows)} runs, {sum(r['hours'] for r in rows):.0f} estimated "
+                  f"device-hours of training (throughput measured on: {source})."]
     return "\n".join(lines) + "\n"

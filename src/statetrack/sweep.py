@@ -25,6 +25,7 @@ Used in: ``statetrack sweep``; the GPU-box runbook (book/gpu_runbook.md).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from statetrack.config import ConfigError, RunConfig
+from statetrack.config import ConfigError, ModelConfig, RunConfig, TaskConfig
 
 EXECUTORS = ("local", "slurm", "submitit-local")
 
@@ -119,16 +120,22 @@ def _bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
     return best
 
 
-def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -> float | None:
-    """Training seconds of one run from measured throughput (see the module docstring); None if unmeasured."""
+@functools.lru_cache(maxsize=None)
+def _num_params(model: ModelConfig, task: TaskConfig) -> int:
+    """Parameters of a model for a task (built once per distinct pair; grids repeat them across seeds and rates)."""
     from statetrack.models import make_model
     from statetrack.tasks import make_task
 
+    t = make_task(task)
+    return sum(p.numel() for p in make_model(model, t.vocab_size, t.num_classes).parameters())
+
+
+def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -> float | None:
+    """Training seconds of one run from measured throughput (see the module docstring); None if unmeasured."""
     if cfg.model.name not in throughput:
         return None
     tokens_per_s, bench_params = throughput[cfg.model.name]
-    task = make_task(cfg.task)
-    params = sum(p.numel() for p in make_model(cfg.model, task.vocab_size, task.num_classes).parameters())
+    params = _num_params(cfg.model, cfg.task)
     tokens = cfg.train.num_steps * cfg.train.batch_size * (cfg.train.min_len + cfg.train.max_len) / 2
     return tokens / tokens_per_s * max(1.0, params / bench_params)
 
