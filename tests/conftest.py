@@ -10,7 +10,14 @@ import torch
 def _isolated_results(tmp_path, monkeypatch):
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path / "results"))
     torch.set_num_threads(2)
+    from statetrack.provenance import repo_root
+
+    real = repo_root() / "data" / "results"
+    before = sorted(p.relative_to(real).as_posix() for p in real.rglob("*.json"))
     yield
+    after = sorted(p.relative_to(real).as_posix() for p in real.rglob("*.json"))
+    new = sorted(set(after) - set(before))
+    assert not new, f"a test wrote into data/results: {new}"
 
 
 class SmokeRuns:

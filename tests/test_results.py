@@ -107,12 +107,14 @@ def test_failed_run_is_recorded_then_retried(monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("out of memory")
 
+    real = runs.run
     monkeypatch.setattr(runs, "run", broken)
     with pytest.raises(RuntimeError):
         load_or_run(cfg, "t")
     rec = read_record(record_path("t", cfg))
     assert rec["status"] == "failed" and "out of memory" in rec["reason"]
-    monkeypatch.undo()
+    # Not monkeypatch.undo(): that would also undo conftest's STATETRACK_RESULTS_DIR and write into data/results.
+    monkeypatch.setattr(runs, "run", real)
     assert load_or_run(cfg, "t")["status"] == "ok"  # a failed record is retried
 
 
