@@ -1,0 +1,318 @@
+"""Claim ne5 (NE Fig. 4 and Fig. 7): S5 word problems versus depth, sequence accuracy up to length 500.
+
+NE train Mamba and DeltaNet, each with eigenvalues in [0, 1] or [−1, 1] and 1–5 layers, plus a
+one-layer "full matrix simple" baseline, on four variants of the S5 word problem (PAPERS.md 1.4):
+swaps only, swaps + 3-cycles, 4 tokens per transition, and all of S5; training length 32 (64 for
+the 4-token variant, our reading), test length 500, sequence accuracy against the length. The
+paper gives plots only, so each qualitative statement becomes a rule:
+
+| id | statement (PAPERS.md 1.4)                                  | rule (L_gen: quick 100, paper 500; 2T = twice the training length) |
+|----|------------------------------------------------------------|---------------------------------------------------------------------|
+| R1 | swaps: DeltaNet [−1,1] with even 1 layer solves it         | every 1-layer DeltaNet [−1,1] run: seq acc @L_gen ≥ 0.9             |
+| R2 | swaps: DeltaNet [0,1] (5 layers) generalises only slightly | every DeltaNet [0,1] run, any depth: seq acc @2T ≤ 0.1              |
+| R3 | plain S5: every model reaches 0 before length 30           | every Mamba and DeltaNet run: seq acc @30 ≤ 0.01                    |
+| R4 | Mamba is poor in every setup, in either range              | every Mamba run: seq acc @2T ≤ 0.1                                  |
+| C1 | swaps + 3-cycles: DeltaNet [−1,1] 5 layers still good      | its best seed: seq acc @2T ≥ 0.9 (comparison check)                 |
+| C2 | swaps + 3-cycles: every model degrades                     | no (model, range, depth) has a higher best-seed seq acc @L_gen with |
+|    |                                                            | 3-cycles than on swaps only, beyond 0.02 (comparison check)         |
+| C3 | 4 tokens: DeltaNet [−1,1] 5 layers good to ~200 (1 of 3    | its best seed: seq acc @200 ≥ 0.9 (comparison check)                |
+|    | seeds failed)                                              |                                                                     |
+
+The full-matrix baseline's runs are shown, not judged (PAPERS.md records no statement about them).
+
+Exact part (``checks``, from ``theory.word_problems``): the package's bilinear "full" model (state
+size 32) with hand-set weights tracks every variant against the task's labels; the fewest
+reflections per element are 1 (swaps), 2 (+ 3-cycles) and 4 (all of S5), so one GH factor per
+token (one DeltaNet layer) fits swaps only and 4 tokens per element leave room for every element;
+every swap has the eigenvalue −1, which no [0, 1] transition has.
+
+Presets (lengths count input tokens):
+
+| preset | trained                                                                | train                                    | test   | seeds |
+|--------|------------------------------------------------------------------------|------------------------------------------|--------|-------|
+| smoke  | swaps: DeltaNet ± 1 layer D=8; full H=8                                | 10 steps, length 8                       | 9–16   | 1     |
+| quick  | swaps: DeltaNet ± 1 layer D=64, 4 heads, no conv, no MLP (= ne3's      | DeltaNet: lr 2e-3, 500 steps; full: lr   | 33–128;| 3     |
+|        | quick runs); full H=32                                                 | 1e-2, 1000 steps; batch 128, length 32   | full to 500 |  |
+| paper  | 4 variants × {DeltaNet, Mamba} × {[0,1], [−1,1]} × 1–5 layers, D=128;  | lr 1e-4, batch 512, 312,500 steps        | to 500 | 3     |
+|        | full H=32 per variant (252 runs)                                       | (NE App. E.2), length 32 (4 tokens: 64)  |        |       |
+
+``quick`` carries R1 and R2 on one layer (the swaps-only separation) and the baseline; every other
+variant and depth is the ``paper`` preset's and shows as "not run at this preset".
+
+Used in: notebooks/ne5_s5_word_problems.md, ``statetrack verify``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from statetrack.claims import Verdict, check_preset
+from statetrack.claims.common import Cell, Check, Rule, at_least, at_most, check_choice, check_seeds, expand, judge
+from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
+from statetrack.models import model_config
+from statetrack.tasks import make_task, task_config
+
+ID = "ne5"
+VARIANTS = ("swaps", "swaps_3cycles", "4tokens", "all")
+VARIANT_NAMES = {"swaps": "swaps only", "swaps_3cycles": "swaps + 3-cycles", "4tokens": "4 tokens per transition",
+                 "all": "all of S5"}
+MODELS = ("deltanet", "mamba", "full")
+NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "full": "full matrix"}
+EIG_RANGES = ("[0,1]", "[-1,1]")
+DEPTHS = (1, 2, 3, 4, 5)
+HEADLINE = "DeltaNet [-1,1] 1L swaps"  # the scoreboard's row
+PASS_GEN, PASS_FAIL, PASS_ZERO, TOLERANCE = 0.9, 0.1, 0.01, 0.02
+L_GEN = {"smoke": 16, "quick": 100, "paper": 500}  # R1's length
+L_ZERO = 30  # R3's length
+L_4TOKENS = 200  # C3's length
+
+_MODEL_FIELDS = {  # preset → model → fields (num_layers and eig_range are added per cell)
+    "smoke": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
+              "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=0),
+              "full": dict(variant="full", d_model=8)},
+    # DeltaNet as ne3's quick cell (CALIBRATION.md R2.2 without the MLP), so the runs are shared.
+    "quick": {"deltanet": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),
+              "mamba": dict(d_model=64, d_state=16, expand=2, d_conv=4, mlp_ratio=0),
+              "full": dict(variant="full", d_model=32)},
+    # NE App. E.2: width 128, DeltaNet 4 heads and no short conv, fla's default MLP; Mamba as mambapy.
+    "paper": {"deltanet": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4),
+              "mamba": dict(d_model=128, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0),
+              "full": dict(variant="full", d_model=32)},
+}
+_SMOKE = TrainConfig(num_steps=10, batch_size=8, lr=2e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1)
+# The same TrainConfig and EvalConfig as ne3's quick DeltaNet cell (tests check that ne3's runs are ours).
+_QUICK = TrainConfig(num_steps=500, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
+                     min_len=32, max_len=32, eval_every=0)
+# NE App. E.2: 100 epochs of 1.6M sequences at batch 512 (fresh sequences instead of a fixed set), as ne3.
+_PAPER = TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
+                     grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100)
+_TRAIN = {  # preset → model → training settings
+    "smoke": dict.fromkeys(MODELS, _SMOKE),
+    "quick": {"deltanet": _QUICK, "mamba": _QUICK, "full": replace(_QUICK, num_steps=1000, lr=1e-2, warmup_steps=50)},
+    "paper": dict.fromkeys(MODELS, _PAPER),
+}
+_EVAL = {  # preset → model → test lengths
+    "smoke": dict.fromkeys(MODELS, EvalConfig(min_len=9, max_len=16, num_seqs=16)),
+    "quick": {"deltanet": EvalConfig(min_len=33, max_len=128, num_seqs=512),
+              "mamba": EvalConfig(min_len=33, max_len=128, num_seqs=512),
+              "full": EvalConfig(min_len=33, max_len=500, num_seqs=512)},
+    "paper": dict.fromkeys(MODELS, EvalConfig(min_len=33, max_len=500, num_seqs=4096)),
+}
+_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
+_RUNS = {  # preset → (variant, model, eig_range or "", depth) run
+    "smoke": [("swaps", "deltanet", e, 1) for e in EIG_RANGES] + [("swaps", "full", "", 1)],
+    "quick": [("swaps", "deltanet", e, 1) for e in EIG_RANGES] + [("swaps", "full", "", 1)],
+    "paper": [(v, m, e, d) for v in VARIANTS for m in ("deltanet", "mamba") for e in EIG_RANGES for d in DEPTHS]
+             + [(v, "full", "", 1) for v in VARIANTS],
+}
+# Exact part: rollouts of the hand-set tracker (sequences, length) per preset.
+TRACK = {"smoke": (100, 64), "quick": (1000, 500), "paper": (1000, 2000)}
+
+
+def task_of(variant: str) -> TaskConfig:
+    """The word_problem config of a variant name."""
+    if variant == "4tokens":
+        return task_config("word_problem", group="S5", tokens_per_element=4)
+    return task_config("word_problem", group="S5", elements=variant)
+
+
+def _train(preset: str, model: str, variant: str) -> TrainConfig:
+    train = _TRAIN[preset][model]
+    if variant == "4tokens" and preset != "smoke":  # 32 elements, as many as the other variants' length 32
+        return replace(train, min_len=2 * train.max_len, max_len=2 * train.max_len)
+    return train
+
+
+def _eval(preset: str, model: str, variant: str) -> EvalConfig:
+    ev = _EVAL[preset][model]
+    return replace(ev, min_len=_train(preset, model, variant).max_len + 1)
+
+
+def _model(preset: str, model: str, eig: str, depth: int):
+    if model == "full":
+        return model_config("bilinear", **_MODEL_FIELDS[preset]["full"])
+    return model_config(model, eig_range=eig, num_layers=depth, **_MODEL_FIELDS[preset][model])
+
+
+def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
+         variants: list[str] | None = None) -> list[RunConfig]:
+    """Every run of ne5 at ``preset``: (variant, model, eig_range, depth) × seed.
+
+    Args:
+        preset: smoke, quick or paper.
+        seeds: training seeds (default: the preset's).
+        models: a subset of ``MODELS`` (default: all the preset runs).
+        variants: a subset of ``VARIANTS`` (default: all the preset runs).
+    """
+    check_preset(preset)
+    seeds = check_seeds(seeds, _SEEDS[preset])
+    models = check_choice(ID, "model", models, MODELS)
+    variants = check_choice(ID, "variant", variants, VARIANTS)
+    cells = [Cell(task_of(v), _model(preset, m, e, d), _train(preset, m, v), _eval(preset, m, v))
+             for v, m, e, d in _RUNS[preset] if m in models and v in variants]
+    return expand(cells, seeds)
+
+
+def cell_of(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's cell: variant, model (a ``MODELS`` name), eig_range ("" for the full model), depth."""
+    cfg = record["config"]
+    task, m = cfg["task"], cfg["model"]
+    variant = "4tokens" if task["tokens_per_element"] == 4 else task["elements"]
+    model = "full" if m["name"] == "bilinear" else m["name"]
+    return {"variant": variant, "model": model, "eig_range": m.get("eig_range", ""), "depth": m["num_layers"]}
+
+
+def label_of(cell: dict[str, Any]) -> str:
+    """A row label: "swaps only: DeltaNet [-1,1], 1 layer" (or a comparison check's name)."""
+    if cell.get("check"):
+        return cell["check"]
+    core = f"{NAMES[cell['model']]} {cell['eig_range']}".strip()
+    return f"{VARIANT_NAMES[cell['variant']]}: {core}, {cell['depth']} layer{'' if cell['depth'] == 1 else 's'}"
+
+
+# ----------------------------------------------------------------------------- derived metrics
+
+
+def train_len(record: dict[str, Any]) -> int:
+    return record["config"]["train"]["max_len"]
+
+
+def seq_acc_at(record: dict[str, Any], length: int) -> float:
+    """Sequence accuracy after ``length`` tokens (NaN for a run without accuracy or not evaluated that far)."""
+    if record["status"] != "ok":
+        return float("nan")
+    bl = record["by_length"]
+    return float(dict(zip(bl["length"], bl["seq_acc"])).get(length, float("nan")))
+
+
+def with_metrics(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """Copies of the records whose summary also holds the rules' metrics: ``seq_acc_gen`` (@L_gen),
+    ``seq_acc_2t`` (@2× the training length) and ``seq_acc_30``."""
+    out = []
+    for r in records:
+        extra = {"seq_acc_gen": seq_acc_at(r, L_GEN[preset]), "seq_acc_2t": seq_acc_at(r, 2 * train_len(r)),
+                 "seq_acc_30": seq_acc_at(r, L_ZERO)}
+        out.append({**r, "summary": {**r.get("summary", {}), **extra}})
+    return out
+
+
+def rule_of(cell: dict[str, Any]) -> Rule | None:
+    """R1–R4 of the module docstring; None (shown, not judged) for every other cell."""
+    model, eig, variant = cell["model"], cell["eig_range"], cell["variant"]
+    if model == "mamba":
+        return at_most(PASS_ZERO, "seq_acc_30") if variant == "all" else at_most(PASS_FAIL, "seq_acc_2t")
+    if model == "deltanet" and variant == "all":
+        return at_most(PASS_ZERO, "seq_acc_30")
+    if model == "deltanet" and variant == "swaps":
+        if eig == "[0,1]":
+            return at_most(PASS_FAIL, "seq_acc_2t")
+        if cell["depth"] == 1:
+            return at_least(PASS_GEN, "seq_acc_gen")
+    return None
+
+
+# ----------------------------------------------------------------------------- comparison checks
+
+
+def _best(records: list[dict[str, Any]], pick: dict[str, Any], metric) -> float | None:
+    vals = [metric(r) for r in records if all(cell_of(r)[k] == v for k, v in pick.items())]
+    vals = [v for v in vals if v == v]
+    return max(vals) if vals else None
+
+
+def comparisons(records: list[dict[str, Any]], preset: str) -> tuple[list[Check], list[dict[str, Any]]]:
+    """C1–C3 from the records; those whose runs the preset lacks come back as not-run rows (key ``check``)."""
+    checks, missing = [], []
+    deep = {"model": "deltanet", "eig_range": "[-1,1]", "depth": 5}
+    gen = L_GEN[preset]
+    c1_label = "C1 swaps + 3-cycles: DeltaNet [-1,1] 5 layers, best seed, seq acc @2T"
+    c1 = _best(records, {"variant": "swaps_3cycles", **deep}, lambda r: seq_acc_at(r, 2 * train_len(r)))
+    if c1 is None:
+        missing.append(c1_label)
+    else:
+        checks.append(Check(c1_label, c1, f"≥ {PASS_GEN}", c1 >= PASS_GEN, part="comparison"))
+    c2_label = "C2 every model degrades with 3-cycles: largest gain over swaps only"
+    settings = {tuple((k, cell_of(r)[k]) for k in ("model", "eig_range", "depth")) for r in records}
+    gains = []
+    for key in sorted(settings):
+        on3 = _best(records, {"variant": "swaps_3cycles", **dict(key)}, lambda x: seq_acc_at(x, gen))
+        on2 = _best(records, {"variant": "swaps", **dict(key)}, lambda x: seq_acc_at(x, gen))
+        if on3 is not None and on2 is not None:
+            gains.append(on3 - on2)
+    if gains:
+        checks.append(Check(c2_label, max(gains), f"≤ {TOLERANCE}", max(gains) <= TOLERANCE,
+                            f"best seeds, seq acc @{gen}, {len(gains)} settings", part="comparison"))
+    else:
+        missing.append(c2_label)
+    c3_label = f"C3 4 tokens: DeltaNet [-1,1] 5 layers, best seed, seq acc @{L_4TOKENS}"
+    c3 = _best(records, {"variant": "4tokens", **deep}, lambda r: seq_acc_at(r, L_4TOKENS))
+    if c3 is None:
+        missing.append(c3_label)
+    else:
+        checks.append(Check(c3_label, c3, f"≥ {PASS_GEN}", c3 >= PASS_GEN, part="comparison"))
+    return checks, [{"variant": "", "model": "", "eig_range": "", "depth": 0, "check": m} for m in missing]
+
+
+def not_run(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The paper's cells that ``records`` do not hold, one row per (variant, model, eig_range) with the
+    missing depths joined ("1–5", "2–5")."""
+    have = {tuple(cell_of(r).values()) for r in records}
+    groups: dict[tuple, list[int]] = {}
+    for v, m, e, d in _RUNS["paper"]:
+        if (v, m, e, d) not in have:
+            groups.setdefault((v, m, e), []).append(d)
+    return [{"variant": v, "model": m, "eig_range": e, "depth": _depths(ds)} for (v, m, e), ds in groups.items()]
+
+
+def _depths(ds: list[int]) -> int | str:
+    if len(ds) == 1:
+        return ds[0]
+    return f"{ds[0]}–{ds[-1]}" if ds == list(range(ds[0], ds[-1] + 1)) else ", ".join(map(str, ds))
+
+
+# ----------------------------------------------------------------------------- exact checks
+
+
+def checks(preset: str) -> list[Check]:
+    """The exact part (seconds): hand-set full trackers on every variant, reflections per element, swap spectra."""
+    from statetrack.theory import word_problems as wp
+
+    check_preset(preset)
+    num, length = TRACK[preset]
+    out = []
+    for v in VARIANTS:
+        cfg = task_of(v)
+        res = wp.track(wp.full_matrix_tracker(cfg, d_model=32), cfg, num_seqs=num, length=length)
+        out.append(Check(f"hand-set full matrix (H=32) tracks {VARIANT_NAMES[v]}: seq acc @{length}", res.seq_acc,
+                         "= 1", res.seq_acc == 1.0, f"{num} random words against the task's labels"))
+    most = {}
+    for elements in ("swaps", "swaps_3cycles", "all"):
+        most[elements] = int(wp.factors_needed(make_task(task_config("word_problem", group="S5",
+                                                                     elements=elements))).max())
+    out.append(Check("fewest reflections per element: swaps / + 3-cycles / all of S5", most["all"],
+                     "= 1 / 2 / 4", (most["swaps"], most["swaps_3cycles"], most["all"]) == (1, 2, 4),
+                     f"measured {most['swaps']} / {most['swaps_3cycles']} / {most['all']}: one DeltaNet layer "
+                     "applies 1 per token; 4 tokens per element leave room for 4"))
+    swaps = make_task(task_config("word_problem", group="S5", elements="swaps"))
+    low = float(wp.lowest_eigenvalue(swaps)[1:].max())
+    out.append(Check("every swap has the eigenvalue −1 (largest lowest eigenvalue over the 10 swaps)", low, "= −1",
+                     abs(low + 1) < 1e-12, "a DeltaNet [0,1] transition has eigenvalues in [0, 1] only"))
+    return out
+
+
+# ----------------------------------------------------------------------------- verdict
+
+
+def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
+    """Apply R1–R4 per run, C1–C3 as comparisons and the exact checks (see the module docstring)."""
+    exact = globals()["checks"](preset) if checks is None else checks
+    comp, missing = comparisons(records, preset)
+    return judge(ID, preset, with_metrics(records, preset), cell_of=cell_of, rule_of=rule_of, label_of=label_of,
+                 checks=[*exact, *comp], not_run=not_run(records) + missing,
+                 legend=f"(R1 DeltaNet [-1,1] seq acc @{L_GEN[preset]} >= {PASS_GEN}; R2 [0,1] seq acc @2T <= "
+                        f"{PASS_FAIL})")
+
+
+__all__ = ["DEPTHS", "HEADLINE", "ID", "MODELS", "VARIANTS", "cell_of", "checks", "comparisons", "grid", "label_of",
+           "not_run", "rule_of", "seq_acc_at", "task_of", "verdict", "with_metrics"]
