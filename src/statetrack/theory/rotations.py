@@ -11,8 +11,10 @@ sequence is eventually periodic; for a real coefficient it settles on a fixed po
 2-cycle (a < 0). Counting mod 3 needs a state with period 3. Worked example in bfloat16 (8
 significant bits), one coordinate, from h_0 = 0::
 
-    a = −0.5, b = 1 :  1, 0.5, 0.75, 0.625, 0.6875, 0.65625, ... 0.66796875, 0.6640625, 0.66796875, ...
-                       entry k = 10, period 2 (two neighbours of the fixed point 2/3 swap forever)
+    a = −0.5, b = 1 :  h_1.. = 1, 0.5, 0.75, 0.625, 0.6875, 0.65625, 0.671875, 0.6640625, 0.66796875,
+                       0.6640625, 0.66796875, ...
+                       cycle from k = 8, period 2: the bf16 neighbours 170/256 and 171/256 of the fixed
+                       point 2/3 swap forever (−0.5 · 171/256 + 1 = 341/512 is a tie, rounded to even)
 
 Whatever a readout does with a state of period p, it sees k mod 3 through the residues of k mod p:
 the best any readout can do on a long run is gcd(p, 3)/3, i.e. 1/3 (chance) for p ∈ {1, 2}
