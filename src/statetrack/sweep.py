@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -242,6 +243,9 @@ def _submit(todo: list[Item], args: list[tuple], device: str, executor: str, slu
     from statetrack.results import results_dir
 
     folder = Path(slurm.get("log_folder") or results_dir() / ".submitit" / time.strftime("%Y%m%d-%H%M%S"))
+    if executor == "slurm" and shutil.which("sbatch") is None:
+        raise ConfigError("--executor slurm needs a Slurm login node (sbatch was not found on PATH); "
+                          "use --executor local here")
     if executor == "submitit-local":
         ex = submitit.LocalExecutor(folder=folder)
         ex.update_parameters(timeout_min=int(slurm.get("time", 60)))
