@@ -167,7 +167,8 @@ def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
 def test_estimate_comes_from_timed_steps():
     from statetrack.claims import estimate_seconds
 
-    est = estimate_seconds(tiny().override({"train.num_steps": "1000", "train.warmup_steps": "0"}), "cpu", steps=2)
+    est = estimate_seconds(tiny().override({"train.num_steps": "1000", "train.warmup_steps": "0"}), "cpu", steps=2,
+                           measure=True)
     assert 0 < est < 1000  # a tiny model: well under a second per step
 
 

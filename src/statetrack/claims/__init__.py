@@ -185,15 +185,23 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
                            **{k.lower(): _as_list(k, v) if _looks_like_list(v) else v for k, v in extra.items()})
 
 
-def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3) -> float:
-    """Seconds ``cfg`` would take to train here, from timing a few real steps (evaluation excluded)."""
+def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
+    """Seconds ``cfg`` would take to train here (evaluation excluded).
+
+    From the training throughput ``statetrack bench`` recorded for this kind of device (instant; see
+    ``sweep.estimate_seconds``), else, or with ``measure``, from timing a few real steps.
+    """
     from dataclasses import replace
 
     from statetrack.models import make_model
+    from statetrack.sweep import _bench_throughput
+    from statetrack.sweep import estimate_seconds as from_bench
     from statetrack.tasks import make_task
     from statetrack.training import fit, resolve_device
 
     dev = resolve_device(device)
+    if not measure and (est := from_bench(cfg, _bench_throughput(dev.type))) is not None:
+        return est
     task = make_task(cfg.task)
     model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
     probe = replace(cfg.train, num_steps=steps + 1, warmup_steps=0, eval_every=0)
@@ -230,7 +238,7 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
         est = estimate_seconds(missing[0], device) * len(missing)
         raise NeedsConfirmation(
             f"the paper preset of {claim_id} needs {len(missing)} training runs; on this CPU that is about "
-            f"{est / 3600:.1f} hours (measured from a few steps of the first run). Run it on a GPU, or set "
+            f"{est / 3600:.1f} hours (from the benchmarked throughput, or timed steps of the first run). Run it on a GPU, or set "
             f"CONFIRM_LONG = True (notebook) / --confirm-long (CLI) to run it here anyway."
         )
     return cfgs
