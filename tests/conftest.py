@@ -59,3 +59,13 @@ class SmokeRuns:
 @pytest.fixture(scope="session")
 def smoke_runs(tmp_path_factory):
     return SmokeRuns(tmp_path_factory.mktemp("smoke"))
+
+
+@pytest.fixture(scope="session")
+def built_site(smoke_runs, tmp_path_factory):
+    """The HTML book built once per session from every claim notebook executed at smoke (test_book, test_browser)."""
+    from statetrack.book import build_book
+
+    folder, _ = smoke_runs.all()
+    html, _ = build_book(executed=folder, output=tmp_path_factory.mktemp("site"))
+    return html

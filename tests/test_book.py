@@ -4,15 +4,13 @@ import re
 
 import pytest
 
-from statetrack.book import build_book
 from statetrack.claims import CLAIMS, implemented
 
 pytestmark = pytest.mark.book
 
 
-def test_book_builds_and_pages_are_complete(smoke_runs, tmp_path):
-    folder, _ = smoke_runs.all()
-    html_dir, _ = build_book(executed=folder, output=tmp_path)
+def test_book_builds_and_pages_are_complete(built_site):
+    html_dir = built_site
     assert (html_dir / "index.html").exists()
     intro = (html_dir / "book" / "intro.html").read_text()
     from statetrack.claims import CLAIMS

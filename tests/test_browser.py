@@ -18,7 +18,6 @@ from urllib.parse import urlparse
 
 import pytest
 
-from statetrack.book import build_book
 from statetrack.claims import CLAIMS, implemented
 from statetrack.results import repo_root
 
@@ -30,14 +29,13 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 
 
 @pytest.fixture(scope="module")
-def site(smoke_runs, tmp_path_factory):
+def site(request):
     if CHROMIUM is None:
         msg = "NO BROWSER TEST: chromium is not installed (apt-get install chromium, or `make browser`)"
         warnings.warn(msg)
         pytest.skip(msg)
     pytest.importorskip("playwright", reason="NO BROWSER TEST: the playwright package is not installed")
-    folder, _ = smoke_runs.all()
-    html, _ = build_book(executed=folder, output=tmp_path_factory.mktemp("site"))
+    html = request.getfixturevalue("built_site")
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
