@@ -1,0 +1,155 @@
+"""Figures and a widget for the group word problems (NE Figs. 4, 7, 8): sequence accuracy per variant, trackers.
+
+- ``seq_acc_panels``: sequence accuracy against length, one panel per task variant, one line per run
+  (colour: model and range; line width: depth), the trained lengths shaded, panels a preset did not
+  run marked as such (ne5, ne6).
+- ``factor_bars``: how many reflections each drawn element needs, per S5 variant (ne5).
+- ``tracker_explorer``: type a word of element ids; see the hand-set full-matrix tracker's state
+  and answer beside the task's label at every position (ne5, ne6).
+
+Used in: ne5, ne6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from statetrack.plotting import PALETTE, _style
+
+SERIES_COLORS = {"DeltaNet [-1,1]": PALETTE["[-1,1]"], "DeltaNet [0,1]": PALETTE["[0,1]"],
+                 "Mamba [-1,1]": "#DD8452", "Mamba [0,1]": "#55A868", "full matrix": "#8172B3"}
+
+
+def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, str], train_len: dict[str, int],
+                   title: str | None = None, ncols: int = 2) -> Figure:
+    """Sequence accuracy by length, one panel per entry of ``panels`` (empty ones say "not run at this preset").
+
+    Args:
+        frame: ``results.tidy`` rows with the added columns ``panel``, ``series`` (e.g. "DeltaNet [-1,1]") and
+            ``depth``; every (key) is one run and one line.
+        panels: panel ids in order; names: panel id → title; train_len: panel id → the longest training length.
+    """
+    _style()
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.2, 2.9 * nrows + 0.6), sharey=True, squeeze=False)
+    longest = int(frame["length"].max()) if len(frame) else 500
+    for ax, panel in zip(axes.flat, panels):
+        sub = frame[frame["panel"] == panel] if len(frame) else frame
+        for _, run in (sub.groupby("key", sort=False) if len(sub) else []):
+            first = run.iloc[0]
+            ax.plot(run["length"], run["seq_acc"], color=SERIES_COLORS.get(first["series"], "gray"),
+                    lw=0.8 + 0.45 * (int(first["depth"]) - 1), alpha=0.85)
+        ax.axvspan(0, train_len.get(panel, 0), color="0.85", alpha=0.5, lw=0)
+        if not len(sub):
+            ax.text(0.5, 0.5, "not run at this preset", transform=ax.transAxes, ha="center", va="center",
+                    fontsize=10, color="0.4")
+        ax.set_title(names.get(panel, panel), fontsize=11)
+        ax.set_xlim(0, longest)
+        ax.set_ylim(-0.03, 1.05)
+        ax.tick_params(labelsize=9)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("length (tokens)", fontsize=10)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("sequence accuracy", fontsize=10)
+    shown = [s for s in SERIES_COLORS if len(frame) and s in set(frame["series"])]
+    handles = [Line2D([], [], color=SERIES_COLORS[s], lw=2) for s in shown]
+    depths = sorted({int(d) for d in frame["depth"]}) if len(frame) else []
+    if len(depths) > 1:
+        handles += [Line2D([], [], color="0.3", lw=0.8 + 0.45 * (d - 1)) for d in depths]
+        shown += [f"{d} layer{'s' if d > 1 else ''}" for d in depths]
+    fig.legend(handles, shown, loc="lower center", ncol=min(len(shown), 5), fontsize=9, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=12)
+    rows_of_legend = max(1, -(-len(shown) // 5))
+    fig.tight_layout(rect=(0, 0.05 * rows_of_legend + 0.02, 1, 1))
+    return fig
+
+
+def factor_bars(counts: pd.DataFrame, title: str | None = None) -> Figure:
+    """Bars: how many drawn elements need 0, 1, 2, 3, 4 reflections, one group per variant.
+
+    Args:
+        counts: columns ``variant``, ``factors``, ``elements``.
+    """
+    _style()
+    fig, ax = plt.subplots(figsize=(7.0, 3.0))
+    variants = list(dict.fromkeys(counts["variant"]))
+    width = 0.8 / len(variants)
+    colors = ["#4C72B0", "#C44E52", "#55A868"]
+    for i, v in enumerate(variants):
+        sub = counts[counts["variant"] == v]
+        ax.bar(sub["factors"] + (i - (len(variants) - 1) / 2) * width, sub["elements"], width=width,
+               color=colors[i % len(colors)], label=v)
+    ax.axvline(1.5, color="0.3", ls="--", lw=0.9)
+    ax.text(1.55, ax.get_ylim()[1] * 0.92, "one DeltaNet layer: ≤ 1 per token", fontsize=9, color="0.3")
+    ax.set_xticks(range(5))
+    ax.set_xlabel("fewest reflections whose product is the element", fontsize=10)
+    ax.set_ylabel("elements drawn", fontsize=10)
+    ax.legend(loc="upper left", fontsize=9, frameon=False, bbox_to_anchor=(0.0, 0.82))
+    if title:
+        ax.set_title(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def tracker_explorer(word: str = "3 7 3 11", group: str = "S5", tokens_per_element: int = 1) -> widgets.Widget:
+    """Type element ids; see, per position, the task's label and the hand-set full-matrix tracker's answer and state.
+
+    For S5 the readout block is the permuted start (1, 2, 3, 4, 5)/√55 (so the state *is* the running
+    permutation: the entry in position j is the start's entry p⁻¹(j)); for Z60 it is a point on the circle at
+    the angle of the running sum.
+    """
+    import torch
+
+    from statetrack.tasks import make_task, task_config
+    from statetrack.theory import word_problems as wp
+
+    cfg = task_config("word_problem", group=group, tokens_per_element=tokens_per_element)
+    task = make_task(cfg)
+    model = wp.full_matrix_tracker(cfg)
+    r = 5 if group == "S5" else 2
+    box = widgets.Text(value=word, description="elements", layout=widgets.Layout(width="60%"))
+    out = widgets.Output()
+
+    def name(g: int) -> str:
+        return str(task.permutations[g]) if group == "S5" else str(g)
+
+    def draw(*_):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                ids = [int(t) for t in box.value.split()]
+                if not ids or min(ids) < 0 or max(ids) >= task.group_order:
+                    raise ValueError
+            except ValueError:
+                print(f"type element ids between 0 and {task.group_order - 1}, separated by spaces")
+                return
+            tokens = []
+            for g in ids:
+                tokens += [g] + [task.group_order] * (tokens_per_element - 1)
+            x = torch.tensor([tokens])  # (1, T)
+            with torch.no_grad():
+                h = model.states(x)[0, :, :r]  # (T, r) the readout block
+                pred = model(x)[0].argmax(-1)  # (T,)
+            label, rows = 0, []
+            for t, tok in enumerate(tokens):
+                if t % tokens_per_element == tokens_per_element - 1:
+                    label = int(task.mul_table[label, tokens[t - tokens_per_element + 1]])
+                rows.append({"token": name(tok) if tok < task.group_order else "blank", "label": name(label),
+                             "tracker": name(int(pred[t])), "right": int(pred[t]) == label,
+                             "state (readout block)": " ".join(f"{v:+.2f}" for v in h[t].tolist())})
+            from IPython.display import display
+
+            display(pd.DataFrame(rows))
+
+    box.observe(draw, "value")
+    draw()
+    return widgets.VBox([box, out])
