@@ -42,7 +42,8 @@ def test_grid_runs_both_samplings_and_reuses_bl1s_cell():
     pytest.param({}, True, id="all-pass"),
     pytest.param({("lstm", "uniform"): 1.0}, True, id="uniform-lstm-not-judged"),
     pytest.param({("lstm", "permutation"): 0.5}, False, id="lstm-tracks-permutations"),
-    pytest.param({("full", "uniform"): 0.5}, False, id="bilinear-fails-uniform"),
+    pytest.param({("full", "uniform"): 0.5}, True, id="uniform-bilinear-not-judged"),
+    pytest.param({("full", "permutation"): 0.5}, False, id="bilinear-fails-permutation"),
     pytest.param({("full", "permutation"): None}, False, id="bilinear-diverged"),
 ])
 def test_rule(change, ok):
