@@ -31,11 +31,11 @@ def test_grid_runs_both_samplings_and_reuses_bl1s_cell():
     from statetrack.claims import bl1
 
     cfgs = bl3.grid("quick")
-    assert len(cfgs) == 12
+    assert len(cfgs) == 8
     perms = {c.task.num_permutation_letters for c in cfgs}
     assert perms == {0, 4}
     shared = {run_key(c) for c in bl1.grid("quick")} & {run_key(c) for c in cfgs}
-    assert len(shared) == 3, "the full bilinear permutation cell is bl1's trained cell"
+    assert len(shared) == 2, "the full bilinear permutation cell is bl1's trained cell (seeds 0, 1)"
 
 
 @pytest.mark.parametrize("change,ok", [
