@@ -23,6 +23,10 @@ from matplotlib.figure import Figure
 from statetrack.plotting import PALETTE, _style
 
 
+OURS, PAPER = PALETTE["[0,1]"], PALETTE["[-1,1]"]  # the house blue and red
+LINES = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860"]  # seaborn "deep"
+
+
 def _fmt(x: Any) -> str:
     return "–" if x is None or x != x else f"{x:.2f}"
 
@@ -98,19 +102,20 @@ def block_sweep(points: list[dict[str, Any]], tasks: Sequence[str], task_names: 
             ax.text(left + 0.08, 0.5, f"exact tracker\nfrom b = {b_star}", fontsize=8.5, color="0.25", va="center")
         for p in pts:
             y = p["score"] if p["score"] == p["score"] else -0.05
-            ax.plot(x_of[p["b"]], y, "o", color=PALETTE[0], ms=7, alpha=0.85, zorder=3)
+            ax.plot(x_of[p["b"]], y, "o", color=OURS, ms=7, alpha=0.85, zorder=3)
         for p in (paper or []):
             if p["task"] == task:
-                ax.plot(x_of[p["b"]], p["value"], "s", mfc="none", mec=PALETTE[1], ms=10, mew=1.6, zorder=2)
+                ax.plot(x_of[p["b"]], p["value"], "s", mfc="none", mec=PAPER, ms=10, mew=1.6, zorder=2)
         ax.set_xticks(range(len(bs)), [str(b) for b in bs])
         ax.set_xlim(-0.5, len(bs) - 0.5)
-        ax.set_ylim(-0.12, 1.08)
+        low = min([p["score"] for p in pts if p["score"] == p["score"]], default=0.0)
+        ax.set_ylim(min(-0.12, low - 0.06), 1.08)  # below-chance scores (drifting rotations) stay visible
         ax.set_xlabel("block size b")
         ax.set_title(task_names[task], fontsize=11)
     axes[0][0].set_ylabel("normalized accuracy at length 500")
-    handles = [plt.Line2D([], [], ls="", marker="o", color=PALETTE[0], label="ours (one dot per run)")]
+    handles = [plt.Line2D([], [], ls="", marker="o", color=OURS, label="ours (one dot per run)")]
     if paper:
-        handles.append(plt.Line2D([], [], ls="", marker="s", mfc="none", mec=PALETTE[1], mew=1.6,
+        handles.append(plt.Line2D([], [], ls="", marker="s", mfc="none", mec=PAPER, mew=1.6,
                                   label="paper (secondary source, unverified)"))
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=9,
                bbox_to_anchor=(0.5, -0.02))
@@ -190,12 +195,12 @@ def tracker_explorer(task_kind: str = "Z_m", m: int = 5, block_size: int = 2, wo
             fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 3.0))
             for i in range(h.shape[1]):
                 ax.plot(range(1, len(tokens) + 1), h[:, i].numpy(), marker="o", ms=3, label=f"h[{i}]",
-                        color=PALETTE[i % len(PALETTE)])
+                        color=LINES[i % len(LINES)])
             ax.set_xlabel("position")
             ax.set_title(f"state of the first block (b = {b.value})", fontsize=10)
             ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-            ax2.plot(range(1, len(tokens) + 1), truth, "s", mfc="none", ms=9, color=PALETTE[1], label="true")
-            ax2.plot(range(1, len(tokens) + 1), pred, "o", ms=4, color=PALETTE[0], label="model")
+            ax2.plot(range(1, len(tokens) + 1), truth, "s", mfc="none", ms=9, color=PAPER, label="true")
+            ax2.plot(range(1, len(tokens) + 1), pred, "o", ms=4, color=OURS, label="model")
             ax2.set_xlabel("position")
             ax2.set_title("prediction and true answer", fontsize=10)
             ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
