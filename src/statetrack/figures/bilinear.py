@@ -53,6 +53,8 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
     fig, axes = plt.subplots(len(panel_order), 1, figsize=(min(10.0, max(7.0, 1.8 + 1.45 * len(x_order))),
                                                             0.8 + 2.9 * len(panel_order)), sharey=True, squeeze=False)
     missing = set(map(tuple, not_run))
+    scores = runs["score"].to_numpy(dtype=float) if len(runs) else np.zeros(0)
+    low = min(-0.2, float(np.nanmin(scores)) - 0.1) if np.isfinite(scores).any() else -0.2  # show every run
     for ax, panel in zip(axes[:, 0], panel_order):
         for i, x in enumerate(x_order):
             sub = runs[(runs["x"] == x) & (runs["panel"] == panel)]
@@ -62,21 +64,22 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
             ax.scatter(i + jitter[ok], vals[ok], s=42, color=COLORS[i % len(COLORS)], edgecolor="white", lw=0.6,
                        zorder=3)
             if (~ok).any():
-                ax.scatter(i + jitter[~ok], np.full((~ok).sum(), -0.12), marker="x", color="#C44E52", zorder=3)
+                ax.scatter(i + jitter[~ok], np.full((~ok).sum(), low + 0.08), marker="x", color="#C44E52", zorder=3)
             p = paper[(paper["x"] == x) & (paper["panel"] == panel)]["value"]
             if len(p):
                 ax.hlines(float(p.iloc[0]), i - 0.3, i + 0.3, color="black", lw=2.2, zorder=2)
                 ax.text(i + 0.32, float(p.iloc[0]), f"BL {_fmt(float(p.iloc[0]))}", fontsize=8.5, va="center",
                         ha="left", color="0.1")
             if (x, panel) in missing and not len(vals):
-                ax.text(i, 0.5, "not run\nat this\npreset", ha="center", va="center", fontsize=8.5, style="italic",
+                y = 0.5 if not len(p) else (0.3 if float(p.iloc[0]) > 0.5 else 0.7)  # clear of the paper's bar
+                ax.text(i, y, "not run\nat this\npreset", ha="center", va="center", fontsize=8.5, style="italic",
                         color="0.4")
             if rules and (x, panel) in rules:
-                ax.text(i, -0.17, rules[(x, panel)], ha="center", va="bottom", fontsize=8.5, color="0.3")
+                ax.text(i, low + 0.03, rules[(x, panel)], ha="center", va="bottom", fontsize=8.5, color="0.3")
         ax.set_xticks(range(len(x_order)))
         ax.set_xticklabels(x_order, fontsize=9.5)
         ax.set_xlim(-0.6, len(x_order) - 0.4 + 0.35)
-        ax.set_ylim(-0.2, 1.15)
+        ax.set_ylim(low, 1.15)
         ax.axhline(0, color="0.5", lw=0.8, ls=":")
         ax.set_title(panel, fontsize=11.5)
         ax.tick_params(axis="y", labelsize=10)
@@ -126,7 +129,7 @@ def ablation_bars(rows: pd.DataFrame, title: str | None = None) -> Figure:
     ax.bar(x - 0.2, rows["pure success"], width=0.38, color=COLORS[0], label="pure: h = w ⊙ h")
     ax.bar(x + 0.2, rows["affine success"], width=0.38, color=COLORS[1], label="affine: h = w ⊙ h + u")
     ax.plot(x - 0.2, rows["predicted (pure)"], ls="", marker="_", ms=18, mew=2.2, color="black",
-            label="proof: 1 − 2^−H (pure)")
+            label=r"proof: $1 - 2^{-H}$ (pure)")
     ax.set_xticks(x)
     ax.set_xticklabels([f"H = {h}" for h in rows["H"]], fontsize=10)
     ax.set_ylabel("fraction of draws that\nsolve parity at the test length", fontsize=10.5)
