@@ -33,13 +33,21 @@ class SmokeRuns:
         self._done: dict[str, object] = {}
 
     def executed(self, claim: str):
-        from statetrack.book import execute_notebook
+        from statetrack.book import NotebookError, execute_notebook
 
         if claim not in self._done:
             saved = os.environ.get("STATETRACK_RESULTS_DIR")
             os.environ["STATETRACK_RESULTS_DIR"] = str(self.results)
             try:
-                self._done[claim] = execute_notebook(claim, "smoke", out_dir=self.folder)[0]
+                # A smoke notebook takes seconds. Under heavy load we saw papermill wait forever for a
+                # cell (a widget cell) whose kernel had gone idle; a cell timeout and one retry turn
+                # that rare hang into a rerun instead of a stuck suite.
+                try:
+                    self._done[claim] = execute_notebook(claim, "smoke", out_dir=self.folder, cell_timeout=300)[0]
+                except NotebookError as e:
+                    if "did not finish" not in str(e):
+                        raise
+                    self._done[claim] = execute_notebook(claim, "smoke", out_dir=self.folder, cell_timeout=300)[0]
             finally:
                 if saved is None:
                     os.environ.pop("STATETRACK_RESULTS_DIR", None)

@@ -88,8 +88,12 @@ def notebook_source(claim_id: str) -> Path:
 
 def execute_notebook(claim_id: str, preset: str, force: bool = False, device: str = "auto",
                      confirm_long: bool = False, out_dir: Path | None = None,
-                     extra: dict | None = None) -> tuple[Path, float]:
-    """Run one claim notebook with papermill at ``preset``; returns the executed notebook's path and seconds."""
+                     extra: dict | None = None, cell_timeout: int | None = None) -> tuple[Path, float]:
+    """Run one claim notebook with papermill at ``preset``; returns the executed notebook's path and seconds.
+
+    ``cell_timeout`` (seconds per cell; None: no limit, since a training cell at ``paper`` may run for
+    hours) turns a cell that never answers into a ``NotebookError`` instead of a hang.
+    """
     import jupytext
     import papermill as pm
 
@@ -105,10 +109,14 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     t0 = time.perf_counter()
     try:
         pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name="python3", language="python",
-                            cwd=str(src.parent), progress_bar=False, log_output=False)
+                            cwd=str(src.parent), progress_bar=False, log_output=False,
+                            execution_timeout=cell_timeout)
     except pm.PapermillExecutionError as e:
         raise NotebookError(f"notebook {src.name} failed at preset {preset!r} in cell {e.exec_count}: "
                             f"{e.ename}: {e.evalue} (the partly executed notebook is at {tmp})") from None
+    except TimeoutError as e:  # nbclient's CellTimeoutError
+        raise NotebookError(f"notebook {src.name} at preset {preset!r}: a cell did not finish within "
+                            f"{cell_timeout} s ({e}; the partly executed notebook is at {tmp})") from None
     os.replace(tmp, out)
     return out, time.perf_counter() - t0
 
