@@ -74,10 +74,9 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
                 y = 0.5 if not len(p) else (0.3 if float(p.iloc[0]) > 0.5 else 0.7)  # clear of the paper's bar
                 ax.text(i, y, "not run\nat this\npreset", ha="center", va="center", fontsize=8.5, style="italic",
                         color="0.4")
-            if rules and (x, panel) in rules:
-                ax.text(i, low + 0.03, rules[(x, panel)], ha="center", va="bottom", fontsize=8.5, color="0.3")
         ax.set_xticks(range(len(x_order)))
-        ax.set_xticklabels(x_order, fontsize=9.5)
+        ax.set_xticklabels([x + (f"\nrule {rules[(x, panel)]}" if rules and (x, panel) in rules else "")
+                            for x in x_order], fontsize=9.5)
         ax.set_xlim(-0.6, len(x_order) - 0.4 + 0.35)
         ax.set_ylim(low, 1.15)
         ax.axhline(0, color="0.5", lw=0.8, ls=":")
@@ -87,7 +86,7 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
     handles = [Line2D([], [], marker="o", ls="", color="0.4", label="our runs (one dot per seed)"),
                Line2D([], [], color="black", lw=2.2, label=paper_label)]
     if rules:
-        handles.append(Line2D([], [], ls="", label="at the bottom of a cell: the rule every run must meet"))
+        handles.append(Line2D([], [], ls="", label="under a cell's name: the rule every run must meet"))
     fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False, fontsize=9.5,
                bbox_to_anchor=(0.5, 0.0))
     if title:
