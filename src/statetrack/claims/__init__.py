@@ -47,7 +47,7 @@ CLAIMS: dict[str, ClaimInfo] = {c.id: c for c in [
               "ne3_householder_products"),
     ClaimInfo("ne4", "NE", "Table 3, Table 5", "Chomsky tasks: parity and modular arithmetic",
               "ne4_chomsky_tasks"),
-    ClaimInfo("ne5", "NE", "Fig 4", "S5 word problems versus depth"),
+    ClaimInfo("ne5", "NE", "Fig 4", "S5 word problems versus depth", "ne5_s5_word_problems"),
     ClaimInfo("ne6", "NE", "Fig 8", "Z60 addition"),
     ClaimInfo("ne7", "NE", "Table 4, Fig 5", "Language modelling with [0,1] versus [-1,1]"),
     ClaimInfo("bl1", "BL", "Prop 1", "A bilinear RNN simulates any finite state machine",
