@@ -138,3 +138,11 @@ def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
     assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 runs")
     assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
     assert list(v.frame()["pass"]) == ["PASS", "–"]
+
+
+def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
+    from statetrack.claims import CLAIMS, select
+
+    built = [c.id for c in CLAIMS.values() if c.notebook]  # independent of ``implemented``
+    assert select([]) == built and select(["all"]) == built
+    assert select(["bl2", "ne1"]) == ["bl2", "ne1"]  # named ids keep the order asked for

@@ -112,22 +112,25 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from statetrack.book import execute_notebook, executed_dir
-    from statetrack.claims import check_preset, get_claim, implemented, preflight
+    from statetrack.claims import check_preset, get_claim, preflight, select
     from statetrack.results import check_writable
     from statetrack.training import resolve_device
 
     check_preset(args.preset)
     resolve_device(args.device)
-    ids = args.ids or implemented()
+    ids = select(args.ids)
     for i in ids:  # every claim id, record, folder and cost is checked before anything runs
         get_claim(i)
     check_writable(executed_dir())
     for i in ids:
         preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long)
+    total = 0.0
     for i in ids:
         path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
                                          confirm_long=args.confirm_long)
-        print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}")
+        total += seconds
+        print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}", flush=True)
+    print(f"total: {len(ids)} notebook(s) at preset {args.preset} in {total:.1f} s ({total / 60:.1f} min)")
     return 0
 
 
@@ -246,7 +249,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_train)
 
     s = sub.add_parser("reproduce", help="execute claim notebooks with papermill")
-    s.add_argument("ids", nargs="*", help="claim ids (default: every implemented claim)")
+    s.add_argument("ids", nargs="*", help="claim ids, or all (default: every implemented claim)")
     s.add_argument("--preset", required=True, choices=PRESETS)
     s.add_argument("--force", action="store_true", help="retrain even when a record exists")
     s.add_argument("--device", default="auto")

@@ -51,10 +51,10 @@ class Item:
 
 def plan(ids: Sequence[str], preset: str) -> list[Item]:
     """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order."""
-    from statetrack.claims import check_preset, get_claim, implemented
+    from statetrack.claims import check_preset, get_claim, select
 
     check_preset(preset)
-    ids = implemented() if list(ids) in ([], ["all"]) else list(ids)
+    ids = select(ids)
     for i in ids:
         get_claim(i)  # names an unknown or unbuilt claim before anything runs
     return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]

@@ -73,6 +73,11 @@ def implemented() -> list[str]:
     return [c.id for c in CLAIMS.values() if c.notebook]
 
 
+def select(ids) -> list[str]:
+    """The claim ids a command names: none or ``["all"]`` means every implemented claim."""
+    return implemented() if list(ids) in ([], ["all"]) else list(ids)
+
+
 def check_preset(preset: str) -> str:
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
