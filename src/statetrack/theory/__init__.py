@@ -1,6 +1,20 @@
-"""Exact constructions and finite-precision demonstrations of the papers' theorems.
+"""Exact constructions and finite-precision demonstrations of the papers' theorems, one module per result.
 
-- ``finite_precision``: NE Thm 1 on the input 1^k (a stored state in [0,1) freezes; a = −1 alternates).
+NE (negative eigenvalues):
 
-Used in: ne1 (and ne2, ne3, bl1, bl7, bl8 later).
+- ``finite_precision``: NE Thm 1 on the input 1^k (a stored state in [0,1) freezes; a = −1 alternates). ne1.
+- ``rotations``: NE Thm 2 (a real diagonal is eventually 1- or 2-periodic; a rotation by 2π/3 counts mod 3). ne2.
+- ``householder``: NE Prop 1, Thm 3, Thm 6 (products of generalized Householder matrices). ne3.
+- ``modular_arithmetic``: NE Table 3's modular arithmetic without brackets as an automaton. ne4.
+- ``word_problems``: NE Thm 3 and Fig. 4/8 (a group word problem tracked by one linear map per token). ne5, ne6.
+
+BL (bilinear state transitions):
+
+- ``fsm_simulation``: BL Prop 1 (a full bilinear RNN simulates any FSM). bl1.
+- ``block_size``: which block size a task needs. bl2, bl5.
+- ``synchronization``: synchronising words of random machines and the window ceiling. bl3.
+- ``arithmetic_automaton``: BL's modular arithmetic as an m²-state machine. bl4.
+- ``additive_terms``: pure against affine updates of the frozen random diagonal network. bl6.
+- ``commuting``: BL Prop 2 (a shared eigenbasis forces commutativity). bl7.
+- ``frozen_diagonal``: BL Prop 3 (a frozen random diagonal network learns parity from two examples). bl8.
 """
