@@ -173,6 +173,18 @@ class EvalConfig(Section):
 
 _SECTION_NAMES = ("task", "model", "train", "eval")
 
+#: Task and model config classes by kind and name, for ``RunConfig.from_dict``. The registries fill it
+#: (``statetrack.tasks.register``, ``statetrack.models.register``): they import this module, and this
+#: module imports no other module of the package, so imports run one way only (tests/test_imports.py).
+SECTION_CLASSES: dict[str, dict[str, type[NamedSection]]] = {"task": {}, "model": {}}
+
+
+def register_section(kind: str, cls: type[NamedSection]) -> None:
+    """Make ``cls`` (a task or model config class) known to ``RunConfig.from_dict`` under its ``name``."""
+    if kind not in SECTION_CLASSES:
+        raise ConfigError(f"unknown section kind {kind!r}; allowed: {', '.join(SECTION_CLASSES)}")
+    SECTION_CLASSES[kind][cls.name] = cls
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -205,17 +217,18 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
-        """Rebuild a config from ``to_dict`` output; unknown or missing sections are errors."""
-        from statetrack.models import MODELS
-        from statetrack.tasks import TASKS
+        """Rebuild a config from ``to_dict`` output; unknown or missing sections are errors.
 
+        Task and model config classes come from ``SECTION_CLASSES``, which the registries fill when
+        they are imported (``statetrack.tasks``, ``statetrack.models``; ``statetrack.results`` imports both).
+        """
         if not isinstance(d, dict):
             raise ConfigError(f"a run config must be a mapping, got {type(d).__name__}")
         unknown = set(d) - set(_SECTION_NAMES) - {"seed"}
         if unknown:
             raise ConfigError(f"unknown config sections {sorted(unknown)}; allowed: {[*_SECTION_NAMES, 'seed']}")
-        task = _named_from_dict(d.get("task"), {k: v.Config for k, v in TASKS.items()}, "task")
-        model = _named_from_dict(d.get("model"), {k: v.Config for k, v in MODELS.items()}, "model")
+        task = _named_from_dict(d.get("task"), SECTION_CLASSES["task"], "task")
+        model = _named_from_dict(d.get("model"), SECTION_CLASSES["model"], "model")
         return cls(
             task=task,
             model=model,
@@ -396,6 +409,9 @@ def _named_from_dict(d: Any, registry: dict[str, type], kind: str) -> Any:
     if not isinstance(d, dict) or "name" not in d:
         raise ConfigError(f"config section {kind!r} must be a mapping with a 'name'; got {d!r}")
     name = d["name"]
+    if not registry:
+        raise ConfigError(f"no {kind} configs are registered, so {kind} {name!r} cannot be rebuilt: import "
+                          f"statetrack.{kind}s first (its registry registers them)")
     if name not in registry:
         raise ConfigError(f"unknown {kind} {name!r}; allowed: {', '.join(sorted(registry))}")
     rest = {k: v for k, v in d.items() if k != "name"}

@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import statetrack.models  # noqa: F401  (registers the model configs that RunConfig.from_dict rebuilds)
+import statetrack.tasks  # noqa: F401  (registers the task configs likewise)
 from statetrack.config import ConfigError, RunConfig
 from statetrack.provenance import code_hash, repo_root
 

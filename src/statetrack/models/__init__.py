@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from statetrack.config import ConfigError, ModelConfig
+from statetrack.config import ConfigError, ModelConfig, register_section
 
 MODELS: dict[str, type[nn.Module]] = {}
 
@@ -33,6 +33,7 @@ MODELS: dict[str, type[nn.Module]] = {}
 def register(cls: type[nn.Module]) -> type[nn.Module]:
     """Class decorator: add a model class to ``MODELS`` under its config's name."""
     MODELS[cls.Config.name] = cls
+    register_section("model", cls.Config)  # so that config.RunConfig.from_dict can rebuild it
     return cls
 
 

@@ -13,7 +13,7 @@ Used in: every claim.
 
 from __future__ import annotations
 
-from statetrack.config import ConfigError, TaskConfig
+from statetrack.config import ConfigError, TaskConfig, register_section
 from statetrack.tasks.base import IGNORE, Batch, Task
 
 TASKS: dict[str, type[Task]] = {}
@@ -22,6 +22,7 @@ TASKS: dict[str, type[Task]] = {}
 def register(cls: type[Task]) -> type[Task]:
     """Class decorator: add a task class to ``TASKS`` under its config's name."""
     TASKS[cls.Config.name] = cls
+    register_section("task", cls.Config)  # so that config.RunConfig.from_dict can rebuild it
     return cls
 
 
