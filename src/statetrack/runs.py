@@ -10,6 +10,7 @@ Used in: ``claims.run_claim``, ``statetrack.sweep``, ``statetrack train``.
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -34,9 +35,12 @@ def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progres
     seed_everything(cfg.seed)
     model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
 
+    # A task with its own measures (language modelling: perplexity by position) evaluates itself.
+    evaluate = getattr(task, "evaluate", None) or functools.partial(evaluate_run, task=task)
+
     def on_eval(step: int) -> dict:
-        s = evaluate_run(model, task, cfg.train, cfg.eval, dev)["summary"]
-        return {k: s[k] for k in ("ood_acc", "id_acc")}
+        s = evaluate(model, train=cfg.train, ev=cfg.eval, device=dev)["summary"]
+        return {k: s[k] for k in ("ood_acc", "id_acc", "val_loss") if k in s}
 
     record: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
@@ -50,7 +54,7 @@ def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progres
     record.update(status=fitted.status, reason=fitted.reason, diverged_step=fitted.diverged_step,
                   history=fitted.history, final_loss=fitted.final_loss)
     if fitted.status == "ok":
-        record.update(evaluate_run(model, task, cfg.train, cfg.eval, dev))
+        record.update(evaluate(model, train=cfg.train, ev=cfg.eval, device=dev))
     record["provenance"] = {**provenance(dev, cfg), "train_time_s": round(fitted.train_time_s, 3),
                             "wall_time_s": round(time.perf_counter() - wall, 3)}
     return record

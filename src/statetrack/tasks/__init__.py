@@ -7,6 +7,7 @@
 | ``modular_arithmetic``| modular.py  | value of an expression mod m, with or without brackets       | NE, BL |
 | ``fsm``              | fsm.py       | state of a random finite state machine                       | BL     |
 | ``word_problem``     | groups.py    | running product in S3, S5 (and variants), A5, Z60            | NE, BL |
+| ``byte_lm``          | byte_lm.py   | the next byte of code or prose (language modelling)          | NE     |
 
 Used in: every claim.
 """
@@ -41,6 +42,6 @@ def make_task(cfg: TaskConfig) -> Task:
 
 
 # Importing the modules registers them.
-from statetrack.tasks import fsm, groups, modular, parity  # noqa: E402,F401
+from statetrack.tasks import byte_lm, fsm, groups, modular, parity  # noqa: E402,F401
 
 __all__ = ["IGNORE", "TASKS", "Batch", "Task", "make_task", "register", "task_config"]
