@@ -47,6 +47,12 @@ def test_dry_run_prints_cost_and_trains_nothing():
     assert _records() == []
 
 
+def test_dry_run_counts_a_run_shared_by_two_claims_once():
+    rows = {r["claim"]: r for r in dry_run(plan(["ne1", "ne4"], "paper"), "cpu")}
+    assert rows["ne1"]["shared"] == 0 and rows["ne4"]["shared"] == 48  # ne4's Mamba and DeltaNet parity are ne1's
+    assert rows["ne4"]["missing"] == rows["ne4"]["runs"] - 48
+
+
 def _start(env, *extra):
     return subprocess.Popen(STATETRACK + ["sweep", "ne1", "--preset", "smoke", *extra], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env=env)
@@ -92,3 +98,30 @@ def test_bad_sweep_input(capsys, argv, needle):
 
     assert main(argv) == 2
     assert needle in capsys.readouterr().err and _records() == []
+
+
+def test_reproduce_after_a_sweep_trains_nothing(tmp_path, monkeypatch):
+    """Issue 11 item 3, at smoke scale: a sweep records the grid; `statetrack reproduce` (papermill, the same
+    path as at paper) then finds every record and trains nothing.
+
+    A trained run is always written (``results.load_or_make`` replaces the file atomically: a new inode and
+    mtime), so "nothing trained" is "no record file was created or replaced" while the notebook ran.
+    """
+    from statetrack import book, cli
+
+    counts = sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)
+    assert counts["failed"] == 0 and counts["trained"] == counts["total"] == 4
+    folder = results_dir() / "ne1"
+
+    def snapshot():
+        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.glob("*.json")}
+
+    before = snapshot()
+    monkeypatch.setattr(book, "executed_dir", lambda: tmp_path / "executed")  # not the book's _build
+    assert cli.main(["reproduce", "ne1", "--preset", "smoke"]) == 0
+    assert snapshot() == before, "reproduce wrote run records after a sweep had recorded them all"
+    import nbformat
+
+    executed = nbformat.read(next((tmp_path / "executed").glob("ne1_*.ipynb")), as_version=4)
+    text = "\n".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "ne1 verdict (smoke)" in text

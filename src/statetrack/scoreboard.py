@@ -116,8 +116,10 @@ def paper_cost_markdown() -> str:
     lines = ["| claim | runs at paper | recorded | estimated hours for the rest |", "|---|---|---|---|"]
     for r in rows:
         note = f" ({r['unmeasured']} runs of unbenchmarked models not estimated)" if r["unmeasured"] else ""
-        lines.append(f"| {{ref}}`{r['claim']} <{r['claim']}>` | {r['runs']} | {r['runs'] - r['missing']} | "
+        note += f" ({r['shared']} runs shared with a claim above, trained once)" if r.get("shared") else ""
+        lines.append(f"| {{ref}}`{r['claim']} <{r['claim']}>` | {r['runs']} | {r['runs'] - r['missing'] - r.get('shared', 0)} | "
                      f"{r['hours']:.0f}{note} |")
-    lines += ["", f"Total: {sum(r['runs'] for r in rows)} runs, {sum(r['hours'] for r in rows):.0f} estimated "
+    lines += ["", f"Total: {sum(r['runs'] - r.get('shared', 0) for r in rows)} distinct runs, "
+                  f"{sum(r['hours'] for r in rows):.0f} estimated "
                   f"device-hours of training (throughput measured on: {source})."]
     return "\n".join(lines) + "\n"

@@ -142,15 +142,29 @@ def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -
 
 
 def dry_run(items: Sequence[Item], device_type: str) -> list[dict[str, Any]]:
-    """Per claim: runs in the grid, runs still missing, estimated hours for the missing ones on ``device_type``."""
+    """Per claim: runs in the grid, runs still missing, estimated hours for the missing ones on ``device_type``.
+
+    A run whose config another claim earlier in ``items`` also runs (x1 holds every claim's cells; ne4 holds
+    ne1's) is trained once and copied (``results.find_twin``), so it counts in ``runs`` and ``shared`` but not in
+    ``missing`` or ``hours``.
+    """
+    from statetrack.results import run_key
+
     tp = _bench_throughput(device_type)
     source = device_type
     if not tp and device_type != "cpu":
         tp, source = _bench_throughput("cpu"), "cpu (no benchmark recorded for this device)"
     rows: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
     for it in items:
-        row = rows.setdefault(it.claim, {"claim": it.claim, "runs": 0, "missing": 0, "hours": 0.0, "unmeasured": 0})
+        row = rows.setdefault(it.claim, {"claim": it.claim, "runs": 0, "missing": 0, "hours": 0.0, "unmeasured": 0,
+                                         "shared": 0})
         row["runs"] += 1
+        key = run_key(it.cfg)
+        if key in seen:
+            row["shared"] += 1
+            continue
+        seen.add(key)
         if is_done(it):
             continue
         row["missing"] += 1
