@@ -1,0 +1,104 @@
+"""Figures for NE §5.3 in miniature (claim ne7): training loss curves and perplexity by position.
+
+- ``loss_curves``: one panel per corpus, one line per run (the smoothed training loss against the
+  step), colour by model and eigenvalue range: the stability picture of NE Fig. 9.
+- ``ppl_by_position``: one panel per corpus, test perplexity against the position in a window longer
+  than the training context, which is shaded: NE Figs. 5 and 10 in miniature.
+
+Both take tidy frames built by the notebook from run records; nothing here reads files.
+
+Used in: ne7.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from statetrack.plotting import _style
+
+# Each model's pair in one hue family: [0,1] light, [-1,1] dark; the Transformer grey.
+COLOURS = {("deltanet", "[0,1]"): "#8FB3DE", ("deltanet", "[-1,1]"): "#1F4E8C",
+           ("mamba", "[0,1]"): "#F0A98A", ("mamba", "[-1,1]"): "#A23B16", ("transformer", ""): "#555555"}
+NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}
+STYLES = ["-", "--", ":", "-."]
+
+
+def _series(model: str, eig: str) -> str:
+    return f"{NAMES.get(model, model)} {eig}".strip()
+
+
+def _panels(frame: pd.DataFrame, corpora: Sequence[str], ylabel: str, title: str | None):
+    _style()
+    fig, axes = plt.subplots(1, len(corpora), figsize=(max(7.0, 4.6 * len(corpora)), 3.9), squeeze=False)
+    return fig, axes[0]
+
+
+def _finish(fig: Figure, axes, title: str | None) -> Figure:
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    ncol = min(len(labels), 5)
+    fig.legend(handles, labels, loc="lower center", ncol=max(ncol, 1), fontsize=9, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=12)
+    rows = (len(labels) - 1) // max(ncol, 1) + 1
+    fig.tight_layout(rect=(0, 0.04 + 0.06 * rows, 1, 1))
+    return fig
+
+
+def loss_curves(frame: pd.DataFrame, corpora: Sequence[str], title: str | None = None) -> Figure:
+    """Smoothed training loss (nats per byte) against the step, one panel per corpus.
+
+    Args:
+        frame: columns corpus, model, eig_range, seed, step, loss (already smoothed).
+        corpora: panel order (corpus short names).
+    """
+    fig, axes = _panels(frame, corpora, "training loss", title)
+    for ax, corpus in zip(axes, corpora):
+        sub = frame[frame["corpus"] == corpus]
+        for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
+            ax.plot(run["step"], run["loss"], color=COLOURS.get((model, eig), "gray"), lw=1.4,
+                    ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
+        ax.set_title(f"corpus: {corpus}", fontsize=12)
+        ax.set_xlabel("training step", fontsize=11)
+        if len(sub):
+            lo = sub["loss"].min()
+            ax.set_ylim(lo - 0.1, min(sub["loss"].max(), lo + 3.0) + 0.1)
+    axes[0].set_ylabel("training loss (nats/byte, smoothed)", fontsize=11)
+    return _finish(fig, axes, title)
+
+
+def ppl_by_position(frame: pd.DataFrame, corpora: Sequence[str], context: int, title: str | None = None) -> Figure:
+    """Test perplexity against the position in the window (bins), the training context shaded.
+
+    Args:
+        frame: columns corpus, model, eig_range, seed, position (end of a bin), ppl.
+        corpora: panel order; context: the training context (bytes).
+    """
+    fig, axes = _panels(frame, corpora, "perplexity", title)
+    for ax, corpus in zip(axes, corpora):
+        sub = frame[frame["corpus"] == corpus]
+        for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
+            ax.plot(run["position"], run["ppl"], color=COLOURS.get((model, eig), "gray"), lw=1.4, marker=".",
+                    ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
+        ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
+        ax.axvline(context, color="0.4", ls="--", lw=0.8)
+        ax.set_title(f"corpus: {corpus}", fontsize=12)
+        ax.set_xlabel("position in the test window (bytes)", fontsize=11)
+        if len(sub):
+            ax.set_xlim(0, sub["position"].max())
+            lo = sub["ppl"].min()
+            tail = sub[sub["position"] > context // 2]["ppl"]
+            hi = tail.max() if len(tail) else sub["ppl"].max()
+            ax.set_ylim(lo * 0.95, hi * 1.05)
+            ax.text(context / 2, ax.get_ylim()[1], "training context", ha="center", va="top", fontsize=9,
+                    color="0.35")
+    axes[0].set_ylabel("test perplexity (per byte)", fontsize=11)
+    return _finish(fig, axes, title)
