@@ -5,25 +5,77 @@ seed, trains with ``training.fit`` and evaluates with ``evaluate.evaluate_run``;
 (not written). ``load_or_run`` hands it to the store (``results.load_or_make``), which returns a
 stored record when there is one and otherwise writes the new one atomically under the run's lock.
 
+With ``checkpoint=True`` the trained weights are kept too, next to the record
+(``checkpoint_path``: the record's name with ``.pt``), as a plain ``state_dict`` of tensors written
+atomically; ``load_model`` rebuilds the model from a record and loads them with
+``torch.load(weights_only=True)``, so nothing is ever unpickled. Claims that only need accuracies
+keep no weights; x2 (the eigenvalue explorer) reads the learned transitions from them.
+
 Used in: ``claims.run_claim``, ``statetrack.sweep``, ``statetrack train``.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import torch
 
 from statetrack.config import RunConfig
 from statetrack.provenance import provenance
-from statetrack.results import SCHEMA_VERSION, load_or_make, run_key
+from statetrack.results import SCHEMA_VERSION, RecordError, load_or_make, record_path, run_key
+
+
+def checkpoint_path(claim: str, cfg: RunConfig) -> Path:
+    """Where the weights of ``cfg``'s run under ``claim`` live: beside its record, ``<record stem>.pt``."""
+    return record_path(claim, cfg).with_suffix(".pt")
+
+
+def save_checkpoint(model: torch.nn.Module, path: Path) -> None:
+    """Write ``model``'s state_dict (tensors only, on the CPU) atomically: temp file in the same folder, rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        torch.save(state, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_model(record: dict[str, Any], path: Path) -> torch.nn.Module:
+    """The trained model of ``record`` from its checkpoint at ``path`` (CPU, fp32, eval mode).
+
+    The file is read with ``torch.load(weights_only=True)``: tensors only, never arbitrary objects.
+    A missing, unreadable or mismatched file raises ``RecordError`` naming it.
+    """
+    from statetrack.models import make_model
+    from statetrack.tasks import make_task
+
+    cfg = RunConfig.from_dict(record["config"])
+    task = make_task(cfg.task)
+    model = make_model(cfg.model, task.vocab_size, task.num_classes)
+    if not Path(path).exists():
+        raise RecordError(f"no checkpoint {path} for run {record['key']}: rerun it with FORCE = True to keep its weights")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except Exception as e:  # a truncated file, a foreign pickle, other shapes
+        raise RecordError(f"checkpoint {path} cannot be loaded into run {record['key']}'s model: "
+                          f"{type(e).__name__}: {str(e)[:200]}") from None
+    return model.eval()
 
 
 def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progress: bool = False,
-        preset: str | None = None) -> dict[str, Any]:
-    """Train and evaluate one config and return its record (not written)."""
+        preset: str | None = None, checkpoint: bool = False) -> dict[str, Any]:
+    """Train and evaluate one config and return its record (not written); ``checkpoint`` also writes the
+    trained weights to ``checkpoint_path(claim, cfg)`` (only for a run that did not diverge)."""
     from statetrack.evaluate import evaluate_run
     from statetrack.models import make_model
     from statetrack.tasks import make_task
@@ -55,6 +107,8 @@ def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progres
                   history=fitted.history, final_loss=fitted.final_loss)
     if fitted.status == "ok":
         record.update(evaluate(model, train=cfg.train, ev=cfg.eval, device=dev))
+        if checkpoint:
+            save_checkpoint(model, checkpoint_path(claim, cfg))
     record["provenance"] = {**provenance(dev, cfg), "train_time_s": round(fitted.train_time_s, 3),
                             "wall_time_s": round(time.perf_counter() - wall, 3)}
     return record
@@ -68,11 +122,18 @@ def failed_record(cfg: RunConfig, claim: str, preset: str | None, error: BaseExc
 
 
 def load_or_run(cfg: RunConfig, claim: str, force: bool = False, device: str | torch.device = "auto",
-                progress: bool = False, preset: str | None = None) -> dict[str, Any]:
+                progress: bool = False, preset: str | None = None, checkpoint: bool = False) -> dict[str, Any]:
     """The stored record of ``cfg`` if there is one (and not ``force``); otherwise train, store, return it.
 
     A stored record with status "failed" is retried. A training error is stored as a failed record
-    (with the reason) and then raised.
+    (with the reason) and then raised. With ``checkpoint``, an "ok" record whose weights are missing
+    (e.g. one made by a claim that keeps none) is retrained so that its weights are kept.
     """
-    return load_or_make(claim, cfg, lambda: run(cfg, claim, device=device, progress=progress, preset=preset),
+    if checkpoint and not force and not checkpoint_path(claim, cfg).exists():
+        from statetrack.results import stored
+
+        rec = stored(claim, cfg, copy=False)
+        force = rec is not None and rec["status"] == "ok"
+    return load_or_make(claim, cfg, lambda: run(cfg, claim, device=device, progress=progress, preset=preset,
+                                                checkpoint=checkpoint),
                         force=force, failed=lambda e: failed_record(cfg, claim, preset, e))

@@ -373,3 +373,195 @@ def gh_pair_explorer() -> widgets.Widget:
 
 
 __all__ += ["swap_explorer", "gh_pair_explorer"]
+
+
+# ----------------------------------------------------------------------------- every recorded result
+
+
+def _setting(task: dict) -> str:
+    """A task config's settings in words ("modulus=5", "group=S3, elements=all"), the name and labels left out."""
+    parts = [f"{k}={v}" for k, v in sorted(task.items()) if k not in ("name", "supervision")]
+    return ", ".join(parts) or "–"
+
+
+def results_frame(claim_ids: list[str] | None = None) -> pd.DataFrame:
+    """Every stored run of every built claim, one row per (run, test length): ``results.tidy`` plus
+    ``claim``, ``setting`` (the task's settings in words, e.g. "modulus=5") and ``labels`` (supervision).
+
+    Records come from ``results.results_dir()`` (``data/results`` unless ``STATETRACK_RESULTS_DIR`` moves
+    it). Runs without accuracy by length (diverged, failed, or measured otherwise) add no rows.
+    Used in: x2 (the explorer over all recorded results).
+    """
+    from statetrack.claims import CLAIMS
+    from statetrack.results import load_records, tidy
+
+    frames = []
+    for cid in claim_ids or [c for c, info in CLAIMS.items() if info.notebook]:
+        for rec in load_records(cid):
+            try:
+                part = tidy([rec])
+            except (KeyError, TypeError):  # a record measured otherwise (no accuracy by length)
+                continue
+            if part.empty:
+                continue
+            task = rec["config"]["task"]
+            frames.append(part.assign(claim=cid, setting=_setting(task), labels=task.get("supervision", "")))
+    cols = ["claim", "task", "label", "setting", "labels", "seed", "lr", "key", "length", "acc", "normalized",
+            "seq_acc", "stale"]
+    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+
+
+def _choices(frame: pd.DataFrame, **fixed: str) -> list[str]:
+    sub = frame
+    for k, v in fixed.items():
+        sub = sub[sub[k] == v]
+    return sorted(sub[[c for c in ("claim", "task", "label", "setting") if c not in fixed][0]].unique()) if len(sub) else []
+
+
+def results_figure(frame: pd.DataFrame, claim: str, task: str, model: str, setting: str,
+                   metric: str = "normalized"):
+    """Accuracy by length of every recorded run of one (claim, task, model label, setting): one line per
+    seed (and learning rate, when the cell ran several), with the run's mean in the legend.
+
+    Used in: x2 (the static state of ``results_explorer``) and ``results_explorer``.
+    """
+    from statetrack.plotting import _style
+
+    _style()
+    sub = frame[(frame["claim"] == claim) & (frame["task"] == task) & (frame["label"] == model)
+                & (frame["setting"] == setting)]
+    fig, ax = plt.subplots(figsize=(7.2, 3.4))
+    several_lrs = sub["lr"].nunique() > 1
+    for (seed, lr), run in sub.groupby(["seed", "lr"]):
+        run = run.sort_values("length")
+        name = f"seed {seed}" + (f", lr {lr:g}" if several_lrs else "")
+        ax.plot(run["length"], run[metric], marker="." if len(run) < 30 else None, lw=1.3,
+                label=f"{name}: mean {run[metric].mean():.2f}")
+    if metric == "normalized":
+        ax.axhline(0, color="0.6", lw=0.7, ls=":")
+    ax.set_ylim(-0.35 if metric == "normalized" else -0.05, 1.05)
+    ax.set_xlabel("test length")
+    ax.set_ylabel({"normalized": "normalized accuracy", "acc": "accuracy", "seq_acc": "sequence accuracy"}[metric])
+    ax.set_title(f"{claim}: {model} on {task} ({setting})", fontsize=10)
+    if len(sub):
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    else:
+        ax.text(0.5, 0.5, "no recorded run", ha="center", va="center", transform=ax.transAxes)
+    fig.tight_layout()
+    return fig
+
+
+def results_explorer(frame: pd.DataFrame, initial: dict[str, str] | None = None) -> widgets.Widget:
+    """Pick a claim, a task, a model and a setting (modulus, group, ...); see accuracy by length of its recorded runs.
+
+    Each menu offers only what the menus above it leave. It starts at ``initial`` (keys claim, task,
+    model, setting; ``first_selection(frame, initial)`` says what that resolves to), which is what a
+    page without a kernel shows: draw the same selection with ``results_figure`` as the page's static
+    figure.
+    Used in: x2.
+    """
+    menus = {name: widgets.Dropdown(description=name, layout=widgets.Layout(width="420px"))
+             for name in ("claim", "task", "model", "setting")}
+    column = {"claim": "claim", "task": "task", "model": "label", "setting": "setting"}
+    metric = widgets.ToggleButtons(options=[("normalized", "normalized"), ("accuracy", "acc")], description="metric")
+    out = widgets.Output()
+    busy = [False]
+
+    def refill(start: int) -> None:
+        names = list(menus)
+        for i, name in enumerate(names[start:], start):
+            fixed = {column[n]: menus[n].value for n in names[:i]}
+            opts = _choices(frame, **fixed)
+            busy[0] = True
+            menus[name].options = opts
+            want = (initial or {}).get(name)
+            menus[name].value = want if want in opts else (opts[0] if opts else None)
+            busy[0] = False
+
+    def draw(*_):
+        if busy[0]:
+            return
+        with out:
+            out.clear_output(wait=True)
+            if any(m.value is None for m in menus.values()):
+                print("no recorded runs")
+                return
+            fig = results_figure(frame, menus["claim"].value, menus["task"].value, menus["model"].value,
+                                 menus["setting"].value, metric.value)
+            plt.show()
+            plt.close(fig)
+
+    def changed(name: str):
+        def on_change(_):
+            if busy[0]:
+                return
+            names = list(menus)
+            if names.index(name) + 1 < len(names):
+                refill(names.index(name) + 1)
+            draw()
+        return on_change
+
+    refill(0)
+    initial = None  # only the first fill follows it
+    for name, menu in menus.items():
+        menu.observe(changed(name), "value")
+    metric.observe(draw, "value")
+    draw()
+    return widgets.VBox([widgets.HBox([menus["claim"], menus["task"]]), widgets.HBox([menus["model"], menus["setting"]]),
+                         metric, out])
+
+
+def first_selection(frame: pd.DataFrame, initial: dict[str, str] | None = None) -> dict[str, str]:
+    """The selection ``results_explorer(frame, initial)`` starts with: ``initial`` where the records have it,
+    else the first option of each menu given the ones above it; {} when there is no record at all."""
+    sel: dict[str, str] = {}
+    for name in ("claim", "task", "model", "setting"):
+        opts = _choices(frame, **{c: sel[n] for n, c in (("claim", "claim"), ("task", "task"), ("model", "label"))
+                                   if n in sel})
+        if not opts:
+            return {}
+        want = (initial or {}).get(name)
+        sel[name] = want if want in opts else opts[0]
+    return sel
+
+
+__all__ += ["results_frame", "results_figure", "results_explorer", "first_selection"]
+
+
+def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
+    """Pick a trained run (model, task, seed) and the tokens to show; see its learned spectrum on the complex plane.
+
+    Args:
+        eig: ``claims.x2.eigen_frame`` rows of every run, concatenated.
+    Used in: x2.
+    """
+    from statetrack.figures.spectra import spectrum_panel
+    from statetrack.plotting import _style
+
+    runs = eig[["panel", "seed"]].drop_duplicates()
+    pick = widgets.Dropdown(options=[(f"{r.panel}, seed {r.seed}", (r.panel, r.seed)) for r in runs.itertuples()],
+                            description="run", layout=widgets.Layout(width="420px"))
+    only = widgets.ToggleButtons(options=[("all eigenvalues", False), ("leading only", True)], description="show")
+    out = widgets.Output()
+
+    def draw(*_):
+        with out:
+            out.clear_output(wait=True)
+            panel, seed = pick.value
+            sub = eig[(eig["panel"] == panel) & (eig["seed"] == seed)]
+            if only.value:
+                sub = sub[sub["leading"] | sub["flip"]]
+            _style()
+            fig, ax = plt.subplots(figsize=(4.4, 4.9))
+            spectrum_panel(ax, sub, panel)
+            fig.tight_layout()
+            plt.show()
+            plt.close(fig)
+
+    pick.observe(draw, "value")
+    only.observe(draw, "value")
+    draw()
+    return widgets.VBox([pick, only, out])
+
+
+__all__ += ["spectrum_explorer"]

@@ -264,13 +264,17 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     """Load or train every run of a claim's grid at ``preset``; returns the records in grid order.
 
     ``preflight`` runs first, so bad input, an unwritable results folder, a corrupt record or an
-    unconfirmed paper preset on a CPU stop before anything trains.
+    unconfirmed paper preset on a CPU stop before anything trains. A claim module that sets
+    ``KEEP_WEIGHTS = True`` (x2) keeps each run's trained weights beside its record
+    (``runs.checkpoint_path``).
     """
     from statetrack.runs import load_or_run
 
     cfgs = preflight(claim_id, preset, seeds=seeds, force=force, device=device, confirm_long=confirm_long,
                      **overrides)
-    return [load_or_run(c, claim_id, force=force, device=device, progress=progress, preset=preset) for c in cfgs]
+    keep = bool(getattr(get_claim(claim_id), "KEEP_WEIGHTS", False))
+    return [load_or_run(c, claim_id, force=force, device=device, progress=progress, preset=preset, checkpoint=keep)
+            for c in cfgs]
 
 
 def verify_claim(claim_id: str, preset: str | None = None) -> Verdict | None:

@@ -1,0 +1,309 @@
+"""Claim x2: per-token transitions read from the weights (against one step of each model's own recurrence),
+the spectral readings and rule, checkpoints (weights only), and the explorer over every recorded result."""
+
+import math
+from dataclasses import replace
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+import torch
+
+from statetrack import spectra as sp
+from statetrack.claims import x2
+from statetrack.claims.common import Check
+from statetrack.config import EvalConfig, RunConfig, TrainConfig
+from statetrack.models import make_model, model_config
+from statetrack.tasks import task_config
+
+
+# ----------------------------------------------------------------------------- transitions vs the recurrence
+
+
+def _mixer_input(model, window):
+    block = model.blocks[0]
+    return block.norm1(model.embed(window))  # (1, L, D)
+
+
+@torch.no_grad()
+def _step_difference(model, window, probe):
+    """One step of layer 1's own ``step`` at the window's last token, from ``probe`` minus from zeros.
+
+    The convolution buffer is filled by stepping through the window's earlier tokens first.
+    ``probe(state0) -> state`` replaces the recurrent state (entry 0) just before the last step."""
+    mixer = model.blocks[0].mixer
+    x = _mixer_input(model, window)  # (1, L, D)
+    state = mixer.init_state(1, None, torch.float32)
+    for t in range(window.shape[1] - 1):
+        _, state = mixer.step(x[:, t], state)
+    state = (torch.zeros_like(state[0]), *state[1:])
+    _, from_zero = mixer.step(x[:, -1], state)
+    _, from_probe = mixer.step(x[:, -1], (probe(state[0]), *state[1:]))
+    return from_probe[0] - from_zero[0]
+
+
+@pytest.mark.parametrize("d_conv", [0, 3], ids=["no-conv", "conv3"])
+def test_mamba_transition_equals_one_step_of_the_recurrence(d_conv):
+    torch.manual_seed(0)
+    cfg = model_config("mamba", d_model=8, d_state=3, expand=2, d_conv=d_conv, eig_range="[-1,1]")
+    model = make_model(cfg, 3, 2)
+    windows = sp.all_windows(model, range(2))
+    assert windows.shape == (2 ** max(d_conv, 1), max(d_conv, 1))
+    tr = sp.transitions(model, windows)
+    assert tr.kind == "diagonal" and tr.matrices.shape == (len(windows), 16 * 3, 1, 1)
+    for w, window in enumerate(windows):
+        a = _step_difference(model, window[None], torch.ones_like)  # (1, E·D, N): A·1 − A·0 = the decays
+        torch.testing.assert_close(tr.matrices[w, :, 0, 0], a.flatten(), rtol=1e-5, atol=1e-6)
+    assert float(tr.matrices.min()) >= -1 and float(tr.matrices.max()) <= 1
+
+
+@pytest.mark.parametrize("d_conv", [0, 4], ids=["no-conv", "conv4"])
+@pytest.mark.parametrize("eig_range", ["[0,1]", "[-1,1]"])
+def test_deltanet_transition_equals_one_step_of_the_recurrence(d_conv, eig_range):
+    torch.manual_seed(1)
+    model = make_model(model_config("deltanet", d_model=8, num_heads=2, d_conv=d_conv, eig_range=eig_range), 3, 2)
+    windows = sp.all_windows(model, range(2))
+    tr = sp.transitions(model, windows)
+    assert tr.kind == "householder" and tr.matrices.shape == (len(windows), 2, 4, 4)
+    eye = lambda S: torch.eye(4).expand_as(S).clone()  # noqa: E731  S_{t-1} = I per head: S_t − write = A
+    for w, window in enumerate(windows):
+        A = _step_difference(model, window[None], eye)[0]  # (H, d, d)
+        torch.testing.assert_close(tr.matrices[w], A, rtol=1e-5, atol=1e-6)
+    ev = sp.eigenvalues(tr)
+    low = -1 if eig_range == "[-1,1]" else 0
+    assert float(ev.real.min()) >= low - 1e-6 and float(ev.imag.abs().max()) < 1e-6
+
+
+def test_deltaproduct_transition_equals_one_step_of_the_recurrence():
+    torch.manual_seed(2)
+    model = make_model(model_config("deltaproduct", d_model=8, num_heads=2, d_conv=0, num_householder=2,
+                                    eig_range="[-1,1]"), 3, 2)
+    windows = sp.all_windows(model, range(2))
+    tr = sp.transitions(model, windows)
+    eye = lambda S: torch.eye(4).expand_as(S).clone()  # noqa: E731
+    for w, window in enumerate(windows):
+        torch.testing.assert_close(tr.matrices[w], _step_difference(model, window[None], eye)[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("variant,extra", [("full", {}), ("block", {"block_size": 2}), ("rotation", {}),
+                                           ("diagonal", {}), ("cp", {"rank": 3}), ("full", {"additive": True}),
+                                           ("block", {"input": "embedding", "d_input": 3})],
+                         ids=["full", "block2", "rotation", "diagonal", "cp3", "full-additive", "block-embedding"])
+@torch.no_grad()
+def test_bilinear_transition_equals_one_step_from_unit_states(variant, extra):
+    torch.manual_seed(3)
+    model = make_model(model_config("bilinear", variant=variant, d_model=4, normalize="none", **extra), 6, 5)
+    tokens = torch.arange(6)
+    tr = sp.transitions(model, tokens[:, None])
+    G, n = tr.matrices.shape[1], tr.matrices.shape[2]
+    assert G * n == 4
+    for v in range(6):
+        dense = torch.block_diag(*tr.matrices[v])  # (H, H)
+        tok = torch.full((4,), v)
+        _, from_units = model.step(tok, torch.eye(4))  # row i: one step from e_i
+        _, from_zero = model.step(tok, torch.zeros(4, 4))  # the additive term alone (zero without one)
+        torch.testing.assert_close(dense, (from_units - from_zero).T, rtol=1e-5, atol=1e-6)
+
+
+def test_windows_shorter_than_the_convolution_are_refused():
+    model = make_model(model_config("mamba", d_model=8, d_state=2, expand=1, d_conv=4), 3, 2)
+    with pytest.raises(ValueError, match="shorter than the short convolution"):
+        sp.transitions(model, torch.tensor([[1]]))
+    with pytest.raises(ValueError, match="no linear transition"):
+        sp.transitions(make_model(model_config("lstm", d_model=8), 3, 2), torch.tensor([[1]]))
+
+
+# ----------------------------------------------------------------------------- readings
+
+
+def _hand(matrices, tokens):
+    return sp.Transitions(torch.tensor(matrices, dtype=torch.float64), torch.tensor(tokens)[:, None], "test")
+
+
+def test_flip_direction_finds_the_parity_automaton():
+    # three 1×1 channels: (A("0"), A("1")) = (1, −1) the automaton, (−1, −1) flips on both, (0.5, 0.2)
+    tr = _hand([[[[1.0]], [[-1.0]], [[0.5]]], [[[-1.0]], [[-1.0]], [[0.2]]]], [0, 1])
+    f = sp.flip_direction(tr)
+    assert (f.group, f.flip, f.hold, f.score) == (0, -1.0, 1.0, 0.0)
+    # a 2×2 head: "1" reflects along k1 = e_0, "0" reflects along k0 ⊥ k1, which keeps k1's axis: hold = 1
+    r1, r0 = torch.diag(torch.tensor([-1.0, 1.0])), torch.diag(torch.tensor([1.0, -1.0]))
+    f = sp.flip_direction(sp.Transitions(torch.stack([r0, r1])[:, None], torch.tensor([[0], [1]]), "householder"))
+    assert abs(f.flip + 1) < 1e-12 and abs(f.hold - 1) < 1e-12
+    # the same head with k0 = k1: "0" flips the axis too, hold = −1
+    f = sp.flip_direction(sp.Transitions(torch.stack([r1, r1])[:, None], torch.tensor([[0], [1]]), "householder"))
+    assert abs(f.hold + 1) < 1e-12 and f.score == pytest.approx(2.0)
+
+
+def test_angles_to_roots_and_leading():
+    m = 5
+    lam = torch.polar(torch.tensor([1.0, 1.0, 0.5], dtype=torch.float64),
+                      torch.tensor([2 * math.pi / m, 2 * math.pi * 2.5 / m, -2 * math.pi / m], dtype=torch.float64))
+    j, d = sp.angle_to_roots(lam, m)
+    assert j.tolist()[0] == 1 and j.tolist()[2] == 4
+    assert d[0] < 1e-12 and d[1] == pytest.approx(math.pi / m)
+    assert sp.leading(lam).tolist() == [True, True, False]
+
+
+def _reading(task, model, seed, score, spectral, **extra):
+    base = {"task": task, "model": model, "seed": seed, "score": score, "solved": score >= x2.SOLVED,
+            "spectral": spectral, "error": "", "key": f"k{seed}"}
+    if task == "parity":
+        base.update(flip=-1 + spectral, hold=1.0, group=0)
+    else:
+        base.update(m=5, generator=extra.get("generator", True), j1=extra.get("j1", [1, 4]))
+    return base
+
+
+def test_rule_judges_only_solving_runs_and_fails_without_one():
+    readings = [_reading("parity", "Mamba [-1,1]", 0, 1.0, 0.05), _reading("parity", "Mamba [-1,1]", 1, 0.2, 0.9),
+                _reading("Z5", "bilinear full", 0, 1.0, 0.01), _reading("Z5", "bilinear full", 1, 0.95, 0.3),
+                _reading("Z5", "bilinear rotation", 0, 0.1, 0.0),
+                _reading("Z5", "bilinear cp", 0, 1.0, 0.0, generator=False, j1=[0])]
+    checks = {c.label.split(":")[0]: c for c in x2.checks([], readings)}
+    assert checks["Mamba [-1,1] parity"].passed and checks["Mamba [-1,1] parity"].value == pytest.approx(0.05)
+    assert "not judged: s1: not solved (0.20)" in checks["Mamba [-1,1] parity"].detail
+    assert not checks["bilinear full Z5"].passed and checks["bilinear full Z5"].value == pytest.approx(0.3)
+    assert not checks["bilinear rotation Z5"].passed and math.isnan(checks["bilinear rotation Z5"].value)
+    assert not checks["bilinear cp Z5"].passed  # at the roots, but token 1 sits at j = 0: no generator
+    assert all(c.part == "comparison" for c in checks.values())
+
+
+def test_grid_reuses_the_source_claims_configurations():
+    from statetrack.claims import bl7, ne1, ne2
+    from statetrack.results import run_key
+
+    for preset in ("smoke", "quick", "paper"):
+        ours = {run_key(c) for c in x2.grid(preset)}
+        theirs = {run_key(c) for c in ne1.grid(preset) + bl7.grid(preset) + ne2.grid(preset)}
+        assert ours and ours <= theirs
+    assert len(x2.grid("quick")) == 15 and {c.seed for c in x2.grid("quick", seeds=[4])} == {4}
+
+
+# ----------------------------------------------------------------------------- checkpoints and the trained path
+
+
+def _tiny_cfg():
+    return RunConfig(task=task_config("modular_addition", modulus=3),
+                     model=model_config("bilinear", variant="rotation", d_model=2),
+                     train=TrainConfig(num_steps=3, batch_size=4, lr=1e-2, warmup_steps=1, min_len=2, max_len=4,
+                                       log_every=1),
+                     eval=EvalConfig(min_len=4, max_len=6, stride=2, num_seqs=4), seed=0)
+
+
+def test_checkpoint_round_trip_and_weights_only(tmp_path):
+    from statetrack.results import RecordError, stored
+    from statetrack.runs import checkpoint_path, load_model, load_or_run
+
+    cfg = _tiny_cfg()
+    rec = load_or_run(cfg, "x2", checkpoint=True, device="cpu")
+    path = checkpoint_path("x2", cfg)
+    assert path.exists() and path.with_suffix(".json").exists()
+    model = load_model(rec, path)
+    tokens = torch.tensor([[0, 1, 2, 1]])
+    again = load_model(rec, path)
+    torch.testing.assert_close(model(tokens), again(tokens))
+    state = torch.load(path, weights_only=True)
+    assert set(state) == set(model.state_dict()) and all(isinstance(v, torch.Tensor) for v in state.values())
+    # a record without weights (another claim's, or an older one) is retrained when weights are wanted
+    path.unlink()
+    assert stored("x2", cfg) is not None
+    load_or_run(cfg, "x2", checkpoint=True, device="cpu")
+    assert path.exists()
+    # anything but tensors is refused, never unpickled
+    torch.save({"transition": torch.zeros(3), "evil": Check("a", 0.0, "", True)}, path)
+    with pytest.raises(RecordError, match="cannot be loaded"):
+        load_model(rec, path)
+    path.unlink()
+    with pytest.raises(RecordError, match="no checkpoint"):
+        load_model(rec, path)
+
+
+def test_analyse_a_missing_checkpoint_is_named_not_raised():
+    from statetrack.runs import load_or_run
+
+    rec = load_or_run(_tiny_cfg(), "x2", device="cpu")  # no weights kept
+    a = x2.analyse(rec)
+    assert "no checkpoint" in a["error"] and math.isnan(a["spectral"])
+    (c,) = x2.checks([rec])
+    assert not c.passed
+
+
+def test_a_hand_set_rotation_model_reads_as_a_solution():
+    """A rotation model set to θ_v = 2πv/5 (the exact Z_5 solution) passes the rule; its spectra sit on the roots."""
+    cfg = replace(_tiny_cfg(), task=task_config("modular_addition", modulus=5))
+    model = make_model(cfg.model, 6, 5)
+    with torch.no_grad():
+        model.transition.copy_(2 * math.pi * torch.arange(6.0) / 5)
+    fake = {"key": "hand", "status": "ok", "config": cfg.to_dict(), "summary": {"ood_normalized": 1.0}}
+    a = x2.analyse(fake, model)
+    assert a["spectral"] < 1e-6 and a["generator"] and a["j1"] == [1, 4]
+    turns = [r["turns"] for r in x2.rotation_turns(fake, model)]
+    assert turns == pytest.approx([0, 1, 2, 3, 4], abs=1e-5)
+    frame = x2.eigen_frame(fake, model)
+    assert len(frame) == 5 * 2 and frame["leading"].all()
+
+
+def test_init_contrast_reads_untrained_models():
+    rows = x2.init_contrast("smoke")
+    assert [r["what"] for r in rows] == ["Mamba [-1,1] parity", "DeltaNet [-1,1] parity", "bilinear rotation Z5",
+                                         "bilinear full Z5", "bilinear rotation Z3"]
+    assert not rows[0]["rule passes untrained"]  # Mamba's decays start in (−0.6, 1)
+
+
+# ----------------------------------------------------------------------------- the explorer over every record
+
+
+@pytest.fixture
+def committed(monkeypatch):
+    from statetrack.provenance import repo_root
+
+    monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(repo_root() / "data" / "results"))
+
+
+def test_results_explorer_draws_every_committed_selection(committed):
+    import ipywidgets
+    import matplotlib.pyplot as plt
+
+    from statetrack.claims import CLAIMS
+    from statetrack.results import load_records
+    from statetrack.widgets import first_selection, results_explorer, results_figure, results_frame
+
+    built = [c for c, info in CLAIMS.items() if info.notebook]
+    for cid in built:
+        load_records(cid)  # every claim's committed records load (a corrupt one raises, naming it)
+    frame = results_frame()
+    assert len(frame) and set(frame["claim"]) <= set(built)
+    assert {"ne1", "bl7"} <= set(frame["claim"])
+    start = first_selection(frame, {"claim": "ne1", "task": "parity", "model": "mamba-neg", "setting": "–"})
+    assert start == {"claim": "ne1", "task": "parity", "model": "mamba-neg", "setting": "–"}
+    combos = frame[["claim", "task", "label", "setting"]].drop_duplicates()
+    for r in combos.itertuples():
+        fig = results_figure(frame, r.claim, r.task, r.label, r.setting)
+        assert fig.axes[0].lines, (r.claim, r.task, r.label, r.setting)
+        plt.close(fig)
+    widget = results_explorer(frame, start)
+    menus = [w for box in widget.children[:2] for w in box.children]
+    claim, task, model, setting = menus
+    assert (claim.value, task.value, model.value, setting.value) == ("ne1", "parity", "mamba-neg", "–")
+    for c in claim.options:  # every claim, and under it every task, model and setting the records have
+        claim.value = c
+        for t in task.options:
+            task.value = t
+            for m in model.options:
+                model.value = m
+                for s in setting.options:
+                    setting.value = s
+                    assert not frame[(frame["claim"] == c) & (frame["task"] == t) & (frame["label"] == m)
+                                     & (frame["setting"] == s)].empty
+    assert isinstance(widget, ipywidgets.VBox)
+    plt.close("all")
+
+
+def test_results_explorer_without_records_says_so():
+    from statetrack.widgets import first_selection, results_explorer, results_frame
+
+    frame = results_frame()  # the test's empty results folder
+    assert frame.empty and first_selection(frame) == {}
+    results_explorer(frame)
