@@ -54,14 +54,16 @@ def test_sources_import_one_way(layer, allowed):
     ("statetrack.models.ops.registry", ("statetrack.tasks", "statetrack.results", "statetrack.claims")),
 ])
 def test_a_fresh_import_loads_nothing_upstream(module, forbidden):
-    code = f"import json, sys; import {module}; print(json.dumps(sorted(m for m in sys.modules if m.startswith('statetrack'))))"
+    code = (f"import json, sys; import {module}; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('statetrack'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(out.stdout.strip().splitlines()[-1])
     assert not [m for m in loaded if _allowed(m, forbidden)], loaded
 
 
 def test_config_alone_loads_no_other_package_module():
-    code = "import json, sys; import statetrack.config; print(json.dumps(sorted(m for m in sys.modules if m.startswith('statetrack'))))"
+    code = ("import json, sys; import statetrack.config; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('statetrack'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == ["statetrack", "statetrack.config"]
 

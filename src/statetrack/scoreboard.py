@@ -117,7 +117,8 @@ def paper_cost_markdown() -> str:
     for r in rows:
         note = f" ({r['unmeasured']} runs of unbenchmarked models not estimated)" if r["unmeasured"] else ""
         note += f" ({r['shared']} runs shared with a claim above, trained once)" if r.get("shared") else ""
-        lines.append(f"| {{ref}}`{r['claim']} <{r['claim']}>` | {r['runs']} | {r['runs'] - r['missing'] - r.get('shared', 0)} | "
+        recorded = r["runs"] - r["missing"] - r.get("shared", 0)
+        lines.append(f"| {{ref}}`{r['claim']} <{r['claim']}>` | {r['runs']} | {recorded} | "
                      f"{r['hours']:.0f}{note} |")
     lines += ["", f"Total: {sum(r['runs'] - r.get('shared', 0) for r in rows)} distinct runs, "
                   f"{sum(r['hours'] for r in rows):.0f} estimated "

@@ -1,4 +1,4 @@
-"""Claim x1 (both papers): one leaderboard, every model family of NE and BL on the tasks of both, judged by the theories.
+"""Claim x1 (both papers): one leaderboard, every model family of NE and BL on the tasks of both, judged by theory.
 
 Neither paper has this table. Its rows are the transition families of both papers (Mamba and
 DeltaNet with eigenvalues in [0,1] or [-1,1]; the bilinear full, block-diagonal b = 2, real
@@ -165,12 +165,13 @@ def owned(preset: str, seeds: list[int] | None = None) -> dict[tuple[str, str], 
 
 
 def _reference(cells: dict[tuple[str, str], list[RunConfig]], column: str, bilinear: bool) -> list[RunConfig]:
-    """The owner's cell whose protocol a fill copies (its runs): a bilinear one for bilinear fills, else a recurrent one."""
+    """The owner's cell (its runs) whose protocol a fill copies: a bilinear one for bilinear fills, else a recurrent."""
     mine = [(row, cfgs) for (row, col), cfgs in cells.items() if col == column]
     if not mine:
         raise ValueError(f"x1: the owner {OWNER[column]} runs nothing in column {column!r}")
     preferred = REFERENCE[column][0 if bilinear else 1]
-    kind = [cfgs for row, cfgs in mine if row == preferred] + [cfgs for row, cfgs in mine if (row in BILINEAR) == bilinear]
+    kind = [cfgs for row, cfgs in mine if row == preferred]
+    kind += [cfgs for row, cfgs in mine if (row in BILINEAR) == bilinear]
     return (kind or [cfgs for _, cfgs in mine])[0]
 
 
@@ -193,7 +194,8 @@ def fill_model(preset: str, row: str, column: str, cells: dict[tuple[str, str], 
     return model_config("bilinear", d_model=width, **variant)
 
 
-def fills(preset: str, seeds: list[int] | None = None, cells: dict | None = None) -> dict[tuple[str, str], list[RunConfig]]:
+def fills(preset: str, seeds: list[int] | None = None,
+          cells: dict | None = None) -> dict[tuple[str, str], list[RunConfig]]:
     """The x1-only runs of ``preset``: ``FILLS[preset]`` minus the cells an owner already runs."""
     cells = owned(preset, seeds) if cells is None else cells
     out = {}
@@ -243,7 +245,7 @@ def not_run(preset: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Prediction:
-    """What the theory says about one cell: "can", "cannot" or "open", why, and the rule it implies (None: not judged)."""
+    """What theory says about one cell: "can", "cannot" or "open", why, and the rule it implies (None: not judged)."""
 
     says: str
     why: str
@@ -362,7 +364,8 @@ def checks(preset: str) -> list[Check]:
     facts = letter_facts(preset)
     longest = max(max(c) for c in facts["cycles"])
     out = [Check(f"perm FSM ({facts['states']} states): letters do not commute", float(not facts["commute"]),
-                 "= 1 (some pair ab ≠ ba)", not facts["commute"], "δ(δ(q, a), b) vs δ(δ(q, b), a) over all q, a, b"),
+                 "= 1 (some pair ab ≠ ba)", not facts["commute"],
+                 "δ(δ(q, a), b) vs δ(δ(q, b), a) over all q, a, b"),
            Check(f"perm FSM ({facts['states']} states): a letter with a cycle of length ≥ 3", float(longest),
                  "≥ 3", longest >= 3, f"cycle lengths per letter: {facts['cycles']}")]
     for group, elements in (("S3", "all"), ("S5", "swaps")):
