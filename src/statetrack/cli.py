@@ -145,11 +145,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(rows, indent=1))
             return 0
-        print(f"{'claim':<6} {'runs':>6} {'missing':>8} {'est. hours':>11}  (throughput measured on {rows[0]['throughput_from'] if rows else dev})")
+        print(f"{'claim':<6} {'runs':>6} {'shared':>7} {'missing':>8} {'est. hours':>11}  (throughput measured on "
+              f"{rows[0]['throughput_from'] if rows else dev}; shared: the same run as a claim above, trained once)")
         for r in rows:
             extra = f"  ({r['unmeasured']} runs of unbenchmarked models not estimated)" if r["unmeasured"] else ""
-            print(f"{r['claim']:<6} {r['runs']:>6} {r['missing']:>8} {r['hours']:>11.2f}{extra}")
-        print(f"{'total':<6} {sum(r['runs'] for r in rows):>6} {sum(r['missing'] for r in rows):>8} "
+            print(f"{r['claim']:<6} {r['runs']:>6} {r['shared']:>7} {r['missing']:>8} {r['hours']:>11.2f}{extra}")
+        print(f"{'total':<6} {sum(r['runs'] for r in rows):>6} {sum(r['shared'] for r in rows):>7} "
+              f"{sum(r['missing'] for r in rows):>8} "
               f"{sum(r['hours'] for r in rows):>11.2f}  (training only, one device; divide by the workers)")
         return 0
     slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
