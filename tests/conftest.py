@@ -64,6 +64,15 @@ class SmokeRuns:
         return self.folder, self.results
 
 
+@pytest.fixture
+def planned_claim(monkeypatch):
+    """A registered claim without a notebook ("zz1"), as every claim was before it was built."""
+    from statetrack.claims import CLAIMS, ClaimInfo
+
+    monkeypatch.setitem(CLAIMS, "zz1", ClaimInfo("zz1", "NE", "Fig 0", "A claim not built yet"))
+    return "zz1"
+
+
 @pytest.fixture(scope="session")
 def smoke_runs(tmp_path_factory):
     return SmokeRuns(tmp_path_factory.mktemp("smoke"))

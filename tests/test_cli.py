@@ -46,9 +46,9 @@ def test_train_prints_a_record(capsys, tmp_path):
                   "--set", "train.max_len=3"], "empty", id="inverted-range"),
     pytest.param(["train", "--task", "parity", "--model", "mamba", "--device", "tpu"], "'tpu'", id="bad-device"),
     pytest.param(["reproduce", "ne9", "--preset", "smoke"], "unknown claim id 'ne9'", id="unknown-claim"),
-    pytest.param(["reproduce", "bl2", "--preset", "smoke"], "no notebook yet", id="planned-claim"),
+    pytest.param(["reproduce", "zz1", "--preset", "smoke"], "no notebook yet", id="planned-claim"),
 ])
-def test_bad_input_exits_2_and_names_the_value(capsys, tmp_path, argv, needle):
+def test_bad_input_exits_2_and_names_the_value(capsys, tmp_path, planned_claim, argv, needle):
     assert main(argv) == 2
     assert needle in capsys.readouterr().err
     assert not (tmp_path / "results").exists()  # nothing written
@@ -74,7 +74,7 @@ def test_verify_names_a_corrupt_record(capsys, tmp_path):
     assert "corrupt result record" in err and bad.name in err
 
 
-def test_verify_without_records(capsys):
+def test_verify_without_records(capsys, planned_claim):
     assert main(["verify", "--json"]) == 0
     rows = {r["claim"]: r["status"] for r in json.loads(capsys.readouterr().out)}
-    assert rows["ne1"] == "not run" and rows["bl2"] == "planned"
+    assert rows["ne1"] == "not run" and rows[planned_claim] == "planned"

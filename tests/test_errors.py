@@ -69,7 +69,7 @@ CLI_CASES = [
     (["train", "--task", "parity", "--model", "bilinear", "--set", "model.variant=block",
       "--set", "model.block_size=5"], "block_size=5"),
     (["reproduce", "ne9", "--preset", "smoke"], "'ne9'"),
-    (["reproduce", "bl2", "--preset", "smoke"], "no notebook yet"),
+    (["reproduce", "zz1", "--preset", "smoke"], "no notebook yet"),  # conftest.planned_claim
     (["reproduce", "ne1", "--preset", "smoke", "--device", "tpu"], "'tpu'"),
     (["verify", "--preset", "smoke"], None),  # not bad input: listed to pin that it succeeds
 ]
@@ -77,7 +77,7 @@ CLI_CASES = [
 
 @pytest.mark.parametrize("argv,needle", [pytest.param(a, n, id=" ".join(a[4:] if a[0] == "train" else a)[:60])
                                          for a, n in CLI_CASES])
-def test_cli_bad_input(capsys, results, argv, needle):
+def test_cli_bad_input(capsys, results, planned_claim, argv, needle):
     folder, _ = results
     before = _snapshot(folder)
     code = main(argv)
