@@ -213,3 +213,31 @@ def test_a_run_recorded_under_another_claim_is_reused(monkeypatch):
     assert copy["copied_from"] == f"claim_a/{record_path('claim_a', cfg).name}" and copy["claim"] == "claim_b"
     assert copy["summary"] == first["summary"] and copy["provenance"] == first["provenance"]
     assert record_path("claim_b", cfg).exists()
+
+
+def test_two_claims_sharing_a_run_train_it_once_at_the_same_time(monkeypatch):
+    """Claim b asks for a run while claim a is training it: b waits on the run's lock, then copies a's record."""
+    import threading
+
+    cfg = tiny()
+    real, calls, started, release = runs.run, [], threading.Event(), threading.Event()
+
+    def slow_run(c, claim, **kw):
+        calls.append(claim)
+        started.set()
+        assert release.wait(30)
+        return real(c, claim, **kw)
+
+    monkeypatch.setattr(runs, "run", slow_run)
+    out = {}
+    a = threading.Thread(target=lambda: out.setdefault("a", load_or_run(cfg, "claim_a")))
+    b = threading.Thread(target=lambda: out.setdefault("b", load_or_run(cfg, "claim_b")))
+    a.start()
+    assert started.wait(30)  # a holds the lock and is training
+    b.start()
+    b.join(0.5)
+    assert b.is_alive()  # b waits for the run's lock instead of training it too
+    release.set()
+    a.join(30), b.join(30)
+    assert calls == ["claim_a"]
+    assert out["b"]["copied_from"].startswith("claim_a/") and out["b"]["summary"] == out["a"]["summary"]

@@ -161,15 +161,18 @@ def load_records(claim: str) -> list[dict[str, Any]]:
 
 
 def run_lock_path(claim: str, cfg: RunConfig) -> Path:
-    return results_dir() / claim / ".locks" / f"{record_path(claim, cfg).stem}.lock"
+    """One lock per run, shared by every claim that holds the run (its record name has no claim in it)."""
+    return results_dir() / ".locks" / f"{record_path(claim, cfg).stem}.lock"
 
 
 @contextlib.contextmanager
 def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
     """Hold the run's lock while it trains, so two processes never train the same run; yields whether it is held.
 
-    An ``flock`` on ``<claim>/.locks/<record stem>.lock``: the operating system releases it when its owner
-    exits, even by SIGKILL, so a killed sweep never leaves a run locked. ``wait=False`` yields False at
+    An ``flock`` on ``.locks/<record stem>.lock`` in the results folder: the operating system releases it
+    when its owner exits, even by SIGKILL, so a killed sweep never leaves a run locked. The lock is the
+    run's, not the claim's: two claims that share a run (x1 and the claim that owns the cell) never
+    train it twice at once; the second finds the first's record as a twin. ``wait=False`` yields False at
     once when another process holds it.
     """
     path = run_lock_path(claim, cfg)
@@ -181,7 +184,7 @@ def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
         except BlockingIOError:
             yield False
             return
-        for tmp in path.parent.parent.glob(f".{record_path(claim, cfg).name}.*.tmp"):
+        for tmp in record_path(claim, cfg).parent.glob(f".{record_path(claim, cfg).name}.*.tmp"):
             tmp.unlink(missing_ok=True)  # half-written by an owner that was killed; never a record
         yield True
     finally:
