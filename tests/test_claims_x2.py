@@ -276,8 +276,8 @@ def test_results_explorer_draws_every_committed_selection(committed):
     frame = results_frame()
     assert len(frame) and set(frame["claim"]) <= set(built)
     assert {"ne1", "bl7"} <= set(frame["claim"])
-    start = first_selection(frame, {"claim": "ne1", "task": "parity", "model": "mamba-neg", "setting": "–"})
-    assert start == {"claim": "ne1", "task": "parity", "model": "mamba-neg", "setting": "–"}
+    start = first_selection(frame, {"claim": "ne1", "task": "parity", "model": "deltanet-neg", "setting": "–"})
+    assert start == {"claim": "ne1", "task": "parity", "model": "deltanet-neg", "setting": "–"}
     combos = frame[["claim", "task", "label", "setting"]].drop_duplicates()
     for r in combos.itertuples():
         fig = results_figure(frame, r.claim, r.task, r.label, r.setting)
@@ -286,7 +286,7 @@ def test_results_explorer_draws_every_committed_selection(committed):
     widget = results_explorer(frame, start)
     menus = [w for box in widget.children[:2] for w in box.children]
     claim, task, model, setting = menus
-    assert (claim.value, task.value, model.value, setting.value) == ("ne1", "parity", "mamba-neg", "–")
+    assert (claim.value, task.value, model.value, setting.value) == ("ne1", "parity", "deltanet-neg", "–")
     for c in claim.options:  # every claim, and under it every task, model and setting the records have
         claim.value = c
         for t in task.options:
@@ -307,3 +307,16 @@ def test_results_explorer_without_records_says_so():
     frame = results_frame()  # the test's empty results folder
     assert frame.empty and first_selection(frame) == {}
     results_explorer(frame)
+
+
+def test_sweep_keeps_x2_weights_and_retrains_a_record_without_them():
+    from statetrack.results import stored
+    from statetrack.runs import checkpoint_path, load_or_run
+    from statetrack.sweep import Item, is_done, run_item
+
+    cfg = x2.grid("smoke")[2]  # the Z5 rotation model: 10 steps
+    load_or_run(cfg, "bl7", device="cpu")  # the source claim's record, without weights
+    assert stored("x2", cfg, copy=False) is not None and not is_done(Item("x2", cfg))
+    assert run_item("x2", cfg.to_dict(), "cpu", "smoke") == "trained"
+    assert checkpoint_path("x2", cfg).exists() and is_done(Item("x2", cfg))
+    assert run_item("x2", cfg.to_dict(), "cpu", "smoke") == "done"

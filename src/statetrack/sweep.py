@@ -60,10 +60,21 @@ def plan(ids: Sequence[str], preset: str) -> list[Item]:
     return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]
 
 
-def is_done(item: Item) -> bool:
-    """Whether the run has a finished record, here or under another claim (nothing is written)."""
-    from statetrack.results import stored
+def _keeps_weights(claim: str) -> bool:
+    """Whether ``claim`` keeps each run's weights (``KEEP_WEIGHTS``, x2): a record without them is not done."""
+    from statetrack.claims import get_claim
 
+    return bool(getattr(get_claim(claim), "KEEP_WEIGHTS", False))
+
+
+def is_done(item: Item) -> bool:
+    """Whether the run has a finished record, here or under another claim (nothing is written), and its
+    weights where the claim keeps them."""
+    from statetrack.results import stored
+    from statetrack.runs import checkpoint_path
+
+    if _keeps_weights(item.claim) and not checkpoint_path(item.claim, item.cfg).exists():
+        return False
     return stored(item.claim, item.cfg, copy=False) is not None
 
 
@@ -76,12 +87,14 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
     import torch
 
     from statetrack.results import load_or_make, run_lock, stored
-    from statetrack.runs import failed_record, run
+    from statetrack.runs import checkpoint_path, failed_record, run
 
     if threads:
         torch.set_num_threads(threads)
     cfg = RunConfig.from_dict(config)
-    if stored(claim, cfg) is not None:
+    keep = _keeps_weights(claim)
+    missing_weights = keep and not checkpoint_path(claim, cfg).exists()
+    if not missing_weights and stored(claim, cfg) is not None:
         return "done"
     with run_lock(claim, cfg, wait=False) as held:
         if not held:
@@ -92,10 +105,11 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
 
     def make() -> dict[str, Any]:
         made.append(True)
-        return run(cfg, claim, device=device, preset=preset)
+        return run(cfg, claim, device=device, preset=preset, checkpoint=keep)
 
-    try:
-        load_or_make(claim, cfg, make, failed=lambda e: failed_record(cfg, claim, preset, e))
+    try:  # a record whose weights the claim keeps but lacks is retrained (force) to keep them
+        load_or_make(claim, cfg, make, force=missing_weights and stored(claim, cfg, copy=False) is not None,
+                     failed=lambda e: failed_record(cfg, claim, preset, e))
     except Exception as e:  # recorded as failed; the sweep goes on
         return f"failed: {type(e).__name__}: {e}"
     return "trained" if made else "done"

@@ -66,7 +66,7 @@ CLAIMS: dict[str, ClaimInfo] = {c.id: c for c in [
     ClaimInfo("bl8", "BL", "Prop 3", "A frozen random diagonal network learns parity from two examples",
               "bl8_frozen_random_diagonal_parity"),
     ClaimInfo("x1", "both", "", "One leaderboard over every model and task", "x1_leaderboard"),
-    ClaimInfo("x2", "both", "", "Eigenvalue explorer: the spectra trained models learn"),
+    ClaimInfo("x2", "both", "", "Eigenvalue explorer: the spectra trained models learn", "x2_eigenvalue_explorer"),
 ]}
 
 

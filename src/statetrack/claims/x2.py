@@ -56,7 +56,6 @@ ANGLE_TOL = 0.25  # Z_m: distance to the nearest multiple of 2π/m, in units of 
 LEADING = 0.9  # an eigenvalue leads when its modulus is ≥ 0.9 × the spectral radius
 NAMES = {"mamba": "Mamba [-1,1]", "deltanet": "DeltaNet [-1,1]", "rotation": "bilinear rotation",
          "full": "bilinear full"}
-HEADLINE = "Mamba [-1,1] parity"
 
 
 def grid(preset: str, seeds: list[int] | None = None) -> list[RunConfig]:
@@ -239,7 +238,7 @@ def init_contrast(preset: str) -> list[dict[str, Any]]:
 
 
 def rotation_turns(record: dict[str, Any], model=None) -> list[dict[str, Any]]:
-    """A rotation model's signed angle θ_v per number token (first 2×2 block), in units of 2π/m, in [0, m).
+    """A rotation model's signed angle θ_v per number token (first 2×2 block), in units of 2π/m, in [−½, m − ½).
 
     The eigenvalues of R(θ) are e^{±iθ}, the same set for θ and −θ: a spectrum cannot tell a token
     that turns forward from one that turns back. The signed angles can; a model that solves Z_m needs
@@ -251,7 +250,7 @@ def rotation_turns(record: dict[str, Any], model=None) -> list[dict[str, Any]]:
     model = model if model is not None else load_model(record, checkpoint_path(ID, cfg))
     m = cfg.task.modulus
     theta = model.tables()[0][:m, 0].detach().double()  # (m,) first block's angle per number token
-    turns = (theta / (2 * math.pi / m)) % m
+    turns = (theta / (2 * math.pi / m) + 0.5) % m - 0.5  # in [−0.5, m − 0.5): a root j sits at j, never at m
     score = record["summary"]["ood_normalized"] if record["status"] == "ok" else float("nan")
     return [{"panel": label(cell_of(record)), "seed": cfg.seed, "token": v, "turns": float(turns[v]), "m": m,
              "score": score} for v in range(m)]

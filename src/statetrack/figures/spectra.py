@@ -37,14 +37,17 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
     ax.axhline(0, color="0.85", lw=0.6, zorder=0)
     ax.axvline(0, color="0.85", lw=0.6, zorder=0)
     roots = np.exp(2j * np.pi * np.arange(m) / m)
-    ax.scatter(roots.real, roots.imag, s=90, marker="D", facecolor="none", edgecolor="black", lw=1.0, zorder=2)
+    ax.scatter(roots.real, roots.imag, s=170, marker="D", facecolor="none", edgecolor="black", lw=0.9, zorder=2)
     x, y = ("re", "im") if parity else ("scaled_re", "scaled_im")
     for i, (tok, sub) in enumerate(eig.groupby("token", sort=True)):
         color = TOKEN_COLORS[int(tok) % len(TOKEN_COLORS)]
-        rest = sub[~sub["leading"]]
-        ax.scatter(rest[x], rest[y], s=10, facecolor="none", edgecolor=color, lw=0.6, alpha=0.5, zorder=3)
-        lead = sub[sub["leading"]]
-        ax.scatter(lead[x], lead[y], s=14, color=color, alpha=0.7, lw=0, zorder=4)
+        if parity:  # every eigenvalue counts the same; "leading" is a Z_m notion
+            ax.scatter(sub[x], sub[y], s=12, color=color, alpha=0.45, lw=0, zorder=3)
+        else:
+            rest = sub[~sub["leading"]]
+            ax.scatter(rest[x], rest[y], s=10, facecolor="none", edgecolor=color, lw=0.6, alpha=0.5, zorder=3)
+            lead = sub[sub["leading"]]
+            ax.scatter(lead[x], lead[y], s=34, color=color, alpha=0.75, lw=0, zorder=4)
         if parity:
             flip = sub[sub["flip"]]
             ax.scatter(flip[x], flip[y], s=130, marker="o", facecolor="none", edgecolor=color, lw=2.0, zorder=5)
@@ -62,7 +65,9 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
         handles = [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)], label=f'token "{k}"')
                    for k in tokens]
         handles.append(Line2D([], [], marker="D", ls="", mfc="none", mec="black",
-                              label="±1 (theory)" if parity else f"{m}th roots of unity"))
+                              label="±1 (theory)" if parity else f"roots of unity, m = {m}"))
+        if not parity:
+            handles.append(Line2D([], [], marker="o", ls="", mfc="none", mec="0.4", label="|λ| < 0.9ρ"))
         if parity:
             handles.append(Line2D([], [], marker="o", ls="", mfc="none", mec="0.3", ms=9, mew=2,
                                   label="flip direction"))
