@@ -106,10 +106,12 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
     for ax, panel in zip(axes[0], panels):
         sub = angles[angles["panel"] == panel]
         m = int(sub["m"].iloc[0])
-        for i, (seed, run) in enumerate(sub.groupby("seed")):
+        seeds = list(sub.groupby("seed"))
+        for i, (seed, run) in enumerate(seeds):
             color = TOKEN_COLORS[i % len(TOKEN_COLORS)]
             score = float(run["score"].iloc[0])
-            ax.plot(run["token"], run["turns"], marker="o", lw=1.2, color=color,
+            shift = (i - (len(seeds) - 1) / 2) * 0.06  # side by side, so that equal runs stay visible
+            ax.plot(run["token"] + shift, run["turns"], marker="o", lw=1.2, color=color,
                     label=f"seed {seed} (test {score:.2f})")
         for j in range(m + 1):
             ax.axhline(j, color="0.85", lw=0.6, zorder=0)
