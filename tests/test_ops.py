@@ -163,6 +163,113 @@ def test_diagonal_hand_worked(fn):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# Selective scan (Mamba): the fused fast path against an independent fp64 loop
+# ---------------------------------------------------------------------------------------------------------
+
+
+def naive_selective_scan(u, delta, A, B, C, h0=None, eig_range="[0,1]"):
+    """An independent oracle for ``selective_scan``: one step at a time, written out from Mamba Alg. 2.
+
+    It shares no code with ``statetrack.models.ops`` (the pair's reference reuses the diagonal loop).
+    """
+    h = torch.zeros(u.shape[0], *A.shape, dtype=u.dtype) if h0 is None else h0  # (B, E·D, N)
+    ys = []
+    for t in range(u.shape[1]):
+        s = torch.exp(delta[:, t, :, None] * A)  # (B, E·D, N)
+        a = 2 * s - 1 if eig_range == "[-1,1]" else s  # (B, E·D, N)
+        h = a * h + delta[:, t, :, None] * u[:, t, :, None] * B[:, t, None, :]  # (B, E·D, N)
+        ys.append((h * C[:, t, None, :]).sum(-1))  # (B, E·D)
+    return torch.stack(ys, dim=1), h  # (B, T, E·D), (B, E·D, N)
+
+
+def selective_inputs(Bsz, T, E, N, with_h0, gen, big_steps=False):
+    u = torch.randn(Bsz, T, E, generator=gen)  # (B, T, E·D)
+    delta = F.softplus(torch.randn(Bsz, T, E, generator=gen) + (2.0 if big_steps else -2.0))  # (B, T, E·D)
+    A = -torch.exp(torch.randn(E, N, generator=gen))  # (E·D, N) negative, as -exp(A_log)
+    B, C = torch.randn(Bsz, T, N, generator=gen), torch.randn(Bsz, T, N, generator=gen)  # (B, T, N)
+    h0 = torch.randn(Bsz, E, N, generator=gen) if with_h0 else None  # (B, E·D, N)
+    return [u, delta, A, B, C, h0]
+
+
+SELECTIVE_CASES = [
+    # (eig_range, B, T, E·D, N, chunk, with_h0, big_steps)
+    pytest.param("[0,1]", 3, 37, 6, 4, 8, True, False, id="pos-T37-chunk8-h0"),
+    pytest.param("[-1,1]", 3, 37, 6, 4, 8, True, False, id="neg-T37-chunk8-h0"),
+    pytest.param("[-1,1]", 2, 40, 5, 3, 16, False, True, id="neg-big-steps-a-near-minus-1-zero-h0"),
+    pytest.param("[0,1]", 2, 5, 4, 2, 16, True, False, id="pos-T-shorter-than-chunk"),
+    pytest.param("[-1,1]", 2, 9, 3, 2, 1, True, False, id="neg-chunk1"),
+    pytest.param("[0,1]", 4, 1, 3, 5, 16, True, False, id="T1"),
+]
+
+
+@pytest.mark.parametrize("eig_range, B, T, E, N, chunk, with_h0, big_steps", SELECTIVE_CASES)
+def test_selective_scan_fused_matches_fp64_loop(eig_range, B, T, E, N, chunk, with_h0, big_steps):
+    """Outputs, final state and the gradient of every input (u, Δ, A, B, C, h0), fp32 and fp64."""
+    from functools import partial
+
+    from statetrack.models.ops import selective_scan
+
+    gen = torch.Generator().manual_seed(4)
+    inputs = selective_inputs(B, T, E, N, with_h0, gen, big_steps)
+    check_fast_against_reference(
+        partial(selective_scan, eig_range=eig_range, chunk=chunk), partial(naive_selective_scan, eig_range=eig_range),
+        inputs, [True] * 5 + [with_h0], gen,
+    )
+
+
+@pytest.mark.parametrize("requires_grad", [
+    pytest.param([True, False, False, False, False, True], id="u-and-h0"),
+    pytest.param([False, False, True, False, True, False], id="A-and-C"),
+])
+def test_selective_scan_partial_requires_grad(requires_grad):
+    from functools import partial
+
+    from statetrack.models.ops import selective_scan
+
+    gen = torch.Generator().manual_seed(5)
+    inputs = selective_inputs(2, 11, 4, 3, True, gen)
+    check_fast_against_reference(partial(selective_scan, eig_range="[-1,1]", chunk=4),
+                                 partial(naive_selective_scan, eig_range="[-1,1]"), inputs, requires_grad, gen)
+
+
+def test_selective_scan_reference_matches_fp64_loop():
+    """The pair's own reference (full-size a, b and the diagonal loop) is the same function as the oracle."""
+    from statetrack.models.ops import selective_scan_sequential
+
+    gen = torch.Generator().manual_seed(6)
+    u, delta, A, B, C, h0 = (x.double() for x in selective_inputs(2, 13, 4, 3, True, gen))
+    for eig_range in ("[0,1]", "[-1,1]"):
+        for got, want in zip(selective_scan_sequential(u, delta, A, B, C, h0, eig_range),
+                             naive_selective_scan(u, delta, A, B, C, h0, eig_range)):
+            assert rel_err(got, want) < FP64_TOL
+
+
+@pytest.mark.parametrize("eig_range, expected", [("[0,1]", [1.0, 1.5, 1.75, 1.875]), ("[-1,1]", [1.0, 1.0, 1.0, 1.0])])
+def test_selective_scan_hand_worked(eig_range, expected):
+    # A = -ln 2, Δ = u = B = C = 1, h_0 = 0: s = 1/2, so a = 1/2 (y = 1, 1.5, ...) or a = 2 s - 1 = 0 (y = 1, 1, ...).
+    from statetrack.models.ops import selective_scan, selective_scan_sequential
+
+    ones = torch.ones(1, 4, 1, dtype=torch.float64)  # (B, T, 1)
+    A = torch.full((1, 1), -torch.log(torch.tensor(2.0, dtype=torch.float64)).item(), dtype=torch.float64)  # (1, 1)
+    for fn in (selective_scan, selective_scan_sequential):
+        y, last = fn(ones, ones, A, ones, ones, eig_range=eig_range)
+        torch.testing.assert_close(y.flatten(), torch.tensor(expected, dtype=torch.float64))
+        assert last.item() == pytest.approx(expected[-1])
+
+
+def test_selective_scan_bad_arguments_are_named():
+    from statetrack.models.ops import selective_scan
+
+    u, delta, A, B, C, _ = selective_inputs(1, 3, 2, 2, False, torch.Generator().manual_seed(0))
+    with pytest.raises(ValueError, match=r"eig_range '\[0,2\]' is not allowed; allowed: \['\[0,1\]', '\[-1,1\]'\]"):
+        selective_scan(u, delta, A, B, C, eig_range="[0,2]")
+    with pytest.raises(ValueError, match="chunk=0 is not allowed"):
+        selective_scan(u, delta, A, B, C, chunk=0)
+    with pytest.raises(ValueError, match=r"A \(3, 2\)"):
+        selective_scan(u, delta, torch.zeros(3, 2), B, C)
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Delta rule
 # ---------------------------------------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from statetrack.models.ops import delta as delta_ops
-from statetrack.models.ops import diagonal as diagonal_ops
+from statetrack.models.ops import selective as selective_ops
 
 EIG_RANGES = ("[0,1]", "[-1,1]")
 
@@ -102,26 +102,31 @@ class MambaMixer(nn.Module):
             self.dt_proj.bias.copy_(dt + torch.log(-torch.expm1(-dt)))  # inverse softplus
 
     def _ssm_inputs(self, u: torch.Tensor):
-        """From the conv'd input u (..., E·D): decay a, input b (..., E·D, N) and readout C (..., N)."""
+        """From the conv'd input u (..., E·D): step Δ (..., E·D), A (E·D, N), input B and readout C (..., N)."""
         dt_in, Bm, Cm = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
         dt = F.softplus(self.dt_proj(dt_in))  # (..., E·D)
-        s = torch.exp(-dt.unsqueeze(-1) * torch.exp(self.A_log))  # (..., E·D, N)
-        a = 2 * s - 1 if self.eig_range == "[-1,1]" else s  # (..., E·D, N)
-        b = (dt * u).unsqueeze(-1) * Bm.unsqueeze(-2)  # (..., E·D, N)
-        return a, b, Cm
+        return dt, -torch.exp(self.A_log), Bm, Cm  # (..., E·D), (E·D, N), (..., N), (..., N)
 
-    def _decay_and_input(self, x: torch.Tensor):
+    def _conv_input(self, x: torch.Tensor):
         xz = self.in_proj(x)  # (B, T, 2·E·D)
         u, z = xz.chunk(2, dim=-1)  # (B, T, E·D) each
         u = self.conv(u) if self.conv is not None else F.silu(u)  # (B, T, E·D)
-        a, b, Cm = self._ssm_inputs(u)  # (B, T, E·D, N), (B, T, E·D, N), (B, T, N)
+        return u, z
+
+    def _decay_and_input(self, x: torch.Tensor):
+        """The full (B, T, E·D, N) decay a and input b (for spectra; the scan never builds them), u, z, C."""
+        u, z = self._conv_input(x)  # (B, T, E·D) each
+        dt, A, Bm, Cm = self._ssm_inputs(u)  # (B, T, E·D), (E·D, N), (B, T, N), (B, T, N)
+        a = selective_ops.selective_decay(dt, A, self.eig_range)  # (B, T, E·D, N)
+        b = selective_ops.selective_input(dt, u, Bm)  # (B, T, E·D, N)
         return a, b, u, z, Cm
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        a, b, u, z, Cm = self._decay_and_input(x)
-        scan = diagonal_ops.diagonal_recurrence if self.backend == "fast" else diagonal_ops.diagonal_recurrence_sequential
-        h, _ = scan(a, b)  # (B, T, E·D, N)
-        y = (h @ Cm.unsqueeze(-1)).squeeze(-1) + self.D * u  # (B, T, E·D)
+        u, z = self._conv_input(x)  # (B, T, E·D) each
+        dt, A, Bm, Cm = self._ssm_inputs(u)  # (B, T, E·D), (E·D, N), (B, T, N), (B, T, N)
+        scan = selective_ops.selective_scan if self.backend == "fast" else selective_ops.selective_scan_sequential
+        y, _ = scan(u, dt, A, Bm, Cm, eig_range=self.eig_range)  # (B, T, E·D)
+        y = y + self.D * u  # (B, T, E·D)
         return self.out_proj(y * F.silu(z))  # (B, T, D)
 
     def init_state(self, batch: int, device=None, dtype=torch.float32) -> tuple[torch.Tensor, ...]:
@@ -139,8 +144,9 @@ class MambaMixer(nn.Module):
             u, buf = self.conv.step(u, state[1])  # (B, E·D), (B, E·D, d_conv − 1)
         else:
             u = F.silu(u)  # (B, E·D)
-        a, b, Cm = self._ssm_inputs(u)  # (B, E·D, N), (B, E·D, N), (B, N)
-        h = a * h + b  # (B, E·D, N)
+        dt, A, Bm, Cm = self._ssm_inputs(u)  # (B, E·D), (E·D, N), (B, N), (B, N)
+        a = selective_ops.selective_decay(dt, A, self.eig_range)  # (B, E·D, N)
+        h = a * h + selective_ops.selective_input(dt, u, Bm)  # (B, E·D, N)
         y = (h @ Cm.unsqueeze(-1)).squeeze(-1) + self.D * u  # (B, E·D)
         out = self.out_proj(y * F.silu(z))  # (B, D)
         return out, ((h,) if self.conv is None else (h, buf))

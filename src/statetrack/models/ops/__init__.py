@@ -3,6 +3,7 @@
 | module       | rule                                                          | pairs (reference / fast)                                      |
 |--------------|---------------------------------------------------------------|---------------------------------------------------------------|
 | diagonal.py  | h_t = a_t ⊙ h_{t−1} + b_t (Mamba)                             | diagonal_recurrence_sequential / diagonal_recurrence          |
+| selective.py | y_t = ⟨h_t, C_t⟩, h_t = exp(Δ_t A) ⊙ h_{t−1} + Δ_t u_t B_t (Mamba) | selective_scan_sequential / selective_scan (fused, chunked) |
 | delta.py     | S_t = (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ (DeltaNet)     | delta_rule_sequential / delta_rule_chunked                    |
 |              | n_h such steps per token (DeltaProduct)                       | delta_product_sequential / delta_product_chunked              |
 | bilinear.py  | h_t = A(x_t) h_{t−1} (+ u(x_t)), optionally normalized (BL)   | bilinear_{dense,block,cp,diagonal,rotation}: _sequential / fast |
@@ -22,5 +23,6 @@ from statetrack.models.ops.bilinear import *  # noqa: F401,F403
 from statetrack.models.ops.delta import *  # noqa: F401,F403
 from statetrack.models.ops.diagonal import *  # noqa: F401,F403
 from statetrack.models.ops.rnn import *  # noqa: F401,F403
+from statetrack.models.ops.selective import *  # noqa: F401,F403
 from statetrack.models.ops.xlstm import *  # noqa: F401,F403
 from statetrack.models.ops.registry import PAIRS, OpPair, register_pair  # noqa: F401
