@@ -11,6 +11,7 @@
     statetrack book                                        build the HTML book from executed notebooks
     statetrack bench [--device D] [--scale S] [--json]     fast path vs reference: speed and precision
               [--out FILE] [--pairs ...] [--models ...]
+    statetrack bench --peers [--scale tiny] [--out F]      ours vs mamba.py / fla's naive torch code (extra [peers])
 
 Bad input (an unknown task, model, claim id, preset or config key; a value of the wrong type; a
 corrupt record) stops with a message naming the value and what is allowed, exit status 2, and
@@ -220,6 +221,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from statetrack.bench import format_tables, run
     from statetrack.results import write_record
 
+    if args.peers:
+        from statetrack import peers
+
+        try:
+            res = peers.run(lengths=(32,) if args.scale == "tiny" else peers.LENGTHS, scale=args.scale or "cpu",
+                            names=args.pairs)
+        except peers.PeersMissing as e:
+            print(e, file=sys.stderr)
+            return 2
+        if args.out:
+            write_record(Path(args.out), res)
+        print(json.dumps(res, indent=1) if args.json else peers.format_table(res))
+        return 0
     res = run(device=args.device, scale=args.scale, pairs=args.pairs, models=args.models,
               precision=not args.no_precision)
     if args.out:
@@ -285,6 +299,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--pairs", nargs="+", metavar="PAIR", help="op pairs to time (default: all)")
     s.add_argument("--models", nargs="+", metavar="MODEL", help="models to time (default: all)")
     s.add_argument("--no-precision", action="store_true", help="skip the fp32/bf16 precision table")
+    s.add_argument("--peers", action="store_true",
+                   help="time our fast paths against mamba.py and fla's naive torch code (extra [peers]); "
+                        "--pairs then names peer comparisons")
     s.add_argument("--json", action="store_true")
     s.add_argument("--out", help="also write the results as JSON to this file")
     s.set_defaults(fn=cmd_bench)
