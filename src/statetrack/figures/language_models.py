@@ -4,6 +4,7 @@
   step), colour by model and eigenvalue range: the stability picture of NE Fig. 9.
 - ``ppl_by_position``: one panel per corpus, test perplexity against the position in a window longer
   than the training context, which is shaded: NE Figs. 5 and 10 in miniature.
+- ``lm_explorer``: a widget over the same two frames: pick a corpus, the runs and the view.
 
 Both take tidy frames built by the notebook from run records; nothing here reads files.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
@@ -102,3 +104,55 @@ def ppl_by_position(frame: pd.DataFrame, corpora: Sequence[str], context: int, t
                     color="0.35")
     axes[0].set_ylabel("test perplexity (per byte)", fontsize=11)
     return _finish(fig, axes, title)
+
+
+def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> widgets.Widget:
+    """Pick a corpus, some runs and a view (training loss or test perplexity by position) over recorded runs.
+
+    Args:
+        curves: the frame of ``loss_curves``; points: the frame of ``ppl_by_position``; context: the
+            training context (bytes), marked in the position view.
+    """
+    corpora = list(dict.fromkeys(points["corpus"]))
+    corpus = widgets.Dropdown(options=corpora, description="corpus")
+    view = widgets.ToggleButtons(options=[("perplexity by position", "ppl"), ("training loss", "loss")],
+                                 description="view")
+    runs = widgets.SelectMultiple(description="runs", rows=6)
+    out = widgets.Output()
+
+    def names(c: str) -> list[tuple[str, tuple]]:
+        sub = points[points["corpus"] == c].drop_duplicates(["model", "eig_range", "seed"])
+        return [(f"{_series(r.model, r.eig_range)}, seed {r.seed}", (r.model, r.eig_range, r.seed))
+                for r in sub.itertuples()]
+
+    def set_runs(*_):
+        opts = names(corpus.value)
+        runs.options = opts
+        runs.value = tuple(v for _, v in opts)
+
+    def draw(*_):
+        with out:
+            out.clear_output(wait=True)
+            frame = points if view.value == "ppl" else curves
+            x, y = ("position", "ppl") if view.value == "ppl" else ("step", "loss")
+            fig, ax = plt.subplots(figsize=(6.5, 3.2))
+            for model, eig, seed in runs.value:
+                run = frame[(frame["corpus"] == corpus.value) & (frame["model"] == model)
+                            & (frame["eig_range"] == eig) & (frame["seed"] == seed)]
+                ax.plot(run[x], run[y], color=COLOURS.get((model, eig), "gray"), ls=STYLES[int(seed) % len(STYLES)],
+                        lw=1.4, label=f"{_series(model, eig)}, seed {seed}")
+            if view.value == "ppl":
+                ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
+            ax.set_xlabel("position in the test window (bytes)" if view.value == "ppl" else "training step")
+            ax.set_ylabel("test perplexity (per byte)" if view.value == "ppl" else "training loss (nats/byte)")
+            if runs.value:
+                ax.legend(fontsize=8, frameon=False)
+            plt.show()
+
+    corpus.observe(set_runs, "value")
+    corpus.observe(draw, "value")
+    runs.observe(draw, "value")
+    view.observe(draw, "value")
+    set_runs()
+    draw()
+    return widgets.VBox([corpus, view, runs, out])
