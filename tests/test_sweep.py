@@ -125,3 +125,22 @@ def test_reproduce_after_a_sweep_trains_nothing(tmp_path, monkeypatch):
     executed = nbformat.read(next((tmp_path / "executed").glob("ne1_*.ipynb")), as_version=4)
     text = "\n".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "ne1 verdict (smoke)" in text
+
+
+def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
+    from statetrack.results import write_record
+
+    sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)
+    folder = results_dir() / "ne1"
+    paths = sorted(folder.glob("*.json"))
+    rec = read_record(paths[0])
+    rec["provenance"]["code_hash"] = "000000000000"  # as if made by other code
+    write_record(paths[0], {k: v for k, v in rec.items() if k != "stale"})
+    assert read_record(paths[0])["stale"]
+    before = {p: p.read_bytes() for p in paths[1:]}
+    assert sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)["trained"] == 0  # stale still loads
+    assert dry_run(plan(["ne1"], "smoke"), "cpu", stale=True)[0]["missing"] == 1
+    counts = sweep(["ne1"], "smoke", progress=False, log=lambda *a: None, stale=True)
+    assert counts["trained"] == 1 and counts["done"] == len(paths) - 1
+    assert not read_record(paths[0])["stale"]
+    assert {p: p.read_bytes() for p in paths[1:]} == before  # the fresh records were not touched

@@ -6,7 +6,7 @@
     statetrack reproduce [IDS ...] --preset P [--force]    execute claim notebooks with papermill
               [--device D] [--confirm-long]
     statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
-              [--executor local|slurm|submitit-local] [--dry-run] [--partition ... --time ...]
+              [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--partition ... --time ...]
     statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
     statetrack book                                        build the HTML book from executed notebooks
     statetrack bench [--device D] [--scale S] [--json]     fast path vs reference: speed and precision
@@ -142,7 +142,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.dry_run:
         items = plan(args.ids, args.preset)
         dev = resolve_device(args.device).type if args.executor != "slurm" else "cuda"
-        rows = dry_run(items, dev)
+        rows = dry_run(items, dev, stale=args.stale)
         if args.json:
             print(json.dumps(rows, indent=1))
             return 0
@@ -158,7 +158,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
              "array": args.array_parallelism, "log_folder": args.log_folder}
     counts = sweep(args.ids, args.preset, executor=args.executor, workers=args.workers, device=args.device,
-                   slurm=slurm, progress=not args.json, confirm_long=args.confirm_long)
+                   slurm=slurm, progress=not args.json, confirm_long=args.confirm_long, stale=args.stale)
     print(json.dumps(counts) if args.json else
           f"sweep done: {counts['trained']} trained, {counts['done']} already recorded, {counts['busy']} in progress "
           f"elsewhere, {counts['failed']} failed, of {counts['total']}")
@@ -280,6 +280,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--device", default="auto")
     s.add_argument("--dry-run", action="store_true", help="print the grid and its estimated cost; run nothing")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
+    s.add_argument("--stale", action="store_true",
+                   help="also retrain runs whose record is stale (made by other code than the code here)")
     s.add_argument("--partition", help="Slurm partition")
     s.add_argument("--time", type=int, default=240, help="Slurm time limit per run, minutes")
     s.add_argument("--gpus-per-job", type=int, default=1)

@@ -191,30 +191,32 @@ def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
         os.close(fd)
 
 
-def stored(claim: str, cfg: RunConfig, copy: bool = True) -> dict[str, Any] | None:
+def stored(claim: str, cfg: RunConfig, copy: bool = True, fresh: bool = False) -> dict[str, Any] | None:
     """The finished record of ``cfg`` (here, or a twin under another claim, copied here unless ``copy=False``),
-    or None; "failed" ones are retried."""
+    or None; "failed" ones are retried, and with ``fresh`` stale ones too (made by other code)."""
     path = record_path(claim, cfg)
     if path.exists():
         rec = read_record(path)
-        if rec["status"] != "failed":
+        if rec["status"] != "failed" and not (fresh and rec["stale"]):
             return rec
     return find_twin(claim, cfg, copy=copy)
 
 
 def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]], force: bool = False,
-                 failed: Callable[[BaseException], dict[str, Any]] | None = None) -> dict[str, Any]:
+                 failed: Callable[[BaseException], dict[str, Any]] | None = None,
+                 fresh: bool = False) -> dict[str, Any]:
     """The store's one entry: the stored record of ``cfg``, or ``make()``'s record written atomically.
 
     ``make`` runs under the run's lock (``run_lock``); a process that waited for the lock finds the
-    record its owner wrote and returns it. ``force`` makes a new record even when one exists. If
+    record its owner wrote and returns it. ``force`` makes a new record even when one exists; ``fresh``
+    makes one where the stored record is stale (made by other code) and loads the others. If
     ``make`` raises anything but bad input (``ValueError``), ``failed(error)`` is stored (a "failed"
     record, retried next time) and the error re-raised.
     """
-    if not force and (rec := stored(claim, cfg)) is not None:
+    if not force and (rec := stored(claim, cfg, fresh=fresh)) is not None:
         return rec
     with run_lock(claim, cfg):
-        if not force and (rec := stored(claim, cfg)) is not None:
+        if not force and (rec := stored(claim, cfg, fresh=fresh)) is not None:
             return rec  # made by the process that held the lock before us
         path = record_path(claim, cfg)
         try:

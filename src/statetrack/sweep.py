@@ -5,7 +5,8 @@
     statetrack sweep all --preset paper --dry-run                   # the grid and its estimated cost
 
 The grids are the claim modules' own (``claims.<id>.grid(preset)``): nothing is listed twice. A run is
-skipped when its record exists (here or as a twin under another claim). Each run trains under its
+skipped when its record exists (here or as a twin under another claim); with ``stale=True``
+(``--stale``) a record made by other code than the code here (``results``: stale) is retrained. Each run trains under its
 per-run lock (``results.run_lock``, an ``flock`` released by the operating system when its owner
 dies), so two sweeps over the same grid never train the same run twice, and a killed sweep leaves
 no run locked; records are written atomically, so a kill at any moment leaves either the finished
@@ -67,22 +68,24 @@ def _keeps_weights(claim: str) -> bool:
     return bool(getattr(get_claim(claim), "KEEP_WEIGHTS", False))
 
 
-def is_done(item: Item) -> bool:
+def is_done(item: Item, stale: bool = False) -> bool:
     """Whether the run has a finished record, here or under another claim (nothing is written), and its
-    weights where the claim keeps them."""
+    weights where the claim keeps them; with ``stale``, a stale record does not count."""
     from statetrack.results import stored
     from statetrack.runs import checkpoint_path
 
     if _keeps_weights(item.claim) and not checkpoint_path(item.claim, item.cfg).exists():
         return False
-    return stored(item.claim, item.cfg, copy=False) is not None
+    return stored(item.claim, item.cfg, copy=False, fresh=stale) is not None
 
 
-def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threads: int = 0) -> str:
+def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threads: int = 0,
+             stale: bool = False) -> str:
     """Run one item unless its record exists or another process holds its lock; returns what happened.
 
     Returns "done" (a record already existed, or a twin was copied), "busy" (another process is training it),
-    "trained" or "failed: <reason>". Top-level, so process pools and submitit can pickle it.
+    "trained" or "failed: <reason>". ``stale``: retrain a stale record. Top-level, so process pools and
+    submitit can pickle it.
     """
     import torch
 
@@ -94,7 +97,7 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
     cfg = RunConfig.from_dict(config)
     keep = _keeps_weights(claim)
     missing_weights = keep and not checkpoint_path(claim, cfg).exists()
-    if not missing_weights and stored(claim, cfg) is not None:
+    if not missing_weights and stored(claim, cfg, fresh=stale) is not None:
         return "done"
     with run_lock(claim, cfg, wait=False) as held:
         if not held:
@@ -109,7 +112,7 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
 
     try:  # a record whose weights the claim keeps but lacks is retrained (force) to keep them
         load_or_make(claim, cfg, make, force=missing_weights and stored(claim, cfg, copy=False) is not None,
-                     failed=lambda e: failed_record(cfg, claim, preset, e))
+                     failed=lambda e: failed_record(cfg, claim, preset, e), fresh=stale)
     except Exception as e:  # recorded as failed; the sweep goes on
         return f"failed: {type(e).__name__}: {e}"
     return "trained" if made else "done"
@@ -155,7 +158,7 @@ def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -
     return tokens / tokens_per_s * max(1.0, params / bench_params)
 
 
-def dry_run(items: Sequence[Item], device_type: str) -> list[dict[str, Any]]:
+def dry_run(items: Sequence[Item], device_type: str, stale: bool = False) -> list[dict[str, Any]]:
     """Per claim: runs in the grid, runs still missing, estimated hours for the missing ones on ``device_type``.
 
     A run whose config another claim earlier in ``items`` also runs (x1 holds every claim's cells; ne4 holds
@@ -179,7 +182,7 @@ def dry_run(items: Sequence[Item], device_type: str) -> list[dict[str, Any]]:
             row["shared"] += 1
             continue
         seen.add(key)
-        if is_done(it):
+        if is_done(it, stale):
             continue
         row["missing"] += 1
         sec = estimate_seconds(it.cfg, tp)
@@ -209,8 +212,9 @@ def _devices(device: str, workers: int) -> list[str]:
 
 def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int = 1, device: str = "auto",
           slurm: dict[str, Any] | None = None, progress: bool = True, confirm_long: bool = False,
-          log=print) -> dict[str, int]:
-    """Run every missing run of the claims' grids; returns counts of trained, done, busy and failed runs."""
+          stale: bool = False, log=print) -> dict[str, int]:
+    """Run every missing run of the claims' grids (and every stale one with ``stale``); returns counts of
+    trained, done, busy and failed runs."""
     from tqdm import tqdm
 
     from statetrack.claims import preflight
@@ -224,7 +228,7 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
     for claim in dict.fromkeys(it.claim for it in items):  # records, folder and device checked first
         preflight(claim, preset, device=device, confirm_long=confirm_long or executor == "slurm")
     check_writable(results_dir())
-    todo = [it for it in items if not is_done(it)]
+    todo = [it for it in items if not is_done(it, stale)]
     counts = {"total": len(items), "trained": 0, "done": len(items) - len(todo), "busy": 0, "failed": 0}
     log(f"sweep {preset}: {len(items)} runs in the grid, {len(todo)} missing, executor {executor}")
     bar = tqdm(total=len(todo), disable=not progress, desc="runs", unit="run", file=sys.stderr)
@@ -241,7 +245,7 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
     if executor == "local" and workers == 1:
         dev = _devices(device, 1)[0]
         for it, (claim, cfg, p) in zip(todo, args):
-            tally(it, run_item(claim, cfg, dev, p))
+            tally(it, run_item(claim, cfg, dev, p, 0, stale))
     elif executor == "local":
         import concurrent.futures as cf
         import multiprocessing as mp
@@ -249,19 +253,20 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
         devices = _devices(device, workers)
         threads = max(1, (os.cpu_count() or 1) // workers) if devices[0] == "cpu" else 0
         with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = {pool.submit(run_item, c, cfg, devices[i % workers], p, threads): it
+            futures = {pool.submit(run_item, c, cfg, devices[i % workers], p, threads, stale): it
                        for i, (it, (c, cfg, p)) in enumerate(zip(todo, args))}
             for fut in cf.as_completed(futures):
                 tally(futures[fut], fut.result())
     else:
-        jobs = _submit(todo, args, device, executor, slurm or {})
+        jobs = _submit(todo, args, device, executor, slurm or {}, stale)
         for it, job in zip(todo, jobs):
             tally(it, job.result())
     bar.close()
     return counts
 
 
-def _submit(todo: list[Item], args: list[tuple], device: str, executor: str, slurm: dict[str, Any]):
+def _submit(todo: list[Item], args: list[tuple], device: str, executor: str, slurm: dict[str, Any],
+            stale: bool = False):
     """Submit one array job through submitit (Slurm, or submitit's local executor in tests)."""
     try:
         import submitit
@@ -287,4 +292,5 @@ def _submit(todo: list[Item], args: list[tuple], device: str, executor: str, slu
         ex.update_parameters(**params)
     dev = "cuda" if executor == "slurm" and int(slurm.get("gpus_per_job", 1)) > 0 else device
     claims, cfgs, presets = zip(*args)
-    return ex.map_array(run_item, claims, cfgs, [dev] * len(args), presets)
+    n = len(args)
+    return ex.map_array(run_item, claims, cfgs, [dev] * n, presets, [0] * n, [stale] * n)
