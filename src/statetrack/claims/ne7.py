@@ -31,7 +31,7 @@ every model of the package):
 |--------|------------------------------------------------------|--------------------------------------------|-------------|---------------|
 | smoke  | D=8, 1 layer                                         | 5 steps × 2 windows of 16                  | to 32       | 1             |
 | quick  | D=128, 2 layers, MLP 2×; DeltaNet 4 heads, conv 4;   | lr 3e-3, batch 8 windows of 256 bytes,     | to 1024     | code 2, docs 1|
-|        | Mamba N=8, expand 1, conv 4; Transformer 4 heads,    | QUICK_STEPS steps                          |             | (Transformer 1)|
+|        | Mamba N=8, expand 1, conv 4; Transformer 4 heads,    | 300 steps (``QUICK_STEPS``)                |             | (Transformer 1)|
 |        | rotary                                               |                                            |             |               |
 | paper  | D=512, 8 layers, MLP 4×; DeltaNet 8 heads; Mamba     | lr 1e-3, batch 16 × 2048, 3,000 steps      | to 8192     | 3             |
 |        | N=16, expand 2; Transformer 8 heads, rotary          | (≈ 98M tokens; docs 300 steps)             |             |               |
