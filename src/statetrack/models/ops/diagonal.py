@@ -10,7 +10,8 @@ Why this fast path (PERFORMANCE.md 2.3, 3): on a CPU a loop over ``unbind`` beat
 chunked scans; what remains to save is autograd's per-step graph. Measured on 2 threads (ms,
 fwd+bwd): 2.6–2.8 vs 6.5–7.1 at B64 T40 S(32, 8); 12.4–13.8 vs 20–25 at B32 T128 S(1024,).
 
-Used in: ne1, ne4, ne7, bl2 (the Mamba layer).
+Used in: ne1, ne4, ne7, bl2 through ``selective.selective_scan_sequential`` (the Mamba layer's reference
+path); the Mamba fast path is the fused ``selective.selective_scan``, which never builds a and b.
 """
 
 from __future__ import annotations
