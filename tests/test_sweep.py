@@ -144,3 +144,20 @@ def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
     assert counts["trained"] == 1 and counts["done"] == len(paths) - 1
     assert not read_record(paths[0])["stale"]
     assert {p: p.read_bytes() for p in paths[1:]} == before  # the fresh records were not touched
+
+
+def test_a_stale_record_with_a_fresh_twin_is_replaced_by_the_twin_not_retrained():
+    from statetrack.results import write_record
+
+    sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)
+    path = sorted((results_dir() / "ne1").glob("*.json"))[0]
+    twin = results_dir() / "x9" / path.name  # the same run, fresh, under another claim
+    twin.parent.mkdir()
+    twin.write_bytes(path.read_bytes())
+    rec = read_record(path)
+    rec["provenance"]["code_hash"] = "000000000000"
+    write_record(path, {k: v for k, v in rec.items() if k != "stale"})
+    counts = sweep(["ne1"], "smoke", progress=False, log=lambda *a: None, stale=True)
+    assert counts["trained"] == 0 and counts["failed"] == 0
+    again = read_record(path)
+    assert not again["stale"] and again["copied_from"] == f"x9/{path.name}"

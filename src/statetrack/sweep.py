@@ -71,11 +71,14 @@ def _keeps_weights(claim: str) -> bool:
 def is_done(item: Item, stale: bool = False) -> bool:
     """Whether the run has a finished record, here or under another claim (nothing is written), and its
     weights where the claim keeps them; with ``stale``, a stale record does not count."""
-    from statetrack.results import stored
+    from statetrack.results import read_record, record_path, stored
     from statetrack.runs import checkpoint_path
 
     if _keeps_weights(item.claim) and not checkpoint_path(item.claim, item.cfg).exists():
         return False
+    own = record_path(item.claim, item.cfg)
+    if stale and own.exists() and read_record(own)["stale"]:
+        return False  # to be replaced: by a fresh twin's copy (``run_item``), else by training
     return stored(item.claim, item.cfg, copy=False, fresh=stale) is not None
 
 
