@@ -135,9 +135,10 @@ def _bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
         env = data.get("environment", {})
         if env.get("device", "cpu").split(":")[0] != device_type or env.get("created", "") < newest:
             continue
-        newest = env.get("created", "")
-        best = {m["model"]: (m["tokens_per_s"], m["params"]) for m in data.get("models", [])
-                if m.get("backend") == "fast" and m.get("tokens_per_s")}
+        steps = {m["model"]: (m["tokens_per_s"], m["params"]) for m in data.get("models", [])
+                 if m.get("backend") == "fast" and m.get("tokens_per_s")}
+        if steps:  # a record without training steps (e.g. ``bench --peers``) has no throughput to give
+            newest, best = env.get("created", ""), steps
     return best
 
 
