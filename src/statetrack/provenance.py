@@ -12,6 +12,7 @@ Used in: ``statetrack.results`` (staleness), ``statetrack.runs`` (records), ``st
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import platform
 import subprocess
@@ -31,7 +32,17 @@ def repo_root() -> Path:
 
 
 def _local_imports(path: Path, pkg: Path) -> set[Path]:
-    """The package's own modules that ``path`` imports (``from statetrack.x import y`` / ``import statetrack.x``)."""
+    """The package's own modules that ``path`` imports (``from statetrack.x import y`` / ``import statetrack.x``).
+
+    Parsed once per version of the file (its size and modification time): reading a claim's records
+    hashes the same few files for every record.
+    """
+    st = path.stat()
+    return set(_parsed_imports(path, pkg, st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_imports(path: Path, pkg: Path, mtime_ns: int, size: int) -> frozenset[Path]:
     import ast
 
     out: set[Path] = set()
@@ -47,7 +58,7 @@ def _local_imports(path: Path, pkg: Path) -> set[Path]:
             for cand in (pkg / rel.with_suffix(".py"), pkg / rel / "__init__.py"):
                 if cand.exists():
                     out.add(cand)
-    return out
+    return frozenset(out)
 
 
 def code_files(cfg: RunConfig) -> list[Path]:
