@@ -73,6 +73,14 @@ def _size(pair, scale: str) -> dict[str, Any]:
     return dict(pair.sizes[scale])
 
 
+def forward_only(fn, inputs):
+    """A timing closure: ``fn(*inputs)`` without autograd (the forward half of a benchmark)."""
+    def run():
+        with torch.no_grad():
+            fn(*inputs)
+    return run
+
+
 def _outputs(out) -> list[torch.Tensor]:
     return [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, torch.Tensor)]
 
@@ -102,10 +110,7 @@ def bench_pair(pair, scale: str, device: torch.device, dtype: torch.dtype = torc
     agree = max(_rel(f, r) for f, r in zip(fast_out, ref_out))
 
     def fwd(fn):
-        def run():
-            with torch.no_grad():
-                fn(*inputs)
-        return run
+        return forward_only(fn, inputs)
 
     def fwd_bwd(fn):
         def run():

@@ -234,16 +234,15 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], warmup: int = 1, repeat:
 
 def bench_pair(pair: PeerPair, T: int, size: dict, repeat: int = 5, warmup: int = 1) -> dict[str, Any]:
     """Agreement first, then interleaved forward and forward+backward timings of ours and the peer."""
+    from statetrack.bench import forward_only
+
     gen = torch.Generator().manual_seed(T)
     inputs = pair.make_inputs(size, T, gen)
     errs = check_agreement(pair, inputs)
     upstream = torch.randn(pair.ours(*inputs).shape, generator=gen)
 
     def fwd(fn):
-        def run():
-            with torch.no_grad():
-                fn(*inputs)
-        return run
+        return forward_only(fn, inputs)
 
     def fwd_bwd(fn):
         def run():
