@@ -43,6 +43,53 @@ def test_force_retrains(monkeypatch):
     assert calls == [1]
 
 
+def _created_at(claim: str, cfg: RunConfig, when: str) -> None:
+    """Backdate (or postdate) a stored record's creation time."""
+    path = record_path(claim, cfg)
+    rec = json.loads(path.read_text())
+    rec["provenance"]["created"] = when
+    path.write_text(json.dumps(rec))
+
+
+def test_force_under_one_reproduce_retrains_a_shared_run_once(monkeypatch):
+    """`reproduce --force` sets STATETRACK_FORCED_SINCE: records made since then (here or a twin) are not retrained."""
+    cfg = tiny()
+    load_or_run(cfg, "claim_a")
+    load_or_run(cfg, "claim_b")
+    for claim in ("claim_a", "claim_b"):
+        _created_at(claim, cfg, "2026-01-01T00:00:00+00:00")  # made by an earlier command
+    monkeypatch.setenv(results.FORCED_SINCE, "2026-06-01T12:00:00+01:00")
+    calls = []
+    real = runs.run
+    monkeypatch.setattr(runs, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first = load_or_run(cfg, "claim_a", force=True)  # older than the command: retrained
+    assert calls == [1] and first["provenance"]["created"] >= "2026-06-01T11:00:00+00:00"
+    second = load_or_run(cfg, "claim_b", force=True)  # claim_a's new record is this command's: copied
+    assert calls == [1] and second["copied_from"] == f"claim_a/{record_path('claim_a', cfg).name}"
+    assert load_or_run(cfg, "claim_a", force=True)["provenance"] == first["provenance"] and calls == [1]
+    monkeypatch.delenv(results.FORCED_SINCE)
+    load_or_run(cfg, "claim_b", force=True)  # without the variable, --force always retrains
+    assert calls == [1, 1]
+
+
+def test_force_keeping_weights_never_takes_a_twin_without_them(monkeypatch):
+    cfg = tiny()
+    load_or_run(cfg, "claim_a")  # keeps no weights
+    monkeypatch.setenv(results.FORCED_SINCE, "2000-01-01T00:00:00+00:00")
+    load_or_run(cfg, "claim_b", force=True, checkpoint=True)
+    assert runs.checkpoint_path("claim_b", cfg).exists() and "copied_from" not in read_record(record_path("claim_b", cfg))
+
+
+@pytest.mark.parametrize("value", ["yesterday", "2026-11-30T19:00:00"])
+def test_a_bad_forced_since_is_named(monkeypatch, value):
+    from statetrack.config import ConfigError
+
+    monkeypatch.setenv(results.FORCED_SINCE, value)
+    with pytest.raises(ConfigError, match=f"STATETRACK_FORCED_SINCE={value!r} is not allowed"):
+        load_or_run(tiny(), "t", force=True)
+    assert not record_path("t", tiny()).exists()
+
+
 def test_key_changes_with_any_field():
     cfg = tiny()
     assert results.run_key(cfg) != results.run_key(cfg.override({"train.lr": "2e-3"}))

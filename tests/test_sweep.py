@@ -127,6 +127,26 @@ def test_reproduce_after_a_sweep_trains_nothing(tmp_path, monkeypatch):
     assert "ne1 verdict (smoke)" in text
 
 
+def test_reproduce_force_retrains_a_run_shared_by_claims_once(tmp_path, monkeypatch):
+    """`reproduce ne1 ne4 --force`: ne1 retrains all its runs; ne4's parity column holds ne1's runs and copies
+    the records ne1 has just made instead of training them a second time (issue 13 item 3)."""
+    from statetrack import book, cli
+    from statetrack.results import FORCED_SINCE, read_record
+
+    sweep(["ne1", "ne4"], "smoke", progress=False, log=lambda *a: None)
+    before = {p: p.stat().st_mtime_ns for p in results_dir().glob("ne[14]/*.json")}
+    monkeypatch.setattr(book, "executed_dir", lambda: tmp_path / "executed")
+    monkeypatch.delenv(FORCED_SINCE, raising=False)
+    assert cli.main(["reproduce", "ne1", "ne4", "--preset", "smoke", "--force"]) == 0
+    assert all(p.stat().st_mtime_ns != t for p, t in before.items()), "--force left a record as it was"
+    ne1 = {p.name for p in (results_dir() / "ne1").glob("*.json")}
+    ne4 = {p.name: read_record(p) for p in (results_dir() / "ne4").glob("*.json")}
+    shared = ne1 & set(ne4)
+    assert shared and all(ne4[n].get("copied_from") == f"ne1/{n}" for n in shared)
+    assert all("copied_from" not in r for n, r in ne4.items() if n not in shared)
+    assert FORCED_SINCE not in os.environ, "reproduce left its --force time set for the rest of the process"
+
+
 def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
     from statetrack.results import write_record
 

@@ -21,7 +21,9 @@ nothing written.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import os
 import sys
 from typing import Any
 
@@ -114,7 +116,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from statetrack.book import execute_notebook, executed_dir
     from statetrack.claims import check_preset, get_claim, preflight, select
-    from statetrack.results import check_writable
+    from statetrack.results import FORCED_SINCE, check_writable, forced_since
     from statetrack.training import resolve_device
 
     check_preset(args.preset)
@@ -125,12 +127,23 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     check_writable(executed_dir())
     for i in ids:
         preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long)
+    forced_since()  # a bad value set by hand stops here, before anything runs
+    saved = os.environ.get(FORCED_SINCE)
+    if args.force and not saved:  # retrain each run once, however many claims hold it
+        # Records carry their time to the second: round up, so one made just before we began is never "ours".
+        now = datetime.datetime.now(datetime.timezone.utc)
+        since = now.replace(microsecond=0) + datetime.timedelta(seconds=1 if now.microsecond else 0)
+        os.environ[FORCED_SINCE] = since.isoformat(timespec="seconds")  # the notebooks' kernels inherit it
     total = 0.0
-    for i in ids:
-        path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
-                                         confirm_long=args.confirm_long)
-        total += seconds
-        print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}", flush=True)
+    try:
+        for i in ids:
+            path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
+                                             confirm_long=args.confirm_long)
+            total += seconds
+            print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}", flush=True)
+    finally:
+        if saved is None:
+            os.environ.pop(FORCED_SINCE, None)
     print(f"total: {len(ids)} notebook(s) at preset {args.preset} in {total:.1f} s ({total / 60:.1f} min)")
     return 0
 
@@ -267,7 +280,7 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("reproduce", help="execute claim notebooks with papermill")
     s.add_argument("ids", nargs="*", help="claim ids, or all (default: every implemented claim)")
     s.add_argument("--preset", required=True, choices=PRESETS)
-    s.add_argument("--force", action="store_true", help="retrain even when a record exists")
+    s.add_argument("--force", action="store_true", help="retrain even when a record exists (once per command: a run two claims share is trained for the first and copied for the second)")
     s.add_argument("--device", default="auto")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
     s.set_defaults(fn=cmd_reproduce)

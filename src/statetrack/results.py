@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import datetime as _dt
 import fcntl
 import hashlib
 import json
@@ -44,6 +45,7 @@ from statetrack.provenance import code_hash, repo_root
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "diverged", "failed")
+FORCED_SINCE = "STATETRACK_FORCED_SINCE"  # set by `statetrack reproduce --force` (see forced_since)
 
 
 class RecordError(ValueError):
@@ -204,19 +206,28 @@ def stored(claim: str, cfg: RunConfig, copy: bool = True, fresh: bool = False) -
 
 def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]], force: bool = False,
                  failed: Callable[[BaseException], dict[str, Any]] | None = None,
-                 fresh: bool = False) -> dict[str, Any]:
+                 fresh: bool = False, once: bool = True) -> dict[str, Any]:
     """The store's one entry: the stored record of ``cfg``, or ``make()``'s record written atomically.
 
     ``make`` runs under the run's lock (``run_lock``); a process that waited for the lock finds the
     record its owner wrote and returns it. ``force`` makes a new record even when one exists; ``fresh``
-    makes one where the stored record is stale (made by other code) and loads the others. If
+    makes one where the stored record is stale (made by other code) and loads the others. Under
+    ``statetrack reproduce --force`` (``forced_since``) a record made since the command started, here or
+    under another claim, counts as forced already: a run shared by claims is retrained once. If
     ``make`` raises anything but bad input (``ValueError``), ``failed(error)`` is stored (a "failed"
     record, retried next time) and the error re-raised.
     """
-    if not force and (rec := stored(claim, cfg, fresh=fresh)) is not None:
+    since = forced_since() if force and once else None
+
+    def done() -> dict[str, Any] | None:
+        if not force:
+            return stored(claim, cfg, fresh=fresh)
+        return made_since(claim, cfg, since) if since is not None else None
+
+    if (rec := done()) is not None:
         return rec
     with run_lock(claim, cfg):
-        if not force and (rec := stored(claim, cfg, fresh=fresh)) is not None:
+        if (rec := done()) is not None:
             return rec  # made by the process that held the lock before us
         path = record_path(claim, cfg)
         try:
@@ -231,20 +242,60 @@ def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]],
         return read_record(path)
 
 
-def find_twin(claim: str, cfg: RunConfig, copy: bool = True) -> dict[str, Any] | None:
+def forced_since() -> str | None:
+    """When the running ``--force`` began (``$STATETRACK_FORCED_SINCE``, ISO 8601 to the second), or None.
+
+    ``statetrack reproduce --force`` sets it once for all the notebooks it executes (their kernels inherit
+    it), so "retrain" means "retrain once in this command": x1 reuses the runs ne1 just retrained. A bad
+    value stops with the value and the allowed form.
+    """
+    value = os.environ.get(FORCED_SINCE, "").strip()
+    if not value:
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(value)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise ConfigError(f"{FORCED_SINCE}={value!r} is not allowed: expected an ISO 8601 time with its zone, "
+                          "e.g. 2026-11-30T19:00:00+00:00")
+    return when.astimezone(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def made_since(claim: str, cfg: RunConfig, since: str) -> dict[str, Any] | None:
+    """The finished, current record of ``cfg`` made at or after ``since`` (here, or a twin copied here), or None."""
+    path = record_path(claim, cfg)
+    if path.exists():
+        rec = read_record(path)
+        if rec["status"] != "failed" and not rec["stale"] and _created(rec) >= since:
+            return rec
+    return find_twin(claim, cfg, since=since)
+
+
+def _created(rec: dict[str, Any]) -> str:
+    """The record's creation time in UTC, comparable as a string ("" when it has none)."""
+    value = rec["provenance"].get("created") or ""
+    try:
+        return _dt.datetime.fromisoformat(value).astimezone(_dt.timezone.utc).isoformat(timespec="seconds")
+    except (TypeError, ValueError):
+        return ""
+
+
+def find_twin(claim: str, cfg: RunConfig, copy: bool = True, since: str | None = None) -> dict[str, Any] | None:
     """The same run recorded under another claim (same key: same config, seed and schema), copied here.
 
     Claims share cells (ne4's parity column holds ne1's Mamba and DeltaNet runs; x1 holds every claim's).
     Training is deterministic given the key, so the record is reused rather than retrained; the copy keeps
     its provenance and says where it came from (``copied_from``). Only finished ("ok" or "diverged") records
-    whose code is not stale are reused. ``copy=False`` only looks (for dry runs).
+    whose code is not stale are reused. ``copy=False`` only looks (for dry runs); ``since`` skips twins
+    made before that time (``made_since``).
     """
     name = record_path(claim, cfg).name
     for other in sorted(results_dir().glob(f"*/{name}")):
         if other.parent.name == claim:
             continue
         rec = read_record(other)
-        if rec["status"] == "failed" or rec["stale"]:
+        if rec["status"] == "failed" or rec["stale"] or (since is not None and _created(rec) < since):
             continue
         if not copy:
             return rec

@@ -136,4 +136,5 @@ def load_or_run(cfg: RunConfig, claim: str, force: bool = False, device: str | t
         force = rec is not None and rec["status"] == "ok"
     return load_or_make(claim, cfg, lambda: run(cfg, claim, device=device, progress=progress, preset=preset,
                                                 checkpoint=checkpoint),
-                        force=force, failed=lambda e: failed_record(cfg, claim, preset, e))
+                        force=force, failed=lambda e: failed_record(cfg, claim, preset, e),
+                        once=not checkpoint)  # a record retrained elsewhere may lack the weights kept here
