@@ -27,7 +27,12 @@ def test_every_model_has_a_training_step_row(tiny):
     rows = tiny["models"]
     assert not [r for r in rows if "error" in r]
     assert {r["model"] for r in rows} == set(MODELS)
-    assert all(r["tokens_per_s"] > 0 for r in rows)
+    assert all(r["tokens_per_s"] > 0 and r["step_min_ms"] <= r["step_ms"] for r in rows)
+    for fast in (r for r in rows if r["backend"] == "fast"):  # the speed-up is the interleaved reference's over it
+        ref = [r for r in rows if r["model"] == fast["model"] and r["backend"] == "reference"]
+        if ref:
+            assert fast["speedup"] == pytest.approx(ref[0]["step_ms"] / fast["step_ms"])
+            assert fast["speedup_of_min"] == pytest.approx(ref[0]["step_min_ms"] / fast["step_min_ms"])
 
 
 def test_precision_table_and_text(tiny):

@@ -125,3 +125,25 @@ def test_bad_model_fields():
         model_config("mamba", d_state=0)
     with pytest.raises(ConfigError, match="unknown model 'gru'"):
         model_config("gru")
+
+
+@pytest.mark.parametrize("width", [2, 4])
+def test_short_conv_equals_causal_conv1d(width):
+    """ShortConv's shifted multiply-adds equal torch's depthwise conv1d with causal padding, in fp64, and so
+    do their gradients (the independent computation the layer's weights are laid out for)."""
+    from torch.nn import functional as F
+
+    from statetrack.models.layers import ShortConv
+
+    torch.manual_seed(0)
+    conv = ShortConv(6, width).double()
+    x = torch.randn(3, 7, 6, dtype=torch.float64, requires_grad=True)  # (B, T, C)
+    y = conv(x)  # (B, T, C)
+    ref = F.silu(F.conv1d(x.transpose(1, 2), conv.conv.weight, conv.conv.bias, padding=width - 1,
+                          groups=6)[..., :7].transpose(1, 2))  # (B, T, C)
+    torch.testing.assert_close(y, ref, rtol=1e-12, atol=1e-12)
+    g = torch.randn_like(y)
+    got = torch.autograd.grad(y, (x, conv.conv.weight, conv.conv.bias), g)
+    want = torch.autograd.grad(ref, (x, conv.conv.weight, conv.conv.bias), g)
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)

@@ -58,6 +58,29 @@ def time_ms(fn: Callable[[], Any], device: torch.device, warmup: int = 2, repeat
     return {"median": statistics.median(times), "min": min(times), "max": max(times)}
 
 
+def time_interleaved(fns: dict[str, Callable[[], Any]], device: torch.device | None = None, warmup: int = 1,
+                     repeat: int = 5) -> dict[str, dict]:
+    """Run the callables round-robin ``repeat`` times after ``warmup`` rounds; min and median ms of each.
+
+    Round-robin, so that a machine slowing down or speeding up (shared hosts, turbo) moves every
+    contender alike and their ratio stays meaningful; a lone median of one contender drifted 1.6× between
+    runs on our 2-core machine.
+    """
+    device = device or torch.device("cpu")
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    _sync(device)
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            _sync(device)
+            times[k].append((time.perf_counter() - t0) * 1e3)
+    return {k: {"min": min(v), "median": statistics.median(v)} for k, v in times.items()}
+
+
 def _size(pair, scale: str) -> dict[str, Any]:
     if scale == "tiny":
         base = dict(pair.sizes.get("cpu") or next(iter(pair.sizes.values())))
@@ -159,14 +182,16 @@ def precision_rows(pair, device: torch.device, lengths=(500, 2000), dtypes=(torc
 
 
 def bench_models(device: torch.device, scale: str, names: list[str] | None = None,
-                 warmup: int = 2, repeat: int = 5) -> list[dict[str, Any]]:
-    """A full training step per model and backend: ms/step and tokens/s (B·T per step)."""
+                 warmup: int = 2, repeat: int = 9) -> list[dict[str, Any]]:
+    """A full training step per model and backend: ms/step (median and min) and tokens/s (B·T per step).
+
+    A model's backends are timed interleaved (``time_interleaved``), so the fast path's speed-up over
+    the reference (``speedup``, of the medians; ``speedup_of_min``, of the minima) compares steps taken
+    under the same conditions.
+    """
     from typing import get_args, get_type_hints
 
-    from torch.nn import functional as F
-
     from statetrack.models import MODELS, make_model, model_config
-    from statetrack.training import param_groups
 
     B, T, D = {"tiny": (4, 16, 16), "cpu": (32, 64, 64), "gpu": (256, 500, 256)}[scale]
     V, K = 8, 8
@@ -183,6 +208,7 @@ def bench_models(device: torch.device, scale: str, names: list[str] | None = Non
         gen = torch.Generator().manual_seed(0)
         tokens = torch.randint(0, V, (B, T), generator=gen).to(device)
         targets = torch.randint(0, K, (B, T), generator=gen).to(device)
+        steps, made = {}, {}
         for backend in [b for b in ("fast", "reference") if b in backends]:
             try:
                 cfg = model_config(name, **fields, **({"backend": backend} if "backend" in hints else {}))
@@ -191,20 +217,36 @@ def bench_models(device: torch.device, scale: str, names: list[str] | None = Non
                 continue
             torch.manual_seed(0)
             model = make_model(cfg, V, K).to(device)
-            opt = torch.optim.AdamW(param_groups(model, 0.01), lr=1e-3)
-
-            def step():
-                logits = model(tokens)  # (B, T, K)
-                loss = F.cross_entropy(logits.reshape(-1, K), targets.reshape(-1))
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-
-            t = time_ms(step, device, warmup, repeat)
-            rows.append({"model": name, "label": cfg.label, "backend": backend, "B": B, "T": T, "d_model": D,
-                         "params": sum(p.numel() for p in model.parameters()), "step_ms": t["median"],
-                         "tokens_per_s": B * T / (t["median"] / 1e3)})
+            steps[backend] = _training_step(model, tokens, targets, K)
+            made[backend] = (cfg, sum(p.numel() for p in model.parameters()))
+        times = time_interleaved(steps, device, warmup, repeat)
+        for backend, t in times.items():
+            cfg, params = made[backend]
+            row = {"model": name, "label": cfg.label, "backend": backend, "B": B, "T": T, "d_model": D,
+                   "params": params, "step_ms": t["median"], "step_min_ms": t["min"],
+                   "tokens_per_s": B * T / (t["median"] / 1e3)}
+            if backend == "fast" and "reference" in times:
+                row["speedup"] = times["reference"]["median"] / t["median"]
+                row["speedup_of_min"] = times["reference"]["min"] / t["min"]
+            rows.append(row)
     return rows
+
+
+def _training_step(model: torch.nn.Module, tokens: torch.Tensor, targets: torch.Tensor, K: int) -> Callable[[], None]:
+    """One step of AdamW on cross-entropy, as ``training.fit`` takes it (without clipping and logging)."""
+    from torch.nn import functional as F
+
+    from statetrack.training import param_groups
+
+    opt = torch.optim.AdamW(param_groups(model, 0.01), lr=1e-3)
+
+    def step():
+        logits = model(tokens)  # (B, T, K)
+        loss = F.cross_entropy(logits.reshape(-1, K), targets.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return step
 
 
 def environment(device: torch.device) -> dict[str, Any]:
@@ -269,14 +311,17 @@ def format_tables(res: dict[str, Any]) -> str:
                      f"{r['fwd_bwd_fast_ms']:>9.2f} {r['fwd_bwd_speedup']:>5.2f} {r['fwd_bwd_speedup_of_min']:>6.2f} "
                      f"{r['fast_vs_reference_rel_err']:>8.1e}")
     lines.append("")
-    lines.append("models: one training step (forward, loss, backward, AdamW)")
-    lines.append(f"{'model':<22} {'backend':<10} {'B x T, D':<14} {'ms/step':>9} {'tokens/s':>11}")
+    lines.append("models: one training step (forward, loss, backward, AdamW); backends timed interleaved; "
+                 "x = reference / fast (median, and of the minima)")
+    lines.append(f"{'model':<22} {'backend':<10} {'B x T, D':<14} {'ms/step':>9} {'min':>8} {'tokens/s':>11} "
+                 f"{'x':>5} {'x min':>6}")
     for r in res["models"]:
         if "error" in r:
             lines.append(f"{r['model']:<22} {r['backend']:<10} error: {r['error']}")
             continue
+        x = f"{r['speedup']:>5.2f} {r['speedup_of_min']:>6.2f}" if "speedup" in r else ""
         lines.append(f"{r['label']:<22} {r['backend']:<10} {r['B']}x{r['T']}, {r['d_model']:<6} "
-                     f"{r['step_ms']:>9.2f} {r['tokens_per_s']:>11.0f}")
+                     f"{r['step_ms']:>9.2f} {r.get('step_min_ms', r['step_ms']):>8.2f} {r['tokens_per_s']:>11.0f} {x}")
     if res.get("precision"):
         lines.append("")
         lines.append("precision: the fast path's final state against the fp64 reference")
@@ -288,4 +333,4 @@ def format_tables(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SCALES", "bench_models", "bench_pair", "format_tables", "precision_rows", "run", "time_ms"]
+__all__ = ["SCALES", "bench_models", "bench_pair", "format_tables", "precision_rows", "run", "time_interleaved", "time_ms"]

@@ -4,8 +4,9 @@
 |------------------------|----------------------------------------|--------------------------------------------------------|
 | diagonal_vs_pscan      | ``diagonal_recurrence`` (a ∈ [−1, 1])  | mamba.py's Blelloch ``pscan`` (package ``mambapy``)     |
 | selective_vs_mambapy   | ``selective_scan`` (fused) + D u       | mamba.py ``MambaBlock.selective_scan`` (exp, ⊗, pscan)  |
-| delta_vs_fla_chunkwise | ``delta_rule_chunked`` (C = 32)        | fla ``delta_rule_chunkwise`` (naive torch, C = 32)      |
-| delta_vs_fla_recurrent | ``delta_rule_chunked`` (C = 32)        | fla ``delta_rule_recurrence`` (naive torch loop)        |
+| mamba_block_vs_mambapy | our Mamba layer (``MambaMixer``, fast) | mamba.py ``MambaBlock`` (same weights, pscan)           |
+| delta_vs_fla_chunkwise | ``delta_rule_chunked`` (C = 16 on CPU) | fla ``delta_rule_chunkwise`` (naive torch, C = 32)      |
+| delta_vs_fla_recurrent | ``delta_rule_chunked`` (C = 16 on CPU) | fla ``delta_rule_recurrence`` (naive torch loop)        |
 
 Each pair computes the same function once conventions are matched (fla scales q by d_k^−1/2 inside,
 so ours gets q·d_k^−1/2; fla's naive forms take no initial state, so neither gets one; mamba.py's
@@ -26,10 +27,9 @@ Used in: ``statetrack bench --peers``, benchmarks/results/, README (model sectio
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
-import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,8 +141,38 @@ def _delta_inputs(size: dict, T: int, gen: torch.Generator) -> tuple:
     return q, k, v, beta
 
 
+def _block_inputs(size: dict, T: int, gen: torch.Generator) -> tuple:
+    return (torch.randn(size["B"], T, size["E"] // 2, generator=gen),)  # (B, T, D) a Mamba block's input (E = 2 D)
+
+
+@functools.lru_cache(maxsize=None)
+def _mamba_blocks(d_model: int, d_state: int) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """Our Mamba layer (fast path, eig_range [0,1], d_conv 4) and mamba.py's ``MambaBlock`` holding the same weights.
+
+    Both are the Mamba-1 block (in_proj → causal conv → SiLU → selective scan + D u → gate → out_proj), with
+    the same parameter shapes; ours copies mamba.py's freshly initialised weights, so the pair computes one
+    function and ``check_agreement`` holds them to it.
+    """
+    from mambapy.mamba import MambaBlock, MambaConfig
+
+    from statetrack.models.layers import MambaMixer
+
+    torch.manual_seed(0)
+    peer = MambaBlock(MambaConfig(d_model=d_model, n_layers=1, d_state=d_state, expand_factor=2, d_conv=4))
+    ours = MambaMixer(d_model, d_state, expand=2, d_conv=4, dt_rank=peer.config.dt_rank, eig_range="[0,1]")
+    with torch.no_grad():
+        for mine, theirs in ((ours.in_proj, peer.in_proj), (ours.conv.conv, peer.conv1d), (ours.x_proj, peer.x_proj),
+                             (ours.dt_proj, peer.dt_proj), (ours.out_proj, peer.out_proj)):
+            mine.weight.copy_(theirs.weight)
+            if mine.bias is not None:
+                mine.bias.copy_(theirs.bias)
+        ours.A_log.copy_(peer.A_log)
+        ours.D.copy_(peer.D)
+    return ours, peer
+
+
 def peer_pairs() -> list[PeerPair]:
-    """The four comparisons; raises ``PeersMissing`` (naming the extra) when a peer is not installed."""
+    """The five comparisons; raises ``PeersMissing`` (naming the extra) when a peer is not installed."""
     from statetrack.models.ops import delta_rule_chunked, diagonal_recurrence, selective_scan
 
     try:
@@ -170,6 +200,9 @@ def peer_pairs() -> list[PeerPair]:
                  "diagonal_recurrence", "mambapy.pscan"),
         PeerPair("selective_vs_mambapy", ours_selective, block_scan, _selective_inputs,
                  "selective_scan (fused)", "mambapy MambaBlock.selective_scan"),
+        PeerPair("mamba_block_vs_mambapy", lambda x: _mamba_blocks(x.shape[-1], 16)[0](x),
+                 lambda x: _mamba_blocks(x.shape[-1], 16)[1](x), _block_inputs,
+                 "MambaMixer (fast)", "mambapy MambaBlock (pscan)"),
         PeerPair("delta_vs_fla_chunkwise", ours_delta, lambda q, k, v, beta: fla.delta_rule_chunkwise(q, k, v, beta)[0],
                  _delta_inputs, "delta_rule_chunked", "fla naive delta_rule_chunkwise"),
         PeerPair("delta_vs_fla_recurrent", ours_delta, lambda q, k, v, beta: fla.delta_rule_recurrence(q, k, v, beta)[0],
@@ -218,23 +251,9 @@ def check_agreement(pair: PeerPair, inputs: tuple, tol: float = AGREE_TOL) -> di
     return errs
 
 
-def time_interleaved(fns: dict[str, Callable[[], Any]], warmup: int = 1, repeat: int = 5) -> dict[str, dict]:
-    """Run the callables round-robin ``repeat`` times after ``warmup`` rounds; min and median ms of each."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeat):
-        for k, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append((time.perf_counter() - t0) * 1e3)
-    return {k: {"min": min(v), "median": statistics.median(v)} for k, v in times.items()}
-
-
 def bench_pair(pair: PeerPair, T: int, size: dict, repeat: int = 5, warmup: int = 1) -> dict[str, Any]:
     """Agreement first, then interleaved forward and forward+backward timings of ours and the peer."""
-    from statetrack.bench import forward_only
+    from statetrack.bench import forward_only, time_interleaved
 
     gen = torch.Generator().manual_seed(T)
     inputs = pair.make_inputs(size, T, gen)
@@ -253,7 +272,7 @@ def bench_pair(pair: PeerPair, T: int, size: dict, repeat: int = 5, warmup: int 
     row = {"pair": pair.name, "ours": pair.ours_label, "peer": pair.peer_label, "T": T,
            "size": dict(size), "agreement_max_rel_err": max(errs.values())}
     for mode, maker in (("fwd", fwd), ("fwd_bwd", fwd_bwd)):
-        t = time_interleaved({"ours": maker(pair.ours), "peer": maker(pair.peer)}, warmup, repeat)
+        t = time_interleaved({"ours": maker(pair.ours), "peer": maker(pair.peer)}, warmup=warmup, repeat=repeat)
         for who in ("ours", "peer"):
             row[f"{mode}_{who}_min_ms"], row[f"{mode}_{who}_median_ms"] = t[who]["min"], t[who]["median"]
         row[f"{mode}_ratio_min"] = t["peer"]["min"] / t["ours"]["min"]
@@ -318,4 +337,4 @@ def format_table(res: dict[str, Any]) -> str:
 
 
 __all__ = ["EXTRA", "LENGTHS", "PeerDisagreement", "PeerPair", "PeersMissing", "bench_pair", "check_agreement",
-           "format_table", "load_fla_naive", "peer_pairs", "run", "time_interleaved"]
+           "format_table", "load_fla_naive", "peer_pairs", "run"]

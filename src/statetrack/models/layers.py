@@ -43,6 +43,12 @@ class ShortConv(nn.Module):
     """Causal depthwise convolution of width ``width`` over time, with SiLU (the models' short conv).
 
     ``step`` is the same map one token at a time: it keeps the last ``width − 1`` inputs in a buffer.
+    The weights live in an ``nn.Conv1d`` (fla's and mamba's layout), but ``forward`` computes
+    y_t = b + Σ_j w_j x_{t−W+1+j} as ``width`` shifted multiply-adds. ``conv1d``'s depthwise backward took
+    1.1 ms per call at B64 T40 C32 on 2 CPU threads (torch 2.13); the shifted form took a whole DeltaNet
+    training step (3 convolutions) from 30.6 to 26.7 ms at T=40 (B64, D32) and from 24.3 to 19.9 ms at
+    T ≤ 10 (min of 40 steps). It also shrinks the part of a Mamba step that its fast path shares with the
+    reference, which is what lifted ``statetrack bench``'s Mamba speed-up above 2×.
     """
 
     def __init__(self, channels: int, width: int):
@@ -51,9 +57,13 @@ class ShortConv(nn.Module):
         self.conv = nn.Conv1d(channels, channels, width, groups=channels, padding=width - 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        T = x.shape[1]
-        y = self.conv(x.transpose(1, 2))[..., :T]  # (B, C, T): keep the causal part
-        return F.silu(y.transpose(1, 2))  # (B, T, C)
+        T, W = x.shape[1], self.width
+        w = self.conv.weight[:, 0]  # (C, W) taps, oldest input first (conv1d's cross-correlation order)
+        xp = F.pad(x, (0, 0, W - 1, 0))  # (B, W − 1 + T, C): the zeros before the first token
+        y = torch.addcmul(self.conv.bias, xp[:, W - 1:], w[:, W - 1])  # (B, T, C) bias + newest tap
+        for j in range(W - 1):
+            y = torch.addcmul(y, xp[:, j:j + T], w[:, j])  # (B, T, C) + w_j x_{t−W+1+j}
+        return F.silu(y)  # (B, T, C)
 
     def init_state(self, batch: int, device=None, dtype=torch.float32) -> torch.Tensor:
         """The inputs before the first token: zeros, as the causal padding of ``forward``."""
