@@ -193,15 +193,18 @@ def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
         os.close(fd)
 
 
-def stored(claim: str, cfg: RunConfig, copy: bool = True, fresh: bool = False) -> dict[str, Any] | None:
+def stored(claim: str, cfg: RunConfig, copy: bool = True, fresh: bool = False,
+           since: str | None = None) -> dict[str, Any] | None:
     """The finished record of ``cfg`` (here, or a twin under another claim, copied here unless ``copy=False``),
-    or None; "failed" ones are retried, and with ``fresh`` stale ones too (made by other code)."""
+    or None; "failed" ones are retried, and with ``fresh`` stale ones too (made by other code). With
+    ``since`` (``forced_since``) only a current record made at or after that time counts."""
     path = record_path(claim, cfg)
     if path.exists():
         rec = read_record(path)
-        if rec["status"] != "failed" and not (fresh and rec["stale"]):
+        if rec["status"] != "failed" and not ((fresh or since) and rec["stale"]) \
+                and (since is None or _created(rec) >= since):
             return rec
-    return find_twin(claim, cfg, copy=copy)
+    return find_twin(claim, cfg, copy=copy, since=since)
 
 
 def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]], force: bool = False,
@@ -220,9 +223,7 @@ def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]],
     since = forced_since() if force and once else None
 
     def done() -> dict[str, Any] | None:
-        if not force:
-            return stored(claim, cfg, fresh=fresh)
-        return made_since(claim, cfg, since) if since is not None else None
+        return None if force and since is None else stored(claim, cfg, fresh=fresh, since=since)
 
     if (rec := done()) is not None:
         return rec
@@ -262,16 +263,6 @@ def forced_since() -> str | None:
     return when.astimezone(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def made_since(claim: str, cfg: RunConfig, since: str) -> dict[str, Any] | None:
-    """The finished, current record of ``cfg`` made at or after ``since`` (here, or a twin copied here), or None."""
-    path = record_path(claim, cfg)
-    if path.exists():
-        rec = read_record(path)
-        if rec["status"] != "failed" and not rec["stale"] and _created(rec) >= since:
-            return rec
-    return find_twin(claim, cfg, since=since)
-
-
 def _created(rec: dict[str, Any]) -> str:
     """The record's creation time in UTC, comparable as a string ("" when it has none)."""
     value = rec["provenance"].get("created") or ""
@@ -288,7 +279,7 @@ def find_twin(claim: str, cfg: RunConfig, copy: bool = True, since: str | None =
     Training is deterministic given the key, so the record is reused rather than retrained; the copy keeps
     its provenance and says where it came from (``copied_from``). Only finished ("ok" or "diverged") records
     whose code is not stale are reused. ``copy=False`` only looks (for dry runs); ``since`` skips twins
-    made before that time (``made_since``).
+    made before that time (``stored``).
     """
     name = record_path(claim, cfg).name
     for other in sorted(results_dir().glob(f"*/{name}")):
