@@ -102,10 +102,10 @@ def test_fast_op_matches_fp64_reference(name, normalize, additive, T):
 
 
 @pytest.mark.parametrize("case", ["dense-all-tokens-B64", "dense-all-tokens-one-token", "dense-gather-V40",
-                                  "block-one-token"])
+                                  "block-one-token", "block-all-tokens-B64", "block-gather-V40"])
 def test_fast_op_other_code_paths(case):
-    """Dense at B >= 8 with V <= 32 (one all-token GEMM per step instead of gather + bmm), dense with V > 32,
-    and token counts as unbalanced as possible (every row the same token: the dA padding at its worst)."""
+    """Dense and block at B >= 8 with V <= 32 (one all-token GEMM per step instead of gather + bmm; for blocks
+    over the block-diagonal matrices), both with V > 32, and token counts as unbalanced as possible (every row the same token: the dA padding at its worst)."""
     gen = torch.Generator().manual_seed(2)
     name = case.split("-")[0]
     B = 64 if "all-tokens" in case else 4

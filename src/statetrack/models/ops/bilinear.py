@@ -67,6 +67,7 @@ __all__ = [
 
 # A dense step multiplies h by all V matrices at once (one GEMM) when V <= 32 and B >= 8 (see above).
 _ALL_TOKENS_MAX_V = 32
+_ALL_TOKENS_MAX_VH = 1024  # block-diagonal rules: the all-token GEMM costs V·H² per row against gather's H·b
 _ALL_TOKENS_MIN_B = 8
 
 
@@ -244,6 +245,15 @@ def _per_token_outer(tok: Tensor, left: Tensor, right: Tensor, V: int) -> Tensor
     return padded_left @ padded_right  # (V, K, b, b)
 
 
+def _block_diagonal(A: Tensor) -> Tensor:
+    """blockdiag(A_v[0], ..., A_v[K−1]) for every token: (V, K, b, b) → (V, K·b, K·b), zeros off the blocks."""
+    V, K, b, _ = A.shape
+    k = torch.arange(K, device=A.device)  # (K,)
+    out = A.new_zeros(V, K, b, K, b)  # (V, K, b, K, b)
+    out[:, k, :, k, :] = A.transpose(0, 1)  # the indexed axes lead: (K, V, b, b)
+    return out.view(V, K * b, K * b)  # (V, H, H)
+
+
 def _take(table: Tensor, idx: Tensor) -> Tensor:
     """table[idx] for an index tensor of any shape; ``index_select`` is 2–4× faster than ``table[idx]`` on a CPU."""
     return table.index_select(0, idx.reshape(-1)).view(*idx.shape, *table.shape[1:])
@@ -252,20 +262,21 @@ def _take(table: Tensor, idx: Tensor) -> Tensor:
 class _BlockRule:
     """z = blockdiag(A_v) h with A (V, K, b, b); K = 1 is the dense rule.
 
-    A dense step with V ≤ ``_ALL_TOKENS_MAX_V`` and B ≥ ``_ALL_TOKENS_MIN_B`` multiplies h by all V
-    matrices in one GEMM and picks each row's token; otherwise it gathers each row's blocks and runs
-    a batched matmul.
+    With V ≤ ``_ALL_TOKENS_MAX_V``, B ≥ ``_ALL_TOKENS_MIN_B`` and (blocks only) V·H ≤ ``_ALL_TOKENS_MAX_VH`` a step
+    multiplies h by all V (block-diagonal) matrices in one GEMM and picks each row's token; otherwise it
+    gathers each row's blocks and runs a batched matmul.
     """
 
     def __init__(self, A: Tensor, *, batch: int):
         self.A = A  # (V, K, b, b)
         V, K, b, _ = A.shape
-        self.V, self.K, self.b = V, K, b
-        self.all_tokens = K == 1 and V <= _ALL_TOKENS_MAX_V and batch >= _ALL_TOKENS_MIN_B
+        self.V, self.K, self.b, self.H = V, K, b, K * b
+        self.all_tokens = V <= _ALL_TOKENS_MAX_V and batch >= _ALL_TOKENS_MIN_B and (K == 1 or V * self.H <= _ALL_TOKENS_MAX_VH)
         if self.all_tokens:
-            # h @ fwd gives every token's A_v h at once: fwd[j, v·H + i] = A[v, i, j]; bwd likewise A_vᵀ g.
-            self.fwd = A[:, 0].permute(2, 0, 1).reshape(b, V * b)  # (H, V·H)
-            self.bwd = A[:, 0].permute(1, 0, 2).reshape(b, V * b)  # (H, V·H)
+            dense = A[:, 0] if K == 1 else _block_diagonal(A)  # (V, H, H)
+            # h @ fwd gives every token's A_v h at once: fwd[j, v·H + i] = A_v[i, j]; bwd likewise A_vᵀ g.
+            self.fwd = dense.permute(2, 0, 1).reshape(self.H, V * self.H)  # (H, V·H)
+            self.bwd = dense.permute(1, 0, 2).reshape(self.H, V * self.H)  # (H, V·H)
 
     def steps(self, tok: Tensor) -> list:
         if self.all_tokens:  # row index of (b, v) in the (B·V, H) result of one all-token GEMM
@@ -275,12 +286,12 @@ class _BlockRule:
 
     def step(self, idx: Tensor, h: Tensor) -> Tensor:
         if self.all_tokens:
-            return (h @ self.fwd).view(-1, self.b).index_select(0, idx)  # (B, H)
+            return (h @ self.fwd).view(-1, self.H).index_select(0, idx)  # (B, H)
         return (self.A.index_select(0, idx) @ h.view(-1, self.K, self.b, 1)).flatten(1)  # (B, H)
 
     def step_T(self, idx: Tensor, g: Tensor) -> Tensor:
         if self.all_tokens:
-            return (g @ self.bwd).view(-1, self.b).index_select(0, idx)  # (B, H)
+            return (g @ self.bwd).view(-1, self.H).index_select(0, idx)  # (B, H)
         return (self.A.index_select(0, idx).transpose(-1, -2) @ g.view(-1, self.K, self.b, 1)).flatten(1)  # (B, H)
 
     def grads(self, tok: Tensor, h_prev: Tensor, dz: Tensor, needs: tuple[bool, ...]) -> tuple:
