@@ -92,6 +92,7 @@ def test_two_sweeps_at_once_never_train_the_same_run_twice():
     pytest.param(["sweep", "ne9", "--preset", "smoke"], "'ne9'", id="claim"),
     pytest.param(["sweep", "ne1", "--preset", "smoke", "--workers", "0"], "--workers 0", id="workers"),
     pytest.param(["sweep", "ne1", "--preset", "smoke", "--device", "tpu"], "'tpu'", id="device"),
+    pytest.param(["reproduce", "ne1", "--preset", "smoke", "--workers", "0"], "--workers 0", id="reproduce-workers"),
 ])
 def test_bad_sweep_input(capsys, argv, needle):
     from statetrack.cli import main
@@ -181,3 +182,66 @@ def test_a_stale_record_with_a_fresh_twin_is_replaced_by_the_twin_not_retrained(
     assert counts["trained"] == 0 and counts["failed"] == 0
     again = read_record(path)
     assert not again["stale"] and again["copied_from"] == f"x9/{path.name}"
+
+
+def test_schedule_trains_a_shared_run_once_longest_first():
+    """With a pool, a run two claims hold goes to one worker; the other claim copies it afterwards."""
+    from statetrack.results import run_key
+    from statetrack.sweep import _bench_throughput, estimate_seconds, schedule
+
+    items = plan(["ne1", "ne4"], "smoke")
+    train, rest = schedule(items, "cpu")
+    keys = [run_key(it.cfg) for it in train]
+    assert len(keys) == len(set(keys)) == len({run_key(it.cfg) for it in items})
+    assert sorted(map(id, train + rest)) == sorted(map(id, items))
+    assert {run_key(it.cfg) for it in rest} <= set(keys) and all(it.claim == "ne1" for it in train if
+                                                                  run_key(it.cfg) in {run_key(r.cfg) for r in rest})
+    tp = _bench_throughput("cpu")
+    costs = [estimate_seconds(it.cfg, tp) for it in train]
+    assert all(c is not None for c in costs) and costs == sorted(costs, reverse=True)
+
+
+def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_path, monkeypatch, capsys):
+    """`reproduce ne1 ne4 --force --workers 2`: a pool of two retrains every run once (ne4's copies of ne1's
+    runs are copies), then the notebooks load them; all records are made since the command began."""
+    from statetrack import book, cli
+    from statetrack.results import FORCED_SINCE, _created, read_record
+
+    sweep(["ne1", "ne4"], "smoke", progress=False, log=lambda *a: None)
+    monkeypatch.setattr(book, "executed_dir", lambda: tmp_path / "executed")
+    monkeypatch.delenv(FORCED_SINCE, raising=False)
+    began = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).isoformat(timespec="seconds")
+    assert cli.main(["reproduce", "ne1", "ne4", "--preset", "smoke", "--force", "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    ne1 = {p.name: read_record(p) for p in (results_dir() / "ne1").glob("*.json")}
+    ne4 = {p.name: read_record(p) for p in (results_dir() / "ne4").glob("*.json")}
+    assert all(_created(r) >= began for r in [*ne1.values(), *ne4.values()])
+    shared = set(ne1) & set(ne4)
+    assert shared and all(ne4[n].get("copied_from") == f"ne1/{n}" for n in shared)
+    assert all("copied_from" not in r for r in ne1.values())
+    assert f"training: {len(ne1) + len(ne4) - len(shared)} run(s) trained by 2 workers" in out
+    assert {r["provenance"]["threads"] for r in ne1.values()} == {max(1, (os.cpu_count() or 1) // 2)}  # cores shared
+    assert FORCED_SINCE not in os.environ
+
+
+def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_them(monkeypatch):
+    """x2 keeps weights: under --force its runs are retrained under x2 itself (a twin has no weights), and
+    once they are, loading them again in the same command trains nothing."""
+    from statetrack.results import FORCED_SINCE, forcing, record_path
+    from statetrack.runs import checkpoint_path, load_or_run
+    from statetrack.sweep import is_done
+
+    monkeypatch.delenv(FORCED_SINCE, raising=False)
+    items = plan(["x2"], "smoke")
+    sweep(["x2"], "smoke", progress=False, log=lambda *a: None)
+    time.sleep(1.0)  # records carry their time to the second
+    with forcing():
+        assert not any(is_done(it) for it in items)
+        counts = sweep(["x2"], "smoke", force=True, progress=False, log=lambda *a: None)
+        assert counts["trained"] == len(items) and all(is_done(it) for it in items)
+        files = [(record_path("x2", it.cfg), checkpoint_path("x2", it.cfg)) for it in items]
+        before = [(r.stat().st_mtime_ns, w.stat().st_mtime_ns) for r, w in files]
+        for it in items:
+            load_or_run(it.cfg, "x2", force=True, checkpoint=True, preset="smoke")
+        assert [(r.stat().st_mtime_ns, w.stat().st_mtime_ns) for r, w in files] == before
+    assert FORCED_SINCE not in os.environ

@@ -4,9 +4,9 @@
     statetrack train --task T --model M [--set k=v ...]    train one run and print its record
               [--preset P] [--seed N] [--device D] [--json] [--out FILE]
     statetrack reproduce [IDS ...] --preset P [--force]    execute claim notebooks with papermill
-              [--device D] [--confirm-long]
+              [--device D] [--confirm-long] [--workers N]
     statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
-              [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--partition ... --time ...]
+              [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--force] [--partition ... --time ...]
     statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
     statetrack book                                        build the HTML book from executed notebooks
     statetrack bench [--device D] [--scale S] [--json]     fast path vs reference: speed and precision
@@ -21,9 +21,7 @@ nothing written.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
 import sys
 from typing import Any
 
@@ -114,13 +112,18 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    import contextlib
+    import time
+
     from statetrack.book import execute_notebook, executed_dir
     from statetrack.claims import check_preset, get_claim, preflight, select
-    from statetrack.results import FORCED_SINCE, check_writable, forced_since
+    from statetrack.results import check_writable, forced_since, forcing
     from statetrack.training import resolve_device
 
     check_preset(args.preset)
     resolve_device(args.device)
+    if args.workers < 1:
+        raise ConfigError(f"--workers {args.workers!r} is not allowed: it must be an integer >= 1")
     ids = select(args.ids)
     for i in ids:  # every claim id, record, folder and cost is checked before anything runs
         get_claim(i)
@@ -128,22 +131,23 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for i in ids:
         preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long)
     forced_since()  # a bad value set by hand stops here, before anything runs
-    saved = os.environ.get(FORCED_SINCE)
-    if args.force and not saved:  # retrain each run once, however many claims hold it
-        # Records carry their time to the second: round up, so one made just before we began is never "ours".
-        now = datetime.datetime.now(datetime.timezone.utc)
-        since = now.replace(microsecond=0) + datetime.timedelta(seconds=1 if now.microsecond else 0)
-        os.environ[FORCED_SINCE] = since.isoformat(timespec="seconds")  # the notebooks' kernels inherit it
     total = 0.0
-    try:
+    # --force retrains each run once, however many claims hold it (results.forcing)
+    with forcing() if args.force else contextlib.nullcontext():
+        if args.workers > 1:  # train the grids in a process pool first; the notebooks then load the records
+            from statetrack.sweep import sweep
+
+            t0 = time.perf_counter()
+            counts = sweep(ids, args.preset, workers=args.workers, device=args.device, confirm_long=args.confirm_long,
+                           force=args.force)
+            total += time.perf_counter() - t0
+            print(f"training: {counts['trained']} run(s) trained by {args.workers} workers, {counts['done']} recorded "
+                  f"or shared, {counts['failed']} failed, in {time.perf_counter() - t0:.1f} s", flush=True)
         for i in ids:
             path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
                                              confirm_long=args.confirm_long)
             total += seconds
             print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}", flush=True)
-    finally:
-        if saved is None:
-            os.environ.pop(FORCED_SINCE, None)
     print(f"total: {len(ids)} notebook(s) at preset {args.preset} in {total:.1f} s ({total / 60:.1f} min)")
     return 0
 
@@ -171,7 +175,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
              "array": args.array_parallelism, "log_folder": args.log_folder}
     counts = sweep(args.ids, args.preset, executor=args.executor, workers=args.workers, device=args.device,
-                   slurm=slurm, progress=not args.json, confirm_long=args.confirm_long, stale=args.stale)
+                   slurm=slurm, progress=not args.json, confirm_long=args.confirm_long, stale=args.stale,
+                   force=args.force)
     print(json.dumps(counts) if args.json else
           f"sweep done: {counts['trained']} trained, {counts['done']} already recorded, {counts['busy']} in progress "
           f"elsewhere, {counts['failed']} failed, of {counts['total']}")
@@ -283,6 +288,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="retrain even when a record exists (once per command: a run two claims share is trained for the first and copied for the second)")
     s.add_argument("--device", default="auto")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
+    s.add_argument("--workers", type=int, default=1,
+                   help="train the claims' runs in this many processes first (each with cores/N threads), "
+                        "then execute the notebooks, which load them (default 1: the notebooks train)")
     s.set_defaults(fn=cmd_reproduce)
 
     s = sub.add_parser("sweep", help="run claims' grids: a local process pool or Slurm (submitit); resumable")
@@ -295,6 +303,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
     s.add_argument("--stale", action="store_true",
                    help="also retrain runs whose record is stale (made by other code than the code here)")
+    s.add_argument("--force", action="store_true",
+                   help="retrain every run, each once (a run several claims hold is trained for one, copied to the rest)")
     s.add_argument("--partition", help="Slurm partition")
     s.add_argument("--time", type=int, default=240, help="Slurm time limit per run, minutes")
     s.add_argument("--gpus-per-job", type=int, default=1)

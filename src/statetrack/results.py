@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -261,6 +262,38 @@ def forced_since() -> str | None:
         raise ConfigError(f"{FORCED_SINCE}={value!r} is not allowed: expected an ISO 8601 time with its zone, "
                           "e.g. 2026-11-30T19:00:00+00:00")
     return when.astimezone(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@contextlib.contextmanager
+def forcing() -> Iterator[str]:
+    """Within the block, ``forced_since()`` is the time the block began (unless an outer block set it):
+    "retrain" means "retrain once in this command". The variable is restored on the way out.
+
+    The time is rounded up to the second, records' own precision, and the block starts only when that
+    second has come: a record made just before is never taken for one made inside, and one made inside
+    never for one made before. Worker processes and notebook kernels started inside the block inherit it.
+    """
+    outer = forced_since()  # a bad value set by hand stops here, before anything runs
+    if outer is not None:
+        yield outer
+        return
+    now = _dt.datetime.now(_dt.timezone.utc)
+    start = now.replace(microsecond=0) + _dt.timedelta(seconds=1 if now.microsecond else 0)
+    time.sleep((start - now).total_seconds())  # what the block makes is stamped start or later
+    since = start.isoformat()
+    os.environ[FORCED_SINCE] = since
+    try:
+        yield since
+    finally:
+        os.environ.pop(FORCED_SINCE, None)
+
+
+def made_since(path: Path, since: str) -> bool:
+    """Whether the file at ``path`` (a checkpoint) was written at or after ``since`` (``forced_since``)."""
+    if not path.exists():
+        return False
+    written = _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.timezone.utc).replace(microsecond=0)
+    return written.isoformat() >= since
 
 
 def _created(rec: dict[str, Any]) -> str:

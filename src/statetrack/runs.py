@@ -137,4 +137,14 @@ def load_or_run(cfg: RunConfig, claim: str, force: bool = False, device: str | t
     return load_or_make(claim, cfg, lambda: run(cfg, claim, device=device, progress=progress, preset=preset,
                                                 checkpoint=checkpoint),
                         force=force, failed=lambda e: failed_record(cfg, claim, preset, e),
-                        once=not checkpoint)  # a record retrained elsewhere may lack the weights kept here
+                        once=not checkpoint or weights_since(claim, cfg))
+
+
+def weights_since(claim: str, cfg: RunConfig) -> bool:
+    """Under ``reproduce --force`` (``results.forced_since``): whether the run's weights were kept since the command
+    began. Only then is a record made since then enough for a claim that keeps weights: a twin retrained under
+    another claim has none."""
+    from statetrack.results import forced_since, made_since
+
+    since = forced_since()
+    return since is not None and made_since(checkpoint_path(claim, cfg), since)

@@ -10,7 +10,11 @@ skipped when its record exists (here or as a twin under another claim); with ``s
 per-run lock (``results.run_lock``, an ``flock`` released by the operating system when its owner
 dies), so two sweeps over the same grid never train the same run twice, and a killed sweep leaves
 no run locked; records are written atomically, so a kill at any moment leaves either the finished
-record or nothing. Rerunning the same command finishes only what is missing.
+record or nothing. Rerunning the same command finishes only what is missing. A local pool trains a run
+that several claims hold once and copies it to the others (``schedule``), longest runs first; on a
+CPU each worker gets cores/N threads, so ``--workers 2`` on 2 cores runs two single-threaded trainings
+(the small models' steps are Python-bound and do not use a second thread). ``--force`` retrains every
+run once (``results.forcing``); ``statetrack reproduce --workers N`` calls this before its notebooks.
 
 Slurm goes through submitit (a real scheduler; one array job, each task one run); its local executor
 runs the same path in the tests. Submitit pickles the job function and its arguments into its own
@@ -26,6 +30,7 @@ Used in: ``statetrack sweep``; the GPU-box runbook (book/gpu_runbook.md).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -70,16 +75,27 @@ def _keeps_weights(claim: str) -> bool:
 
 def is_done(item: Item, stale: bool = False) -> bool:
     """Whether the run has a finished record, here or under another claim (nothing is written), and its
-    weights where the claim keeps them; with ``stale``, a stale record does not count."""
-    from statetrack.results import read_record, record_path, stored
-    from statetrack.runs import checkpoint_path
+    weights where the claim keeps them; with ``stale``, a stale record does not count; under ``--force``
+    (``results.forced_since``) only a record made since the command began counts."""
+    from statetrack.results import forced_since, read_record, record_path, stored
 
-    if _keeps_weights(item.claim) and not checkpoint_path(item.claim, item.cfg).exists():
+    since = forced_since()
+    if not _weights_current(item.claim, item.cfg):
         return False
     own = record_path(item.claim, item.cfg)
     if stale and own.exists() and read_record(own)["stale"]:
         return False  # to be replaced: by a fresh twin's copy (``run_item``), else by training
-    return stored(item.claim, item.cfg, copy=False, fresh=stale) is not None
+    return stored(item.claim, item.cfg, copy=False, fresh=stale, since=since) is not None
+
+
+def _weights_current(claim: str, cfg: RunConfig) -> bool:
+    """True unless ``claim`` keeps weights and this run's are missing (or, under ``--force``, older than the command)."""
+    from statetrack.results import forced_since
+    from statetrack.runs import checkpoint_path, weights_since
+
+    if not _keeps_weights(claim):
+        return True
+    return weights_since(claim, cfg) if forced_since() else checkpoint_path(claim, cfg).exists()
 
 
 def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threads: int = 0,
@@ -87,20 +103,22 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
     """Run one item unless its record exists or another process holds its lock; returns what happened.
 
     Returns "done" (a record already existed, or a twin was copied), "busy" (another process is training it),
-    "trained" or "failed: <reason>". ``stale``: retrain a stale record. Top-level, so process pools and
-    submitit can pickle it.
+    "trained" or "failed: <reason>". ``stale``: retrain a stale record. Under ``--force``
+    (``results.forced_since``, inherited by pool workers) a record made before the command began does not count.
+    Top-level, so process pools and submitit can pickle it.
     """
     import torch
 
-    from statetrack.results import load_or_make, run_lock, stored
-    from statetrack.runs import checkpoint_path, failed_record, run
+    from statetrack.results import forced_since, load_or_make, run_lock, stored
+    from statetrack.runs import failed_record, run
 
     if threads:
         torch.set_num_threads(threads)
     cfg = RunConfig.from_dict(config)
+    since = forced_since()
     keep = _keeps_weights(claim)
-    missing_weights = keep and not checkpoint_path(claim, cfg).exists()
-    if not missing_weights and stored(claim, cfg, fresh=stale) is not None:
+    weights = _weights_current(claim, cfg)
+    if weights and stored(claim, cfg, fresh=stale, since=since) is not None:
         return "done"
     with run_lock(claim, cfg, wait=False) as held:
         if not held:
@@ -113,12 +131,38 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
         made.append(True)
         return run(cfg, claim, device=device, preset=preset, checkpoint=keep)
 
-    try:  # a record whose weights the claim keeps but lacks is retrained (force) to keep them
-        load_or_make(claim, cfg, make, force=missing_weights and stored(claim, cfg, copy=False) is not None,
-                     failed=lambda e: failed_record(cfg, claim, preset, e), fresh=stale)
+    # A record without the weights its claim keeps is retrained to keep them: a twin (which has none) is no help.
+    retrain = since is not None or (not weights and stored(claim, cfg, copy=False) is not None)
+    try:
+        load_or_make(claim, cfg, make, force=retrain, failed=lambda e: failed_record(cfg, claim, preset, e),
+                     fresh=stale, once=weights)
     except Exception as e:  # recorded as failed; the sweep goes on
         return f"failed: {type(e).__name__}: {e}"
     return "trained" if made else "done"
+
+
+def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[Item]]:
+    """Split the missing runs into those to train, one per run key, longest first (for a pool), and the rest.
+
+    Claims share runs (x1 holds every claim's cells, ne4 holds ne1's); trained once, a shared run is then copied
+    to the other claims (``results.find_twin``), so two workers never train it at the same time. The one trained
+    is the one under a claim that keeps weights, if any (a copy has none). Longest first by the measured
+    throughput (``estimate_seconds``; unmeasured models count as long), so no worker is left with a long run
+    at the end.
+    """
+    from statetrack.results import run_key
+
+    lead: dict[str, Item] = {}
+    for it in todo:
+        key = run_key(it.cfg)
+        if key not in lead or (_keeps_weights(it.claim) and not _keeps_weights(lead[key].claim)):
+            lead[key] = it
+    first = set(map(id, lead.values()))
+    rest = [it for it in todo if id(it) not in first]
+    tp = _bench_throughput(device_type)
+    cost = {id(it): estimate_seconds(it.cfg, tp) for it in lead.values()}
+    train = sorted(lead.values(), key=lambda it: -(cost[id(it)] if cost[id(it)] is not None else float("inf")))
+    return train, rest
 
 
 # ----------------------------------------------------------------------------- cost
@@ -216,13 +260,11 @@ def _devices(device: str, workers: int) -> list[str]:
 
 def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int = 1, device: str = "auto",
           slurm: dict[str, Any] | None = None, progress: bool = True, confirm_long: bool = False,
-          stale: bool = False, log=print) -> dict[str, int]:
-    """Run every missing run of the claims' grids (and every stale one with ``stale``); returns counts of
-    trained, done, busy and failed runs."""
-    from tqdm import tqdm
-
+          stale: bool = False, force: bool = False, log=print) -> dict[str, int]:
+    """Run every missing run of the claims' grids (every stale one too with ``stale``, every one with ``force``,
+    each once: ``results.forcing``); returns counts of trained, done, busy and failed runs."""
     from statetrack.claims import preflight
-    from statetrack.results import check_writable, results_dir
+    from statetrack.results import check_writable, forcing, results_dir
 
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}; allowed: {', '.join(EXECUTORS)}")
@@ -232,6 +274,14 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
     for claim in dict.fromkeys(it.claim for it in items):  # records, folder and device checked first
         preflight(claim, preset, device=device, confirm_long=confirm_long or executor == "slurm")
     check_writable(results_dir())
+    with forcing() if force else contextlib.nullcontext():  # workers inherit the time the command began
+        return _sweep(items, preset, executor, workers, device, slurm, progress, stale, log)
+
+
+def _sweep(items: list[Item], preset: str, executor: str, workers: int, device: str, slurm: dict[str, Any] | None,
+           progress: bool, stale: bool, log) -> dict[str, int]:
+    from tqdm import tqdm
+
     todo = [it for it in items if not is_done(it, stale)]
     counts = {"total": len(items), "trained": 0, "done": len(items) - len(todo), "busy": 0, "failed": 0}
     log(f"sweep {preset}: {len(items)} runs in the grid, {len(todo)} missing, executor {executor}")
@@ -245,23 +295,26 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
                 + (f" ({outcome.split(': ', 1)[1]})" if key == "failed" else ""))
         bar.update(1)
 
-    args = [(it.claim, it.cfg.to_dict(), preset) for it in todo]
-    if executor == "local" and workers == 1:
-        dev = _devices(device, 1)[0]
-        for it, (claim, cfg, p) in zip(todo, args):
-            tally(it, run_item(claim, cfg, dev, p, 0, stale))
-    elif executor == "local":
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
+    if executor == "local":
         devices = _devices(device, workers)
-        threads = max(1, (os.cpu_count() or 1) // workers) if devices[0] == "cpu" else 0
-        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = {pool.submit(run_item, c, cfg, devices[i % workers], p, threads, stale): it
-                       for i, (it, (c, cfg, p)) in enumerate(zip(todo, args))}
-            for fut in cf.as_completed(futures):
-                tally(futures[fut], fut.result())
+        train, rest = schedule(todo, devices[0].split(":")[0]) if workers > 1 else (todo, [])
+        if workers == 1:
+            for it in train:
+                tally(it, run_item(it.claim, it.cfg.to_dict(), devices[0], preset, 0, stale))
+        else:
+            import concurrent.futures as cf
+            import multiprocessing as mp
+
+            threads = max(1, (os.cpu_count() or 1) // workers) if devices[0] == "cpu" else 0
+            with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+                futures = {pool.submit(run_item, it.claim, it.cfg.to_dict(), devices[i % workers], preset, threads,
+                                       stale): it for i, it in enumerate(train)}
+                for fut in cf.as_completed(futures):
+                    tally(futures[fut], fut.result())
+        for it in rest:  # the shared runs: copied from the twin just trained (trained here if that one failed)
+            tally(it, run_item(it.claim, it.cfg.to_dict(), devices[0], preset, 0, stale))
     else:
+        args = [(it.claim, it.cfg.to_dict(), preset) for it in todo]
         jobs = _submit(todo, args, device, executor, slurm or {}, stale)
         for it, job in zip(todo, jobs):
             tally(it, job.result())
