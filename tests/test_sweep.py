@@ -203,11 +203,20 @@ def test_schedule_trains_a_shared_run_once_longest_first():
 
 def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_path, monkeypatch, capsys):
     """`reproduce ne1 ne4 --force --workers 2`: a pool of two retrains every run once (ne4's copies of ne1's
-    runs are copies), then the notebooks load them; all records are made since the command began."""
+    runs are copies) before the notebooks; all records are made since the command began. The notebooks are
+    stubbed here: that they load a recorded grid without training is test_reproduce_after_a_sweep_trains_nothing."""
     from statetrack import book, cli
-    from statetrack.results import FORCED_SINCE, _created, read_record
+    from statetrack.results import FORCED_SINCE, _created, forced_since, read_record
 
     sweep(["ne1", "ne4"], "smoke", progress=False, log=lambda *a: None)
+    executed = []
+
+    def execute_notebook(claim, preset, **kw):  # the notebooks run under the same --force time
+        assert forced_since() is not None
+        executed.append(claim)
+        return tmp_path / f"{claim}.ipynb", 0.0
+
+    monkeypatch.setattr(book, "execute_notebook", execute_notebook)
     monkeypatch.setattr(book, "executed_dir", lambda: tmp_path / "executed")
     monkeypatch.delenv(FORCED_SINCE, raising=False)
     began = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).isoformat(timespec="seconds")
@@ -221,7 +230,7 @@ def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_pa
     assert all("copied_from" not in r for r in ne1.values())
     assert f"training: {len(ne1) + len(ne4) - len(shared)} run(s) trained by 2 workers" in out
     assert {r["provenance"]["threads"] for r in ne1.values()} == {max(1, (os.cpu_count() or 1) // 2)}  # cores shared
-    assert FORCED_SINCE not in os.environ
+    assert executed == ["ne1", "ne4"] and FORCED_SINCE not in os.environ
 
 
 def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_them(monkeypatch):
