@@ -140,9 +140,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             t0 = time.perf_counter()
             counts = sweep(ids, args.preset, workers=args.workers, device=args.device, confirm_long=args.confirm_long,
                            force=args.force)
-            total += time.perf_counter() - t0
+            seconds = time.perf_counter() - t0
+            total += seconds
             print(f"training: {counts['trained']} run(s) trained by {args.workers} workers, {counts['done']} recorded "
-                  f"or shared, {counts['failed']} failed, in {time.perf_counter() - t0:.1f} s", flush=True)
+                  f"or shared, {counts['failed']} failed, in {seconds:.1f} s", flush=True)
         for i in ids:
             path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
                                              confirm_long=args.confirm_long)
