@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PRESET ?= quick
 IDS    ?=
+WORKERS ?= 2
 
 .PHONY: venv book test reproduce verify assets browser clean
 
@@ -28,9 +29,10 @@ browser:
 	  { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
 	  echo "make browser: could not install chromium here (needs root and apt); tests/test_browser.py will be skipped"
 
-# Execute every claim notebook with papermill at $(PRESET) (default quick), then build _build/html offline.
+# Execute every claim notebook with papermill at $(PRESET) (default quick), $(WORKERS) at a time (a missing
+# run is trained first by a pool of $(WORKERS), each with cores/$(WORKERS) threads), then build _build/html offline.
 book: venv
-	env -u MPLBACKEND $(BIN)/statetrack reproduce $(IDS) --preset $(PRESET)
+	env -u MPLBACKEND $(BIN)/statetrack reproduce $(IDS) --preset $(PRESET) --workers $(WORKERS)
 	env -u MPLBACKEND $(BIN)/statetrack book
 
 # Unit tests, every notebook at the smoke preset under nbval, and the book build.

@@ -40,8 +40,9 @@ class SmokeRuns:
             os.environ["STATETRACK_RESULTS_DIR"] = str(self.results)
             try:
                 # A smoke notebook takes seconds. Under heavy load we saw papermill wait forever for a
-                # cell (a widget cell) whose kernel had gone idle; a cell timeout and one retry turn
-                # that rare hang into a rerun instead of a stuck suite.
+                # cell (a widget cell) whose kernel had gone idle: a reply whose wake-up was missed.
+                # statetrack.kernel_client now re-polls for it; a cell timeout and one retry stay as a
+                # guard, so any other hang is a rerun instead of a stuck suite.
                 try:
                     self._done[claim] = execute_notebook(claim, "smoke", out_dir=self.folder, cell_timeout=300)[0]
                 except NotebookError as e:

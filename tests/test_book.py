@@ -50,3 +50,35 @@ def test_launch_buttons_only_with_a_repository(tmp_path, monkeypatch):
     monkeypatch.setenv("STATETRACK_REPOSITORY", "not a repo")
     with pytest.raises(ValueError, match="'not a repo'"):
         add_launch_buttons(cfg)
+
+
+def test_a_patient_channel_polls_until_the_message_it_waits_for_arrives(monkeypatch):
+    """An open-ended wait is split into POLL_S polls, so a reply that a poll's wake-up missed is still
+    picked up by the next poll (kernel_client's docstring); a finite timeout is passed through as is."""
+    import asyncio
+    from queue import Empty
+
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    from statetrack.kernel_client import POLL_S, PatientChannel, PatientKernelManager
+
+    polls = []
+
+    async def get_msg(self, timeout=None):  # the socket: empty for two polls, then the reply is there
+        polls.append(timeout)
+        if timeout is None:
+            raise AssertionError("an open-ended poll reached the socket")
+        if len(polls) < 3:
+            raise Empty
+        return {"msg_type": "execute_reply"}
+
+    monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", get_msg)
+    channel = PatientChannel.__new__(PatientChannel)
+    assert asyncio.run(channel.get_msg())["msg_type"] == "execute_reply"
+    assert polls == [POLL_S] * 3
+    polls.clear()
+    with pytest.raises(Empty):
+        asyncio.run(channel.get_msg(timeout=0.5))
+    assert polls == [0.5]
+    km = PatientKernelManager()
+    assert {type(km.client().shell_channel), type(km.client().iopub_channel)} == {PatientChannel}

@@ -102,30 +102,31 @@ def test_bad_sweep_input(capsys, argv, needle):
 
 
 def test_reproduce_after_a_sweep_trains_nothing(tmp_path, monkeypatch):
-    """Issue 11 item 3, at smoke scale: a sweep records the grid; `statetrack reproduce` (papermill, the same
-    path as at paper) then finds every record and trains nothing.
+    """Issue 11 item 3, at smoke scale: a sweep records the grid; `statetrack reproduce --workers 2` (papermill,
+    the same path as at paper, two notebooks at a time) then finds every record and trains nothing.
 
     A trained run is always written (``results.load_or_make`` replaces the file atomically: a new inode and
     mtime), so "nothing trained" is "no record file was created or replaced" while the notebook ran.
     """
     from statetrack import book, cli
 
-    counts = sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)
-    assert counts["failed"] == 0 and counts["trained"] == counts["total"] == 4
-    folder = results_dir() / "ne1"
+    counts = sweep(["ne1", "bl1"], "smoke", progress=False, log=lambda *a: None)
+    assert counts["failed"] == 0 and counts["trained"] == counts["total"] > 4
 
     def snapshot():
-        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.glob("*.json")}
+        return {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in results_dir().glob("*/*.json")}
 
     before = snapshot()
     monkeypatch.setattr(book, "executed_dir", lambda: tmp_path / "executed")  # not the book's _build
-    assert cli.main(["reproduce", "ne1", "--preset", "smoke"]) == 0
+    assert cli.main(["reproduce", "ne1", "bl1", "--preset", "smoke", "--workers", "2"]) == 0
     assert snapshot() == before, "reproduce wrote run records after a sweep had recorded them all"
     import nbformat
 
-    executed = nbformat.read(next((tmp_path / "executed").glob("ne1_*.ipynb")), as_version=4)
-    text = "\n".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", []))
-    assert "ne1 verdict (smoke)" in text
+    for claim in ("ne1", "bl1"):
+        executed = nbformat.read(next((tmp_path / "executed").glob(f"{claim}_*.ipynb")), as_version=4)
+        text = "\n".join(o.get("text", "") for c in executed.cells if c.cell_type == "code"
+                         for o in c.get("outputs", []))
+        assert f"{claim} verdict (smoke)" in text
 
 
 def test_reproduce_force_retrains_a_run_shared_by_claims_once(tmp_path, monkeypatch):
@@ -211,12 +212,12 @@ def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_pa
     sweep(["ne1", "ne4"], "smoke", progress=False, log=lambda *a: None)
     executed = []
 
-    def execute_notebook(claim, preset, **kw):  # the notebooks run under the same --force time
-        assert forced_since() is not None
-        executed.append(claim)
-        return tmp_path / f"{claim}.ipynb", 0.0
+    def execute_notebooks(ids, preset, workers, **kw):  # the notebooks run under the same --force time
+        assert forced_since() is not None and workers == 2
+        executed.extend(ids)
+        return [(claim, tmp_path / f"{claim}.ipynb", 0.0) for claim in ids]
 
-    monkeypatch.setattr(book, "execute_notebook", execute_notebook)
+    monkeypatch.setattr(book, "execute_notebooks", execute_notebooks)
     monkeypatch.setattr(book, "executed_dir", lambda: tmp_path / "executed")
     monkeypatch.delenv(FORCED_SINCE, raising=False)
     began = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).isoformat(timespec="seconds")

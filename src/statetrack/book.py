@@ -97,6 +97,7 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     import jupytext
     import papermill as pm
 
+    from statetrack.kernel_client import PatientKernelManager
     from statetrack.results import check_writable
 
     src = notebook_source(claim_id)
@@ -110,7 +111,7 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     try:
         pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name="python3", language="python",
                             cwd=str(src.parent), progress_bar=False, log_output=False,
-                            execution_timeout=cell_timeout)
+                            execution_timeout=cell_timeout, kernel_manager_class=PatientKernelManager)
     except pm.PapermillExecutionError as e:
         raise NotebookError(f"notebook {src.name} failed at preset {preset!r} in cell {e.exec_count}: "
                             f"{e.ename}: {e.evalue} (the partly executed notebook is at {tmp})") from None
@@ -119,6 +120,37 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
                             f"{cell_timeout} s ({e}; the partly executed notebook is at {tmp})") from None
     os.replace(tmp, out)
     return out, time.perf_counter() - t0
+
+
+def _pool_start(threads: int) -> None:
+    """A notebook worker's kernels see ``threads`` CPU threads (they inherit the environment)."""
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+
+
+def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
+    """Run ``execute_notebook`` for each claim, ``workers`` at a time; yields (claim, path, seconds) in ``ids`` order.
+
+    Several run in processes, not threads: papermill's ``cwd`` changes the process's directory. On a CPU
+    each worker's kernels get cores / workers threads, as the sweep pool's runs do. The first failure stops
+    the rest: notebooks not yet started are cancelled, those running finish, and the error is raised.
+    """
+    if workers == 1:
+        for i in ids:
+            yield (i, *execute_notebook(i, preset, **kwargs))
+        return
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    kwargs.setdefault("out_dir", executed_dir())  # resolved here: a worker imports the module afresh
+    pool = cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_pool_start,
+                                  initargs=(threads,))
+    try:
+        futures = [pool.submit(execute_notebook, i, preset, **kwargs) for i in ids]
+        for i, fut in zip(ids, futures):
+            yield (i, *fut.result())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def add_launch_buttons(config: Path) -> None:

@@ -115,7 +115,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     import contextlib
     import time
 
-    from statetrack.book import execute_notebook, executed_dir
+    from statetrack.book import executed_dir, execute_notebooks
     from statetrack.claims import check_preset, get_claim, preflight, select
     from statetrack.results import check_writable, forced_since, forcing
     from statetrack.training import resolve_device
@@ -144,11 +144,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             total += seconds
             print(f"training: {counts['trained']} run(s) trained by {args.workers} workers, {counts['done']} recorded "
                   f"or shared, {counts['failed']} failed, in {seconds:.1f} s", flush=True)
-        for i in ids:
-            path, seconds = execute_notebook(i, args.preset, force=args.force, device=args.device,
-                                             confirm_long=args.confirm_long)
-            total += seconds
+        t0 = time.perf_counter()
+        for i, path, seconds in execute_notebooks(ids, args.preset, workers=args.workers, force=args.force,
+                                                  device=args.device, confirm_long=args.confirm_long):
             print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}", flush=True)
+        total += time.perf_counter() - t0
     print(f"total: {len(ids)} notebook(s) at preset {args.preset} in {total:.1f} s ({total / 60:.1f} min)")
     return 0
 
@@ -291,7 +291,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
     s.add_argument("--workers", type=int, default=1,
                    help="train the claims' runs in this many processes first (each with cores/N threads), "
-                        "then execute the notebooks, which load them (default 1: the notebooks train)")
+                        "then execute the notebooks N at a time; they load the records (default 1: each "
+                        "notebook trains its own runs, one after another)")
     s.set_defaults(fn=cmd_reproduce)
 
     s = sub.add_parser("sweep", help="run claims' grids: a local process pool or Slurm (submitit); resumable")
