@@ -146,3 +146,40 @@ def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
     built = [c.id for c in CLAIMS.values() if c.notebook]  # independent of ``implemented``
     assert select([]) == built and select(["all"]) == built
     assert select(["bl2", "ne1"]) == ["bl2", "ne1"]  # named ids keep the order asked for
+
+
+@pytest.mark.slow
+def test_each_headline_names_a_judged_row_of_the_committed_verdict(monkeypatch):
+    """A claim module's HEADLINE is the scoreboard's row; a label that no longer matches any row fell back
+    silently to another row before (ne5, ne6, ne7 and bl5 did). Slow (every claim's verdict from the
+    committed records, about 30 s): run it with -m slow after changing a claim's labels."""
+    from statetrack.claims import get_claim, implemented
+    from statetrack.provenance import repo_root
+    from statetrack.scoreboard import verify_claim
+
+    monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(repo_root() / "data" / "results"))  # read only
+
+    checked = 0
+    for claim in implemented():
+        prefer = getattr(get_claim(claim), "HEADLINE", None)
+        v = verify_claim(claim)
+        if prefer is None or v is None:
+            continue
+        labels = [r["label"] for r in v.rows if r.get("pass") is not None]
+        assert prefer in labels, f"{claim}.HEADLINE {prefer!r} is not a judged row; rows: {labels}"
+        checked += 1
+    assert checked >= 10
+
+
+def test_a_headline_check_shows_its_value_and_whether_it_held():
+    from statetrack.claims import Verdict
+    from statetrack.scoreboard import headline
+
+    rows = [{"part": "trained", "label": "A", "pass": True, "ours_best": 0.9, "seeds": 3},
+            Check("B ratio", -0.004, "within ±0.05", True, part="comparison").row(),
+            Check("C exact", 1.0, "= 1", False).row()]
+    v = Verdict("zz1", "quick", True, "line", rows)
+    assert headline(v, "B ratio") == ("B ratio", "–", "-0.004 (holds)")
+    assert headline(v, "C exact") == ("C exact", "–", "1.000 (fails)")
+    assert headline(v, "A") == ("A", "–", "0.900 (best of 3)")
+    assert headline(v, None) == ("A", "–", "0.900 (best of 3)")

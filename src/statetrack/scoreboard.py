@@ -29,14 +29,17 @@ def _fmt(x: Any) -> str:
 
 def headline(v: Verdict, prefer: str | None = None) -> tuple[str, str, str]:
     """The row a reader looks at first: (what, paper's number, ours) of the row labelled ``prefer`` (a claim
-    module's ``HEADLINE``), else the first judged row with a paper number, else the first judged row, else
-    the exact checks' count."""
+    module's ``HEADLINE``: a trained cell or a check), else the first judged row with a paper number, else the
+    first judged trained row, else the exact checks' count."""
     judged = [r for r in v.rows if r.get("pass") is not None]
-    judged = [r for r in judged if r["label"] == prefer] + [r for r in judged if r["label"] != prefer]
-    trained = [r for r in judged if r.get("part") == "trained"]
+    chosen = [r for r in judged if r["label"] == prefer]
+    if chosen and chosen[0].get("part") != "trained":  # a check: its value and whether it held
+        r = chosen[0]
+        return r["label"], "–", f"{_fmt(r['ours'])} ({'holds' if r['pass'] else 'fails'})"
+    trained = [r for r in chosen + judged if r.get("part") == "trained"]
     with_paper = [r for r in trained if r.get("paper_best") is not None or r.get("paper_median") is not None]
-    if with_paper or trained:
-        r = (with_paper or trained)[0]
+    if chosen or with_paper or trained:
+        r = (chosen or with_paper or trained)[0]
         paper = r.get("paper_best") if r.get("paper_best") is not None else r.get("paper_median")
         return r["label"], _fmt(paper), f"{_fmt(r['ours_best'])} (best of {r['seeds']})"
     exact = [r for r in judged if r.get("part") in ("exact", "comparison")]

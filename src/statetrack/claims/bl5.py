@@ -59,7 +59,7 @@ NAMES = {"Z5": "Z5 (modular addition, m = 5)", "S5machine": "S5 machine (5 state
          "Z50": "Z50 (modular addition, m = 50)", "machine50": "50-state permutation machine (4 letters)",
          "arith50": "modular arithmetic, m = 50"}
 PASS, FAIL = 0.9, 0.1
-HEADLINE = "S5 machine, b = 3"  # the scoreboard's row: below the threshold (ours 4, PAPERS.md's reading 5)
+HEADLINE = "S5machine, b=3"  # the scoreboard's row: below the threshold (ours 4, PAPERS.md's reading 5)
 WIDTH = {"smoke": 12, "quick": 60, "paper": 128}
 BLOCKS = {"smoke": (1, 2, 4, 12), "quick": (1, 2, 3, 4, 5, 60), "paper": (1, 2, 4, 8, 16, 32, 64, 128)}
 _TASKS = {"smoke": ("Z5", "S5machine"), "quick": ("Z5", "S5machine"), "paper": TASKS}

@@ -54,7 +54,7 @@ SETTING_NAMES = {"L32": "train length 32", "L64": "train length 64", "2tokens": 
 MODELS = ("deltanet", "mamba")
 NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba"}
 EIG_RANGES = ("[0,1]", "[-1,1]")
-HEADLINE = "DeltaNet [-1,1] - [0,1]"  # the scoreboard's row
+HEADLINE = "C1 DeltaNet: mean score [-1,1] − [0,1]"  # the scoreboard's row
 MARGIN = 0.05  # C1: [-1,1] must beat [0,1] by this much in mean score
 
 _MODEL_FIELDS = {
