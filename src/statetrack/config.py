@@ -16,6 +16,7 @@ An unknown key, a value of the wrong type, or a value outside a ``Literal`` stop
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import typing
@@ -292,7 +293,9 @@ def positive(sec: Section, *names: str) -> None:
             raise ConfigError(f"{sec._prefix()}{n}={v!r} is not allowed: it must be >= 1")
 
 
+@functools.lru_cache(maxsize=None)
 def _hints(cls: type) -> dict[str, Any]:
+    """The resolved field types of a config class (cached: every config built checks each field's type)."""
     return typing.get_type_hints(cls)
 
 
