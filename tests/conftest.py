@@ -1,5 +1,6 @@
 """Shared fixtures. Every test writes run records into a temporary folder, never into data/results."""
 
+import contextlib
 import os
 
 import pytest
@@ -32,36 +33,48 @@ class SmokeRuns:
         self.folder, self.results = root / "executed", root / "results"
         self._done: dict[str, object] = {}
 
-    def executed(self, claim: str):
-        from statetrack.book import NotebookError, execute_notebook
+    @contextlib.contextmanager
+    def _results_env(self):
+        saved = os.environ.get("STATETRACK_RESULTS_DIR")
+        os.environ["STATETRACK_RESULTS_DIR"] = str(self.results)
+        try:
+            yield
+        finally:
+            if saved is None:
+                os.environ.pop("STATETRACK_RESULTS_DIR", None)
+            else:
+                os.environ["STATETRACK_RESULTS_DIR"] = saved
 
-        if claim not in self._done:
-            saved = os.environ.get("STATETRACK_RESULTS_DIR")
-            os.environ["STATETRACK_RESULTS_DIR"] = str(self.results)
+    def _execute(self, claims, workers=1):
+        """Execute ``claims``' notebooks, ``workers`` at a time. A smoke notebook takes seconds. Under heavy
+        load we saw papermill wait forever for a cell (a widget cell) whose kernel had gone idle: a reply
+        whose wake-up was missed. statetrack.kernel_client now re-polls for it; a cell timeout stays as a
+        guard, and a notebook that hit it runs once more, alone, so any other hang is a rerun instead of a
+        stuck suite."""
+        from statetrack.book import NotebookError, execute_notebook, execute_notebooks
+
+        with self._results_env():
             try:
-                # A smoke notebook takes seconds. Under heavy load we saw papermill wait forever for a
-                # cell (a widget cell) whose kernel had gone idle: a reply whose wake-up was missed.
-                # statetrack.kernel_client now re-polls for it; a cell timeout and one retry stay as a
-                # guard, so any other hang is a rerun instead of a stuck suite.
-                try:
+                for claim, path, _ in execute_notebooks(list(claims), "smoke", workers=workers, out_dir=self.folder,
+                                                        cell_timeout=300):
+                    self._done[claim] = path
+            except NotebookError as e:
+                if "did not finish" not in str(e):
+                    raise
+            for claim in claims:
+                if claim not in self._done:
                     self._done[claim] = execute_notebook(claim, "smoke", out_dir=self.folder, cell_timeout=300)[0]
-                except NotebookError as e:
-                    if "did not finish" not in str(e):
-                        raise
-                    self._done[claim] = execute_notebook(claim, "smoke", out_dir=self.folder, cell_timeout=300)[0]
-            finally:
-                if saved is None:
-                    os.environ.pop("STATETRACK_RESULTS_DIR", None)
-                else:
-                    os.environ["STATETRACK_RESULTS_DIR"] = saved
+
+    def executed(self, claim: str):
+        if claim not in self._done:
+            self._execute([claim])
         return self._done[claim]
 
     def all(self):
-        """Every implemented claim executed; returns (folder of executed notebooks, results folder)."""
+        """Every implemented claim executed, two at a time; returns (folder of executed notebooks, results folder)."""
         from statetrack.claims import implemented
 
-        for claim in implemented():
-            self.executed(claim)
+        self._execute([c for c in implemented() if c not in self._done], workers=2)
         return self.folder, self.results
 
 
