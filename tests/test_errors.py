@@ -218,3 +218,20 @@ def test_papermill_bad_parameters_stop_at_the_check(tmp_path, results, args, nee
     assert needle in out.stderr
     assert 'File "' + str(repo_root() / "src") not in out.stderr  # no frame of ours: a one-line message
     assert _snapshot(folder) == []
+
+
+@pytest.mark.notebooks
+def test_notebooks_in_a_pool_stop_at_the_first_failure_and_name_it(tmp_path):
+    """``execute_notebooks`` with two workers: a notebook that stops at its parameter check raises the same
+    NotebookError as one after another (it crosses the process boundary whole), names the bad value, and
+    leaves only its partial notebook; no record is written."""
+    from statetrack.book import NotebookError, execute_notebooks
+    from statetrack.results import results_dir
+
+    with pytest.raises(NotebookError) as e:
+        list(execute_notebooks(["ne1", "bl1", "ne2"], "smoke", workers=2, out_dir=tmp_path,
+                               extra={"SEEDS": [0, -1]}))
+    assert "ne1_parity_needs_negative_eigenvalues.md failed" in str(e.value) and "bad SEEDS [0, -1]" in str(e.value)
+    assert not (tmp_path / "ne1_parity_needs_negative_eigenvalues.ipynb").exists()
+    assert (tmp_path / "ne1_parity_needs_negative_eigenvalues.partial.ipynb").exists()
+    assert not list(results_dir().rglob("*.json"))
