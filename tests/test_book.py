@@ -53,32 +53,40 @@ def test_launch_buttons_only_with_a_repository(tmp_path, monkeypatch):
 
 
 def test_a_patient_channel_polls_until_the_message_it_waits_for_arrives(monkeypatch):
-    """An open-ended wait is split into POLL_S polls, so a reply that a poll's wake-up missed is still
-    picked up by the next poll (kernel_client's docstring); a finite timeout is passed through as is."""
+    """Every wait is split into polls of at most POLL_S, so a reply that a poll's wake-up missed is picked up
+    by the next poll (kernel_client's docstring); a finite timeout still ends the wait when it is due."""
     import asyncio
     from queue import Empty
 
     from jupyter_client.channels import AsyncZMQSocketChannel
 
-    from statetrack.kernel_client import POLL_S, PatientChannel, PatientKernelManager
+    from statetrack import kernel_client
+    from statetrack.kernel_client import PatientChannel, PatientKernelManager
 
-    polls = []
+    monkeypatch.setattr(kernel_client, "POLL_S", 0.02)
+    polls, arrives = [], [3]
 
-    async def get_msg(self, timeout=None):  # the socket: empty for two polls, then the reply is there
-        polls.append(timeout)
+    async def get_msg(self, timeout=None):  # the socket: the reply is seen by the poll number `arrives`
         if timeout is None:
             raise AssertionError("an open-ended poll reached the socket")
-        if len(polls) < 3:
-            raise Empty
-        return {"msg_type": "execute_reply"}
+        polls.append(timeout)
+        if len(polls) >= arrives[0]:
+            return {"msg_type": "execute_reply"}
+        await asyncio.sleep(timeout)
+        raise Empty
 
     monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", get_msg)
     channel = PatientChannel.__new__(PatientChannel)
     assert asyncio.run(channel.get_msg())["msg_type"] == "execute_reply"
-    assert polls == [POLL_S] * 3
+    assert polls == [0.02] * 3
     polls.clear()
+    assert asyncio.run(channel.get_msg(timeout=10))["msg_type"] == "execute_reply"  # not 10 s: the third poll
+    assert len(polls) == 3 and all(p <= 0.02 for p in polls)
+    polls.clear()
+    arrives[0] = 10**6
+    t0 = __import__("time").monotonic()
     with pytest.raises(Empty):
-        asyncio.run(channel.get_msg(timeout=0.5))
-    assert polls == [0.5]
+        asyncio.run(channel.get_msg(timeout=0.1))
+    assert __import__("time").monotonic() - t0 >= 0.1 and len(polls) >= 2 and all(p <= 0.02 for p in polls)
     km = PatientKernelManager()
     assert {type(km.client().shell_channel), type(km.client().iopub_channel)} == {PatientChannel}
