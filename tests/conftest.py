@@ -1,6 +1,5 @@
 """Shared fixtures. Every test writes run records into a temporary folder, never into data/results."""
 
-import contextlib
 import os
 
 import pytest
@@ -33,18 +32,6 @@ class SmokeRuns:
         self.folder, self.results = root / "executed", root / "results"
         self._done: dict[str, object] = {}
 
-    @contextlib.contextmanager
-    def _results_env(self):
-        saved = os.environ.get("STATETRACK_RESULTS_DIR")
-        os.environ["STATETRACK_RESULTS_DIR"] = str(self.results)
-        try:
-            yield
-        finally:
-            if saved is None:
-                os.environ.pop("STATETRACK_RESULTS_DIR", None)
-            else:
-                os.environ["STATETRACK_RESULTS_DIR"] = saved
-
     def _execute(self, claims, workers=1):
         """Execute ``claims``' notebooks, ``workers`` at a time. A smoke notebook takes seconds. Under heavy
         load we saw papermill wait forever for a cell (a widget cell) whose kernel had gone idle: a reply
@@ -53,7 +40,8 @@ class SmokeRuns:
         stuck suite."""
         from statetrack.book import NotebookError, execute_notebook, execute_notebooks
 
-        with self._results_env():
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("STATETRACK_RESULTS_DIR", str(self.results))
             try:
                 for claim, path, _ in execute_notebooks(list(claims), "smoke", workers=workers, out_dir=self.folder,
                                                         cell_timeout=300):

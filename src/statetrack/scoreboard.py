@@ -36,7 +36,7 @@ def headline(v: Verdict, prefer: str | None = None) -> tuple[str, str, str]:
     if chosen and chosen[0].get("part") != "trained":  # a check: its value and whether it held
         r = chosen[0]
         return r["label"], "–", f"{_fmt(r['ours'])} ({'holds' if r['pass'] else 'fails'})"
-    trained = [r for r in chosen + judged if r.get("part") == "trained"]
+    trained = [r for r in judged if r.get("part") == "trained"]
     with_paper = [r for r in trained if r.get("paper_best") is not None or r.get("paper_median") is not None]
     if chosen or with_paper or trained:
         r = (chosen or with_paper or trained)[0]
