@@ -242,6 +242,60 @@ def test_brackets_with_per_step_is_rejected():
         task_config("modular_arithmetic", brackets=True, format="per_step")
 
 
+# ----------------------------------------------------------------------------- bracketed arithmetic with ×
+
+MULT_EXAMPLE = ("((2*(-3))+4)=", [8, 8, 2, 7, 8, 6, 3, 9, 9, 5, 4, 9, 10], [None] * 12 + [3])  # modular_mult.py
+
+
+def test_modular_arithmetic_mult_docstring_example_is_right():
+    text, ids, answers = MULT_EXAMPLE
+    assert decode(ids, 5) == text
+    assert evaluate(text[:-1], 5) == answers[-1]
+
+
+@pytest.mark.parametrize(
+    "m, length",
+    [
+        pytest.param(5, 31, id="m=5"),
+        pytest.param(5, 13, id="m=5-example-length"),
+        pytest.param(7, 64, id="m=7-long"),
+        pytest.param(3, 2, id="m=3-shortest"),
+    ],
+)
+def test_modular_arithmetic_mult_answers_match_eval(m, length):
+    task = make_task(task_config("modular_arithmetic_mult", modulus=m, supervision="final"))
+    b = task.sample(gen(7), 64, length)
+    assert b.inputs.shape[1] == length
+    for x, y, mask in zip(b.inputs.tolist(), b.targets.tolist(), b.mask.tolist()):
+        text = decode(x, m)
+        assert text.endswith("=") and text.count("=") == 1 and text.count("(") == text.count(")")
+        assert y[:-1] == [IGNORE] * (len(y) - 1) and mask == [False] * (len(y) - 1) + [True]
+        assert y[-1] == evaluate(text[:-1], m), text
+
+
+def test_modular_arithmetic_mult_uses_every_operator_and_leaf_form():
+    m = 5
+    task = make_task(task_config("modular_arithmetic_mult", modulus=m))
+    texts = [decode(x, m) for x in task.sample(gen(8), 256, 40).inputs.tolist()]
+    inner = [t[i + 1] for t in texts for i, c in enumerate(t) if c in "0123456789)" and t[i + 1] in "+-*"]
+    counts = {op: inner.count(op) for op in "+-*"}
+    assert min(counts.values()) > 0.28 * len(inner), counts  # uniform over the three operators
+    joined = "".join(texts)
+    assert "(-" in joined and "*-" in joined and "*(" in joined  # unary minus and nested products
+    # The × task and the bracket task share ids and sizes; only × separates their languages.
+    plain = make_task(task_config("modular_arithmetic", modulus=m, brackets=True))
+    assert (task.vocab_size, task.num_classes, task.pad_id) == (plain.vocab_size, plain.num_classes, plain.pad_id)
+    assert not task.prefix_closed and task.min_length() == 2
+
+
+def test_modular_arithmetic_mult_depends_on_the_generator_only():
+    task = make_task(task_config("modular_arithmetic_mult"))
+    a, b = (task.sample_range(gen(9), 32, 2, 60) for _ in range(2))
+    assert torch.equal(a.inputs, b.inputs) and torch.equal(a.targets, b.targets)
+    with pytest.raises(ConfigError, match="modulus=1 "):
+        task_config("modular_arithmetic_mult", modulus=1)
+
+
 # ----------------------------------------------------------------------------- finite-state machine
 
 

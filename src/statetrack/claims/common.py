@@ -221,7 +221,8 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
         checks: exact checks that count in the verdict.
         legend: appended to the verdict line, e.g. "([-1,1] >= 0.90, [0,1] <= 0.10)".
         not_run: cells of the paper's table that this preset does not run (e.g. tasks beyond a CPU's
-            reach); each becomes a row "not run at this preset", neither a pass nor a fail.
+            reach); each becomes a row "not run at this preset", neither a pass nor a fail. A cell may
+            carry a ``reason`` (the measured why), appended to that row's rule.
     Returns:
         A ``Verdict``: one row per cell (its selected learning rate, best/median/MAD/min/max and
         weakest score over seeds, the paper's numbers, the rule and whether every run met it), then
@@ -258,9 +259,12 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
             "rule": str(rule) if rule else "shown, not judged",
             "pass": all(ok) if rule else None,
         })
-    for cell in not_run:
+    for entry in not_run:
+        cell = {k: v for k, v in entry.items() if k != "reason"}
+        reason = entry.get("reason")
         rows.append({"part": "not run", "label": label_of(cell) if label_of else " ".join(map(str, cell.values())),
-                     **cell, **(paper_of(cell) if paper_of else {}), "rule": "not run at this preset", "pass": None})
+                     **cell, **(paper_of(cell) if paper_of else {}),
+                     "rule": "not run at this preset" + (f": {reason}" if reason else ""), "pass": None})
     checks_ok = sum(c.passed for c in checks)
     rows += [c.row() for c in checks]
     reproduced = runs_ok == runs_total and checks_ok == len(checks) and runs_total + len(checks) > 0

@@ -2,7 +2,8 @@
 
 NE Table 3 (best of 3 seeds) and Table 5 (median ± MAD) train a Transformer, mLSTM, sLSTM, Mamba
 [0,1]/[-1,1] and DeltaNet [0,1]/[-1,1] on parity and on arithmetic mod 5 without and with brackets,
-and test on lengths 40–256 after training on 3–40. The claim is the table's ordering: on parity the
+and test on lengths 40–256 after training on 3–40; Table 5 adds a fourth column, bracketed
+arithmetic with multiplication (task ``modular_arithmetic_mult``). The claim is the table's ordering: on parity the
 [-1,1] models and the sLSTM (a nonlinear RNN) solve it, every other model stays at chance; on
 modular arithmetic DeltaNet [-1,1] beats DeltaNet [0,1] in both columns.
 
@@ -14,7 +15,7 @@ are our 2–39 / 39–255, as in ne1):
 | smoke  | 7 × parity + DeltaNet ± × 2 arith    | tiny (D = 8)                                       | 10 steps, batch 8                              | 8–24   | 1     |
 | quick  | 7 × parity (arithmetic: not run)     | 1 layer, D = 32; Mamba, DeltaNet = ne1's quick     | every-position labels, length 40, batch 64,    | 40–256 | 3     |
 |        |                                      | cells (same run keys, reused)                      | 500 steps (DeltaNet 1,000); lr 1e-2 (Transformer 3e-3) |  |       |
-| paper  | 7 × 3 (the whole table)              | NE App. E.1.1: parity 2 layers, D = 128, 4 heads;  | final answer, 100k steps × 1024 (mLSTM 512),   | 39–255 | 3     |
+| paper  | 7 × 4 (Tables 3 and 5, all columns)  | NE App. E.1.1: parity 2 layers, D = 128, 4 heads;  | final answer, 100k steps × 1024 (mLSTM 512),   | 39–255 | 3     |
 |        |                                      | arithmetic 3 layers (xLSTM: 2, D = 64, 1 head)     | lengths 2–39, lr grid {1e-2, 1e-3, 5e-4, 1e-4} |        |       |
 
 The quick parity recipe is CALIBRATION.md round 3 for the xLSTMs and the Transformer (seed 0 there:
@@ -22,6 +23,10 @@ sLSTM 1.000, mLSTM −0.001, Transformer 0.003) and ne1's recipe for Mamba and D
 arithmetic does not separate within CPU minutes (CALIBRATION.md R2.1 and round 3: DeltaNet, sLSTM
 and LSTM at chance after 1,200–1,500 steps), so its 14 cells are "not run" at quick; ``tasks`` runs
 them anyway with a small recipe (``_MODEL_FIELDS["quick"]["arith"]``, a pilot, never a verdict).
+Table 5's fourth column is "not run" at quick for a measured reason: ``pilot_grid`` trains DeltaNet
+[0,1] and [-1,1] on it with that recipe on seeds 100–101 (disjoint from the verdict seeds), and the
+recorded pilot stays near chance (``NOT_RUN_REASON``; the page shows the pilot's numbers); even the
+paper's own medians on that column lie between 0.025 and 0.153.
 
 Verdict rule: on parity, every run of sLSTM, Mamba [-1,1] and DeltaNet [-1,1] reaches normalized
 test accuracy ≥ 0.9 and every run of the Transformer, mLSTM, Mamba [0,1] and DeltaNet [0,1] stays
@@ -53,9 +58,17 @@ NAMES = {"transformer": "Transformer", "mlstm": "mLSTM", "slstm": "sLSTM", "mamb
 ROWS = (("transformer", ""), ("mlstm", ""), ("slstm", ""), ("mamba", "[0,1]"), ("mamba", "[-1,1]"),
         ("deltanet", "[0,1]"), ("deltanet", "[-1,1]"))
 #: The table's columns, named as in data/paper/ne_table3.csv.
-TASKS = ("parity", "mod_arith_no_brackets", "mod_arith_brackets")
+TASKS = ("parity", "mod_arith_no_brackets", "mod_arith_brackets", "mod_arith_brackets_mult")
 TASK_NAMES = {"parity": "parity", "mod_arith_no_brackets": "mod. arith. w/o brackets",
-              "mod_arith_brackets": "mod. arith. w/ brackets"}
+              "mod_arith_brackets": "mod. arith. w/ brackets", "mod_arith_brackets_mult": "mod. arith. w/ brackets, ×"}
+COMPARED = ("mod_arith_no_brackets", "mod_arith_brackets")  # Table 3's arithmetic columns: the comparison's
+PILOT_SEEDS = (100, 101)  # the fourth column's quick pilot; never a verdict seed
+NOT_RUN_REASON = {  # preset → column → why this preset does not run it (the measurement behind it)
+    "quick": dict.fromkeys(COMPARED, "no CPU-minutes recipe separated the models (DeltaNet, sLSTM and LSTM at chance "
+                                     "after 1,200–1,500 steps)")
+    | {"mod_arith_brackets_mult": "the recorded pilot (pilot_grid: DeltaNet [0,1] and [-1,1], 1,200 steps, "
+                                  "seeds 100–101) stays near chance"},
+}
 SOLVERS = {("slstm", ""), ("mamba", "[-1,1]"), ("deltanet", "[-1,1]")}  # parity: ≥ PASS_SOLVE; the rest ≤ PASS_FAIL
 PASS_SOLVE, PASS_FAIL = 0.9, 0.1
 PAPER_LRS = ne1.PAPER_LRS  # {1e-2, 1e-3, 5e-4, 1e-4}: best median per model (NE App. E.1.1)
@@ -113,7 +126,7 @@ _EVAL = {  # preset → "parity" / "arith"; arithmetic is not prefix-closed: num
               "arith": EvalConfig(min_len=39, max_len=255, num_seqs=64)},
 }
 _SUPERVISION = {"smoke": "every", "quick": "every", "paper": "final"}  # parity; arithmetic answers only at '='
-_DEFAULT_TASKS = {"smoke": TASKS, "quick": ("parity",), "paper": TASKS}
+_DEFAULT_TASKS = {"smoke": TASKS, "quick": ("parity",), "paper": TASKS}  # smoke: every column, DeltaNet
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 
 #: Exact part per preset: (random expressions, min length, max length) for the automaton through the model.
@@ -125,6 +138,8 @@ def task_of(task: str, preset: str) -> TaskConfig:
     """The package task config of a table column at ``preset``."""
     if task == "parity":
         return task_config("parity", supervision=_SUPERVISION[preset])
+    if task == "mod_arith_brackets_mult":
+        return task_config("modular_arithmetic_mult", modulus=MODULUS, supervision="final")
     return task_config("modular_arithmetic", modulus=MODULUS, brackets=task == "mod_arith_brackets", format="ne",
                        supervision="final")
 
@@ -162,10 +177,18 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
     return out
 
 
+def pilot_grid() -> list[RunConfig]:
+    """The recorded pilot behind the fourth column's "not run" at quick: DeltaNet [0,1] and [-1,1] on bracketed
+    arithmetic with ×, at the quick arithmetic recipe, on ``PILOT_SEEDS`` (disjoint from every verdict seed)."""
+    return grid("quick", seeds=list(PILOT_SEEDS), models=["deltanet"], tasks=["mod_arith_brackets_mult"])
+
+
 def column_of(task_cfg: dict[str, Any]) -> str:
     """The table column of a record's task config."""
     if task_cfg["name"] == "parity":
         return "parity"
+    if task_cfg["name"] == "modular_arithmetic_mult":
+        return "mod_arith_brackets_mult"
     return "mod_arith_brackets" if task_cfg["brackets"] else "mod_arith_no_brackets"
 
 
@@ -199,7 +222,7 @@ def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
 
 
 def paper_extras() -> list[dict[str, Any]]:
-    """What the table leaves out: Beck et al. (2024)'s numbers (Table 3, in parentheses) and Table 5's 4th column."""
+    """What the table leaves out: Beck et al. (2024)'s numbers (Table 3, in parentheses)."""
     from statetrack.results import paper_numbers
 
     out = []
@@ -260,22 +283,23 @@ def exact_part(preset: str) -> dict[str, Any]:
 
 
 def comparison(records: list[dict[str, Any]]) -> list[Check]:
-    """"DeltaNet [-1,1] beats DeltaNet [0,1] on modular arithmetic (both columns)", when the records allow it.
+    """"DeltaNet [-1,1] beats DeltaNet [0,1] on modular arithmetic (Table 3's two columns)", when the records allow it.
 
     Each range's median is taken at its own best-median learning rate (the NE protocol). Returns one
-    comparison check, or none when a column lacks either range.
+    comparison check, or none when a column lacks either range. Table 5's fourth column is shown, not
+    compared: the paper states no ordering for it.
     """
     meds: dict[tuple[str, str], float] = {}
-    for task in TASKS[1:]:
+    for task in COMPARED:
         for eig in ("[0,1]", "[-1,1]"):
             runs = [r for r in records if cell_of(r) == {"model": "DeltaNet", "eig_range": eig, "task": task}]
             if not runs:
                 return []
             _, chosen = select_lr(runs)
             meds[(task, eig)] = summary([score(r) for r in chosen])["median"]
-    gaps = [meds[(t, "[-1,1]")] - meds[(t, "[0,1]")] for t in TASKS[1:]]
+    gaps = [meds[(t, "[-1,1]")] - meds[(t, "[0,1]")] for t in COMPARED]
     gap = min(gaps) if all(g == g for g in gaps) else float("nan")
-    detail = "; ".join(f"{TASK_NAMES[t]}: {meds[(t, '[-1,1]')]:.3f} vs {meds[(t, '[0,1]')]:.3f}" for t in TASKS[1:])
+    detail = "; ".join(f"{TASK_NAMES[t]}: {meds[(t, '[-1,1]')]:.3f} vs {meds[(t, '[0,1]')]:.3f}" for t in COMPARED)
     return [Check("DeltaNet [-1,1] beats [0,1] on mod. arith. (both columns): smaller median gap", gap, "> 0",
                   gap > 0, detail, part="comparison")]
 
@@ -285,7 +309,8 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
     exact = _exact_checks(preset) if checks is None else checks
     paper = paper_rows()
     present = {tuple(cell_of(r).items()) for r in records}
-    not_run = [c for task in TASKS for m, eig in ROWS
+    reasons = NOT_RUN_REASON.get(preset, {})
+    not_run = [{**c, "reason": reasons.get(task)} for task in TASKS for m, eig in ROWS
                if tuple((c := {"model": NAMES[m], "eig_range": eig, "task": task}).items()) not in present]
     return judge(ID, preset, records, cell_of=cell_of, rule_of=rule_of, label_of=label_of,
                  paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"], c["task"]), {}),
@@ -294,6 +319,6 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
                         f"Mamba/DeltaNet [0,1] <= {PASS_FAIL:.2f})")
 
 
-__all__ = ["EXACT", "HEADLINE", "ID", "MODELS", "NAMES", "ROWS", "TASKS", "TASK_NAMES", "WORDS", "cell_of", "checks",
-           "column_of", "comparison", "exact_part", "grid", "label_of", "paper_extras", "paper_rows", "rule_of",
-           "task_of", "verdict"]
+__all__ = ["COMPARED", "EXACT", "HEADLINE", "ID", "MODELS", "NAMES", "NOT_RUN_REASON", "PILOT_SEEDS", "ROWS", "TASKS",
+           "TASK_NAMES", "WORDS", "cell_of", "checks", "column_of", "comparison", "exact_part", "grid", "label_of",
+           "paper_extras", "paper_rows", "pilot_grid", "rule_of", "task_of", "verdict"]

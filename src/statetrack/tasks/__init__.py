@@ -5,6 +5,7 @@
 | ``parity``           | parity.py    | number of ones mod 2                                         | NE, BL |
 | ``modular_addition`` | modular.py   | running sum mod m (Z_m)                                      | BL     |
 | ``modular_arithmetic``| modular.py  | value of an expression mod m, with or without brackets       | NE, BL |
+| ``modular_arithmetic_mult``| modular_mult.py | value of a bracketed expression with + − × mod m  | NE     |
 | ``fsm``              | fsm.py       | state of a random finite state machine                       | BL     |
 | ``word_problem``     | groups.py    | running product in S3, S5 (and variants), A5, Z60            | NE, BL |
 | ``byte_lm``          | byte_lm.py   | the next byte of code or prose (language modelling)          | NE     |
@@ -42,6 +43,6 @@ def make_task(cfg: TaskConfig) -> Task:
 
 
 # Importing the modules registers them.
-from statetrack.tasks import byte_lm, fsm, groups, modular, parity  # noqa: E402,F401
+from statetrack.tasks import byte_lm, fsm, groups, modular, modular_mult, parity  # noqa: E402,F401
 
 __all__ = ["IGNORE", "TASKS", "Batch", "Task", "make_task", "register", "task_config"]
