@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -36,6 +37,68 @@ def _fields(cfg_cls: type) -> dict[str, Any]:
 
 def _first_line(obj: Any) -> str:
     return (obj.__doc__ or "").strip().splitlines()[0] if obj.__doc__ else ""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's error contract: one line on stderr, exit 2, naming what is allowed.
+
+    argparse's own message says what is wrong (an unknown flag, a missing value); the line adds what the
+    command accepts: its choices where argparse names none, else the command's usage on one line.
+    """
+
+    argv: list[str] = []  # the arguments being parsed (an unknown flag is reported by the top-level parser)
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        Parser.argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_args(args, namespace)
+
+    def _command(self) -> argparse.ArgumentParser:
+        """The subcommand's parser named in ``argv`` (unknown flags surface at the top level), else this one."""
+        sub = next((a for a in self._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if sub is not None:
+            for token in Parser.argv:
+                if token in sub.choices:
+                    return sub.choices[token]
+        return self
+
+    def error(self, message: str):  # type: ignore[override]
+        parser = self._command()
+        if "choose from" in message or "allowed:" in message:
+            line = message
+        else:
+            usage = " ".join(parser.format_usage().split())
+            line = f"{message}; allowed: {usage.removeprefix('usage: ')}"
+        self.exit(2, f"statetrack: error: {line}\n")
+
+
+def at_least(low: int, unit: str = ""):
+    """An argparse type: an integer >= ``low``; anything else is named with the allowed range."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"{text!r} is not allowed: expected an integer >= {low}{unit}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def _check_out(out: str | None) -> None:
+    """``--out`` must name a file that can be written: refuse a folder (or anything but a file) by name."""
+    from pathlib import Path
+
+    from statetrack.results import check_writable
+
+    if out is None:
+        return
+    path = Path(out)
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"--out {out!r} exists and is not a file; allowed: the path of a new or existing file")
+    check_writable(path.parent)  # before any work, not after
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -80,19 +143,16 @@ def build_config(task: str, model: str, sets: list[str], preset: str, seed: int 
 def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from statetrack.memory import check_memory
     from statetrack.results import write_record
     from statetrack.runs import run
     from statetrack.training import resolve_device
 
-    from statetrack.results import check_writable
-
     cfg = build_config(args.task, args.model, args.set or [], args.preset, args.seed)
-    resolve_device(args.device)  # reject a bad device before any work
+    dev = resolve_device(args.device)  # reject a bad device before any work
+    _check_out(args.out)
     out = Path(args.out) if args.out else None
-    if out is not None and out.exists() and not out.is_file():
-        raise ConfigError(f"--out {str(out)!r} exists and is not a file")
-    if out is not None:
-        check_writable(out.parent)  # before training, not after
+    check_memory(cfg, dev, ignore=args.ignore_memory)  # before any tensor exists
     record = run(cfg, claim="adhoc", device=args.device, progress=not args.json, preset=args.preset)
     if out is not None:
         write_record(out, record)
@@ -124,12 +184,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     resolve_device(args.device)
     if args.workers < 1:
         raise ConfigError(f"--workers {args.workers!r} is not allowed: it must be an integer >= 1")
+    if args.ignore_memory:  # the notebooks' kernels inherit it (memory.check_memory)
+        from statetrack.memory import IGNORE_ENV
+
+        os.environ[IGNORE_ENV] = "1"
     ids = select(args.ids)
     for i in ids:  # every claim id, record, folder and cost is checked before anything runs
         get_claim(i)
     check_writable(executed_dir())
     for i in ids:
-        preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long)
+        preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long,
+                  ignore_memory=args.ignore_memory)
     forced_since()  # a bad value set by hand stops here, before anything runs
     total = 0.0
     # --force retrains each run once, however many claims hold it (results.forcing)
@@ -139,7 +204,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
             t0 = time.perf_counter()
             counts = sweep(ids, args.preset, workers=args.workers, device=args.device, confirm_long=args.confirm_long,
-                           force=args.force)
+                           force=args.force, ignore_memory=args.ignore_memory)
             seconds = time.perf_counter() - t0
             total += seconds
             print(f"training: {counts['trained']} run(s) trained by {args.workers} workers, {counts['done']} recorded "
@@ -177,7 +242,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
              "array": args.array_parallelism, "log_folder": args.log_folder}
     counts = sweep(args.ids, args.preset, executor=args.executor, workers=args.workers, device=args.device,
                    slurm=slurm, progress=not args.json, confirm_long=args.confirm_long, stale=args.stale,
-                   force=args.force)
+                   force=args.force, ignore_memory=args.ignore_memory)
     print(json.dumps(counts) if args.json else
           f"sweep done: {counts['trained']} trained, {counts['done']} already recorded, {counts['busy']} in progress "
           f"elsewhere, {counts['failed']} failed, of {counts['total']}")
@@ -240,6 +305,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from statetrack.bench import format_tables, run
     from statetrack.results import write_record
 
+    _check_out(args.out)
+    if args.models and not args.peers:
+        from statetrack.models import MODELS
+
+        unknown = [m for m in args.models if m not in MODELS]
+        if unknown:
+            raise ConfigError(f"unknown models {unknown} for --models; allowed: {', '.join(sorted(MODELS))}")
+    if args.pairs and not args.peers:
+        from statetrack.models.ops import PAIRS
+
+        unknown = [n for n in args.pairs if n not in PAIRS]
+        if unknown:
+            raise ConfigError(f"unknown op pairs {unknown} for --pairs; allowed: {', '.join(sorted(PAIRS))}")
     if args.peers:
         from statetrack import peers
 
@@ -264,7 +342,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     from statetrack.claims import PRESETS
 
-    p = argparse.ArgumentParser(prog="statetrack", description="Reproduce state-tracking claims of the NE and BL papers.")
+    p = Parser(prog="statetrack", description="Reproduce state-tracking claims of the NE and BL papers.")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("list", help="tasks, models and claims")
@@ -277,10 +355,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="override a config field, e.g. model.eig_range=[-1,1] or train.lr=3e-3 (repeatable)")
     s.add_argument("--preset", default="quick", choices=PRESETS)
-    s.add_argument("--seed", type=int)
+    s.add_argument("--seed", type=at_least(0))
     s.add_argument("--device", default="auto")
     s.add_argument("--json", action="store_true", help="print the whole record as JSON")
     s.add_argument("--out", help="also write the record to this JSON file")
+    s.add_argument("--ignore-memory", action="store_true", help="run even if the estimated peak memory exceeds the device's free memory")
     s.set_defaults(fn=cmd_train)
 
     s = sub.add_parser("reproduce", help="execute claim notebooks with papermill")
@@ -289,17 +368,18 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="retrain even when a record exists (once per command: a run two claims share is trained for the first and copied for the second)")
     s.add_argument("--device", default="auto")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
-    s.add_argument("--workers", type=int, default=1,
+    s.add_argument("--workers", type=at_least(1), default=1,
                    help="train the claims' runs in this many processes first (each with cores/N threads), "
                         "then execute the notebooks N at a time; they load the records (default 1: each "
                         "notebook trains its own runs, one after another)")
+    s.add_argument("--ignore-memory", action="store_true", help="run even if a run's estimated peak memory exceeds the device's free memory")
     s.set_defaults(fn=cmd_reproduce)
 
     s = sub.add_parser("sweep", help="run claims' grids: a local process pool or Slurm (submitit); resumable")
     s.add_argument("ids", nargs="*", help="claim ids, or all (default: all)")
     s.add_argument("--preset", required=True, choices=PRESETS)
     s.add_argument("--executor", default="local", choices=("local", "slurm", "submitit-local"))
-    s.add_argument("--workers", type=int, default=1, help="local processes (one per GPU on a multi-GPU box)")
+    s.add_argument("--workers", type=at_least(1), default=1, help="local processes (one per GPU on a multi-GPU box)")
     s.add_argument("--device", default="auto")
     s.add_argument("--dry-run", action="store_true", help="print the grid and its estimated cost; run nothing")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
@@ -308,9 +388,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true",
                    help="retrain every run, each once (a run several claims hold is trained for one, copied to the rest)")
     s.add_argument("--partition", help="Slurm partition")
-    s.add_argument("--time", type=int, default=240, help="Slurm time limit per run, minutes")
-    s.add_argument("--gpus-per-job", type=int, default=1)
-    s.add_argument("--array-parallelism", type=int, default=64, help="Slurm array tasks running at once")
+    s.add_argument("--time", type=at_least(1, " (minutes)"), default=240, help="Slurm time limit per run, minutes")
+    s.add_argument("--gpus-per-job", type=at_least(0), default=1)
+    s.add_argument("--array-parallelism", type=at_least(1), default=64, help="Slurm array tasks running at once")
+    s.add_argument("--ignore-memory", action="store_true", help="run even if a run's estimated peak memory exceeds the device's free memory")
     s.add_argument("--log-folder", help="submitit's folder (default: data/results/.submitit/<time>)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_sweep)

@@ -260,9 +260,11 @@ def _devices(device: str, workers: int) -> list[str]:
 
 def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int = 1, device: str = "auto",
           slurm: dict[str, Any] | None = None, progress: bool = True, confirm_long: bool = False,
-          stale: bool = False, force: bool = False, log=print) -> dict[str, int]:
+          stale: bool = False, force: bool = False, log=print, ignore_memory: bool = False) -> dict[str, int]:
     """Run every missing run of the claims' grids (every stale one too with ``stale``, every one with ``force``,
-    each once: ``results.forcing``); returns counts of trained, done, busy and failed runs."""
+    each once: ``results.forcing``); returns counts of trained, done, busy and failed runs. Each missing run's
+    estimated memory is checked against this machine's device (``claims.preflight``) unless ``ignore_memory``
+    or the runs go to Slurm (whose nodes are not this machine)."""
     from statetrack.claims import preflight
     from statetrack.results import check_writable, forcing, results_dir
 
@@ -272,7 +274,8 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
         raise ConfigError(f"--workers {workers!r} is not allowed: it must be an integer >= 1")
     items = plan(ids, preset)
     for claim in dict.fromkeys(it.claim for it in items):  # records, folder and device checked first
-        preflight(claim, preset, device=device, confirm_long=confirm_long or executor == "slurm")
+        preflight(claim, preset, device=device, confirm_long=confirm_long or executor == "slurm",
+                  ignore_memory=ignore_memory or executor == "slurm")
     check_writable(results_dir())
     with forcing() if force else contextlib.nullcontext():  # workers inherit the time the command began
         return _sweep(items, preset, executor, workers, device, slurm, progress, stale, log)

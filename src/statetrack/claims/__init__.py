@@ -231,12 +231,14 @@ class NeedsConfirmation(ConfigError):
 
 
 def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force: bool = False,
-              device: str = "auto", confirm_long: bool = False, **overrides: Any) -> list[RunConfig]:
+              device: str = "auto", confirm_long: bool = False, ignore_memory: bool = False,
+              **overrides: Any) -> list[RunConfig]:
     """Everything that can be checked before the first run trains; returns the claim's grid.
 
     Checks, in order: the claim id, the preset and the grid's arguments; the device; every stored record
-    of the claim (a corrupt one is named); that the results folder can be written; and, for the
-    ``paper`` preset on a CPU, the measured cost of the missing runs (``NeedsConfirmation`` unless
+    of the claim (a corrupt one is named); that the results folder can be written; that each missing
+    run's estimated peak memory fits the device (``memory.check_memory``, unless ``ignore_memory``); and,
+    for the ``paper`` preset on a CPU, the measured cost of the missing runs (``NeedsConfirmation`` unless
     ``confirm_long``). Raises ``ConfigError`` (or its subclasses) / ``RecordError`` naming the fault.
     """
     from statetrack.results import check_writable, load_records, record_path, results_dir
@@ -248,7 +250,11 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     load_records(claim_id)  # validates every stored record; a corrupt one raises RecordError naming it
     missing = [c for c in cfgs if force or not record_path(claim_id, c).exists()]
     if missing:
+        from statetrack.memory import check_memory
+
         check_writable(results_dir() / claim_id)
+        for c in dict.fromkeys(missing):
+            check_memory(c, dev, ignore=ignore_memory)
     if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
         est = estimate_seconds(missing[0], device) * len(missing)
         raise NeedsConfirmation(
