@@ -86,6 +86,28 @@ def notebook_source(claim_id: str) -> Path:
     return repo_root() / "notebooks" / f"{CLAIMS[claim_id].notebook}.md"
 
 
+def declared_parameters(claim_id: str) -> list[str]:
+    """The names a claim notebook's ``parameters`` cell assigns, in order: what papermill may set."""
+    import ast
+
+    import jupytext
+
+    nb = jupytext.read(notebook_source(claim_id))
+    cell = next((c for c in nb.cells if "parameters" in c.metadata.get("tags", [])), None)
+    if cell is None:
+        return []
+    return [t.id for n in ast.parse(cell.source).body if isinstance(n, ast.Assign)
+            for t in n.targets if isinstance(t, ast.Name)]
+
+
+def check_extra(claim_id: str, extra: dict | None) -> None:
+    """Refuse ``extra`` parameters the claim's notebook does not declare (``claims.check_parameter_names``)."""
+    from statetrack.claims import check_parameter_names
+
+    if extra:
+        check_parameter_names(claim_id, {k: repr(v) for k, v in extra.items()}, declared_parameters(claim_id))
+
+
 def execute_notebook(claim_id: str, preset: str, force: bool = False, device: str = "auto",
                      confirm_long: bool = False, out_dir: Path | None = None,
                      extra: dict | None = None, cell_timeout: int | None = None) -> tuple[Path, float]:
@@ -101,6 +123,7 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     from statetrack.results import check_writable
 
     src = notebook_source(claim_id)
+    check_extra(claim_id, extra)  # papermill would only warn and run with the defaults
     out_dir = check_writable(out_dir or executed_dir())
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{src.stem}.ipynb"

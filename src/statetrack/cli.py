@@ -2,9 +2,9 @@
 
     statetrack list [--json]                               tasks, models and claims
     statetrack train --task T --model M [--set k=v ...]    train one run and print its record
-              [--preset P] [--seed N] [--device D] [--json] [--out FILE]
+              [--preset P] [--seed N] [--device D] [--json] [--out FILE] [--ignore-memory]
     statetrack reproduce [IDS ...] --preset P [--force]    execute claim notebooks with papermill
-              [--device D] [--confirm-long] [--workers N]
+              [--device D] [--confirm-long] [--workers N] [-p NAME VALUE ...] [--ignore-memory]
     statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
               [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--force] [--partition ... --time ...]
     statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
@@ -171,12 +171,24 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0 if record["status"] == "ok" else 1
 
 
+def _papermill_value(text: str) -> Any:
+    """A ``-p NAME VALUE`` value as papermill's own command line reads it: True/False/None, a number, else the text."""
+    if text in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[text]
+    for tp in (int, float):
+        try:
+            return tp(text)
+        except ValueError:
+            pass
+    return text
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     import contextlib
     import time
 
-    from statetrack.book import executed_dir, execute_notebooks
-    from statetrack.claims import check_preset, get_claim, preflight, select
+    from statetrack.book import declared_parameters, executed_dir, execute_notebooks
+    from statetrack.claims import check_parameter_names, check_preset, get_claim, preflight, select
     from statetrack.results import check_writable, forced_since, forcing
     from statetrack.training import resolve_device
 
@@ -189,8 +201,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         os.environ[IGNORE_ENV] = "1"
     ids = select(args.ids)
-    for i in ids:  # every claim id, record, folder and cost is checked before anything runs
+    extra = {name: _papermill_value(text) for name, text in args.parameter or []}
+    for name, flag in (("PRESET", "--preset"), ("FORCE", "--force"), ("DEVICE", "--device"),
+                       ("CONFIRM_LONG", "--confirm-long")):
+        if name in extra:
+            raise ConfigError(f"-p {name} {extra[name]!r} is not allowed here: set it with {flag}")
+    for i in ids:  # every claim id, parameter, record, folder and cost is checked before anything runs
         get_claim(i)
+        check_parameter_names(i, dict(args.parameter or []), declared_parameters(i))  # values as typed
     check_writable(executed_dir())
     for i in ids:
         preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long,
@@ -211,7 +229,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                   f"or shared, {counts['failed']} failed, in {seconds:.1f} s", flush=True)
         t0 = time.perf_counter()
         for i, path, seconds in execute_notebooks(ids, args.preset, workers=args.workers, force=args.force,
-                                                  device=args.device, confirm_long=args.confirm_long):
+                                                  device=args.device, confirm_long=args.confirm_long,
+                                                  extra=extra or None):
             print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}", flush=True)
         total += time.perf_counter() - t0
     print(f"total: {len(ids)} notebook(s) at preset {args.preset} in {total:.1f} s ({total / 60:.1f} min)")
@@ -373,6 +392,8 @@ def parser() -> argparse.ArgumentParser:
                         "then execute the notebooks N at a time; they load the records (default 1: each "
                         "notebook trains its own runs, one after another)")
     s.add_argument("--ignore-memory", action="store_true", help="run even if a run's estimated peak memory exceeds the device's free memory")
+    s.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                   help="a notebook parameter, as papermill's -p (e.g. -p SEEDS '[0, 1]'); only the notebook's declared ones")
     s.set_defaults(fn=cmd_reproduce)
 
     s = sub.add_parser("sweep", help="run claims' grids: a local process pool or Slurm (submitit); resumable")

@@ -148,10 +148,52 @@ def read_record(path: Path) -> dict[str, Any]:
         raise RecordError(f"corrupt result record {path}: bad config ({e})") from None
     if run_key(cfg) != rec["key"]:
         raise RecordError(f"corrupt result record {path}: key {rec['key']!r} does not match its config ({run_key(cfg)})")
-    if rec["status"] == "ok" and not isinstance(rec.get("summary"), dict):
-        raise RecordError(f"corrupt result record {path}: an 'ok' record needs a 'summary' object")
+    if rec["status"] == "ok":
+        _check_results(path, rec)
     rec["stale"] = rec["provenance"].get("code_hash") != code_hash(cfg)
     return rec
+
+
+#: Summary fields that are not numbers (language modelling's); every other summary field must be one.
+_SUMMARY_OTHER = {"corpus": dict, "windows_inside_documents": bool}
+_SUMMARY_NEEDED = ("chance", "id_acc", "ood_acc", "ood_normalized")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_results(path: Path, rec: dict[str, Any]) -> None:
+    """The numbers of an "ok" record: each bad one raises ``RecordError`` naming the file and the field."""
+    def bad(field: str, value: Any, allowed: str) -> RecordError:
+        return RecordError(f"corrupt result record {path}: field {field!r} holds {value!r}; allowed: {allowed}")
+
+    summary = rec.get("summary")
+    if not isinstance(summary, dict):
+        raise bad("summary", summary, "an object of numbers (an 'ok' record needs one)")
+    for k in _SUMMARY_NEEDED:
+        if k not in summary:
+            raise bad(f"summary.{k}", None, "a number (the field is required)")
+    for k, v in summary.items():
+        tp = _SUMMARY_OTHER.get(k)
+        if not (isinstance(v, tp) if tp else _is_number(v) or v is None):
+            raise bad(f"summary.{k}", v, f"a {tp.__name__}" if tp else "a number")
+    by_length = rec.get("by_length")
+    if by_length is None:
+        return
+    if not isinstance(by_length, dict) or not isinstance(by_length.get("length"), list):
+        raise bad("by_length", by_length, "an object of equally long lists, with 'length'")
+    n = len(by_length["length"])
+    for k, values in by_length.items():
+        if values is None:
+            continue
+        if not isinstance(values, list) or len(values) != n:
+            raise bad(f"by_length.{k}", values if not isinstance(values, list) else f"a list of {len(values)}",
+                      f"a list of {n} numbers (one per length)")
+        for i, v in enumerate(values):
+            if not (isinstance(v, int) and not isinstance(v, bool) and v > 0 if k == "length" else _is_number(v)
+                    or v is None):
+                raise bad(f"by_length.{k}[{i}]", v, "a positive integer" if k == "length" else "a number")
 
 
 def load_records(claim: str) -> list[dict[str, Any]]:

@@ -65,11 +65,34 @@ def load_model(record: dict[str, Any], path: Path) -> torch.nn.Module:
         raise RecordError(f"no checkpoint {path} for run {record['key']}: rerun it with FORCE = True to keep its weights")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-        model.load_state_dict(state)
-    except Exception as e:  # a truncated file, a foreign pickle, other shapes
-        raise RecordError(f"checkpoint {path} cannot be loaded into run {record['key']}'s model: "
-                          f"{type(e).__name__}: {str(e)[:200]}") from None
+    except Exception as e:  # a truncated file, not a checkpoint, a pickle that would build objects (run code)
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        why = next((ln for ln in lines if "Unsupported" in ln or "GLOBAL" in ln), lines[0] if lines else "")
+        raise RecordError(f"checkpoint {path} of run {record['key']} cannot be read as tensors (field: the whole "
+                          f"file; {type(e).__name__}: {why[:160]}); allowed: a state_dict written by statetrack, "
+                          "rerun with FORCE = True to write it again") from None
+    _check_state(path, record, state, model.state_dict())
+    model.load_state_dict(state)
     return model.eval()
+
+
+def _check_state(path: Path, record: dict[str, Any], state: Any, expected: dict[str, torch.Tensor]) -> None:
+    """A loaded checkpoint against the model's own state_dict: each fault names the file and the field."""
+    def bad(what: str) -> RecordError:
+        return RecordError(f"checkpoint {path} of run {record['key']}: {what}; rerun with FORCE = True to write it again")
+
+    if not isinstance(state, dict):
+        raise bad(f"holds a {type(state).__name__}; allowed: a state_dict (parameter name -> tensor)")
+    for name, value in state.items():
+        if name not in expected:
+            raise bad(f"field {name!r} is not a parameter of the model; allowed: {', '.join(list(expected)[:8])}, ...")
+        if not isinstance(value, torch.Tensor):
+            raise bad(f"field {name!r} holds a {type(value).__name__}; allowed: a tensor")
+        if value.shape != expected[name].shape:
+            raise bad(f"field {name!r} has shape {tuple(value.shape)}; allowed: {tuple(expected[name].shape)}")
+    missing = [k for k in expected if k not in state]
+    if missing:
+        raise bad(f"field {missing[0]!r} is missing ({len(missing)} of the model's {len(expected)} fields are)")
 
 
 def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progress: bool = False,

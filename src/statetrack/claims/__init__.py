@@ -166,6 +166,47 @@ def _as_bool(name: str, value: Any) -> bool:
     raise ConfigError(f"bad {name} {value!r}: expected True or False")
 
 
+def check_parameter_names(claim_id: str, given: dict[str, str], declared: list[str]) -> None:
+    """Refuse a notebook parameter the notebook does not declare, naming it, its value as typed and the closest
+    declared one (papermill itself only warns and runs with the defaults). ``given``: name → value as typed."""
+    import difflib
+
+    for name, text in given.items():
+        if name in declared:
+            continue
+        close = difflib.get_close_matches(name, declared, n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(f"unknown parameter {name!r} (= {text}) for {claim_id}: {hint}allowed: {', '.join(declared)}")
+
+
+def injected_parameters() -> dict[str, str] | None:
+    """The parameters papermill injected into this kernel, name → value as typed; None outside papermill.
+
+    Papermill executes its ``injected-parameters`` cell, which begins with the comment ``# Parameters``, just
+    before the cell that calls ``parameters``; IPython keeps every executed cell's source in ``In``.
+    """
+    import ast
+    import sys
+
+    if "IPython" not in sys.modules:
+        return None
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    history = shell.user_ns.get("In", []) if shell is not None else []
+    cell = next((c for c in reversed(history[:-1]) if isinstance(c, str) and c.lstrip().startswith("# Parameters")),
+                None)
+    if cell is None:
+        return None
+    out = {}
+    for node in ast.parse(cell).body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out[target.id] = ast.get_source_segment(cell, node.value) or "?"
+    return out
+
+
 def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: Any = "auto", FORCE: Any = False,
                CONFIRM_LONG: Any = False, **extra: Any) -> SimpleNamespace:
     """Check a claim notebook's parameters cell in one place, before anything runs; returns them parsed.
@@ -175,6 +216,9 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     are parsed the same way; the claim's ``grid`` then checks their values. A bad value raises
     ``ConfigError`` naming the parameter, the value as given and what is allowed.
 
+    Under papermill, a parameter the notebook does not declare (every notebook passes each of its
+    parameters here) is refused too, naming the closest declared one (``injected_parameters``).
+
     Returns:
         A namespace with lower-case names: ``preset``, ``seeds``, ``device``, ``force``, ``confirm_long``
         and one per extra parameter (``MODELS`` → ``models``).
@@ -182,6 +226,9 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     from statetrack.training import resolve_device
 
     get_claim(claim_id)
+    injected = injected_parameters()
+    if injected:
+        check_parameter_names(claim_id, injected, ["PRESET", "SEEDS", *extra, "DEVICE", "FORCE", "CONFIRM_LONG"])
     if not isinstance(PRESET, str) or PRESET not in PRESETS:
         raise ConfigError(f"bad PRESET {PRESET!r}: allowed: {', '.join(PRESETS)}")
     seeds = _as_list("SEEDS", SEEDS)
