@@ -7,6 +7,7 @@ NE (negative eigenvalues):
 - ``householder``: NE Prop 1, Thm 3, Thm 6 (products of generalized Householder matrices). ne3.
 - ``modular_arithmetic``: NE Table 3's modular arithmetic without brackets as an automaton. ne4.
 - ``word_problems``: NE Thm 3 and Fig. 4/8 (a group word problem tracked by one linear map per token). ne5, ne6.
+- ``cascade``: NE Thm 4 (any automaton as a holonomy cascade of permutation–reset layers, each letter a GH product).
 
 BL (bilinear state transitions):
 
