@@ -1,9 +1,12 @@
 """One error contract at every door: a bad value stops before any work, named as given, with what is allowed.
 
-Doors: the ``statetrack`` command (exit 2, one line, no traceback), the Python API the notebooks call
-(``ConfigError`` / ``RecordError`` naming the value), and notebook parameters under papermill ``-p`` / ``-y``
-(the notebook stops at the parameter check with a one-line message; papermill's own CLI still prints
-its frames, but none of ours). Every case also checks that nothing under the results folder changed.
+Doors: the ``statetrack`` command (exit 2, one line, no traceback; argparse's own errors too, ending
+with what is allowed), the Python API the notebooks call (``ConfigError`` / ``RecordError`` naming the
+value), notebook parameters under papermill ``-p`` / ``-y`` (the notebook stops at the parameter check
+with a one-line message, the last of the output; papermill's own CLI still prints its frames, but none
+of ours), and corrupt or hostile files (records, checkpoints: each fault names the file and the field;
+a checkpoint that would run code when unpickled is refused without running it). Every case also checks
+that nothing under the results folder or the repository's ``data/`` changed.
 """
 
 import os
@@ -21,8 +24,36 @@ NE1 = repo_root() / "notebooks" / "ne1_parity_needs_negative_eigenvalues.md"
 TRAIN = ["train", "--task", "parity", "--model", "mamba", "--preset", "smoke"]
 
 
+DATA = repo_root() / "data"
+OURS = 'File "' + str(repo_root() / "src")  # a traceback frame of the package
+
+
 def _snapshot(folder):
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")) if folder.exists() else []
+
+
+def _data_state():
+    """Every file under the repository's data/ with its size and modification time."""
+    return {str(p.relative_to(DATA)): (p.stat().st_size, p.stat().st_mtime_ns) for p in DATA.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(autouse=True)
+def data_untouched():
+    """No case may write under data/ (checked for the files that existed before the case; new ones too)."""
+    before = _data_state()
+    yield
+    after = _data_state()
+    changed = sorted(k for k in before if k in after and after[k] != before[k])
+    new = sorted(set(after) - set(before))
+    assert not changed and not [n for n in new if n.endswith((".json", ".pt"))], (changed, new)
+
+
+def _cli(argv):
+    """``statetrack ARGV`` in this process: its exit status (argparse exits through SystemExit)."""
+    try:
+        return main(argv)
+    except SystemExit as e:
+        return e.code
 
 
 @pytest.fixture
@@ -71,6 +102,32 @@ CLI_CASES = [
     (["reproduce", "ne9", "--preset", "smoke"], "'ne9'"),
     (["reproduce", "zz1", "--preset", "smoke"], "no notebook yet"),  # conftest.planned_claim
     (["reproduce", "ne1", "--preset", "smoke", "--device", "tpu"], "'tpu'"),
+    (TRAIN + ["--set", "train.batch_size=0"], "batch_size=0"),
+    (TRAIN + ["--set", "train.max_len=100000000"], "train.max_len=100000000"),  # memory, before any tensor
+    (TRAIN + ["--set", "model.d_model=200000"], "model.d_model=200000"),  # memory: the weights alone
+    (TRAIN + ["--seed", "x"], "'x'"),
+    (TRAIN + ["--seed", "-1"], "'-1'"),
+    (TRAIN + ["--frobnicate"], "--frobnicate"),
+    (TRAIN + ["--preset", "huge"], "'huge'"),
+    (["train", "--task", "parity"], "--model"),
+    (["frobnicate"], "'frobnicate'"),
+    (["reproduce", "ne1", "--preset", "smoke", "--workers", "0"], "'0'"),
+    (["reproduce", "ne1", "--preset", "smoke", "-p", "SEED", "3"], "'SEED' (= 3) for ne1: did you mean 'SEEDS'"),
+    (["reproduce", "ne1", "bl1", "--preset", "smoke", "-p", "MODELS", "[gru]"], "'MODELS' (= [gru]) for bl1"),
+    (["reproduce", "ne1", "--preset", "smoke", "-p", "PRESET", "quick"], "-p PRESET 'quick'"),
+    (["reproduce", "ne1", "--preset", "smoke", "-p", "SEEDS"], "-p"),
+    (["sweep", "ne1", "--preset", "smoke", "--executor", "slurm", "--time", "-5", "--dry-run"], "'-5'"),
+    (["sweep", "ne1", "--preset", "smoke", "--time", "abc", "--dry-run"], "'abc'"),
+    (["sweep", "ne1", "--preset", "smoke", "--workers", "0"], "'0'"),
+    (["sweep", "ne1", "--preset", "smoke", "--gpus-per-job", "-1", "--dry-run"], "'-1'"),
+    (["sweep", "ne1", "--preset", "smoke", "--array-parallelism", "0", "--dry-run"], "'0'"),
+    (["sweep", "ne1", "--preset", "smoke", "--executor", "pbs"], "'pbs'"),
+    (["sweep", "ne9", "--preset", "smoke", "--dry-run"], "'ne9'"),
+    (["sweep", "ne1", "--preset", "smoke", "--device", "tpu", "--dry-run"], "'tpu'"),
+    (["verify", "--preset", "huge"], "'huge'"),
+    (["bench", "--models", "nope"], "'nope'"),
+    (["bench", "--pairs", "nope"], "'nope'"),
+    (["bench", "--scale", "huge"], "'huge'"),
     (["verify", "--preset", "smoke"], None),  # not bad input: listed to pin that it succeeds
 ]
 
@@ -80,15 +137,25 @@ CLI_CASES = [
 def test_cli_bad_input(capsys, results, planned_claim, argv, needle):
     folder, _ = results
     before = _snapshot(folder)
-    code = main(argv)
+    code = _cli(argv)
     err = capsys.readouterr().err
     if needle is None:
         assert code == 0
         return
     assert code == 2, err
-    assert needle in err and err.startswith("statetrack: error: ") and err.count("\n") == 1
-    assert "Traceback" not in err
+    assert needle in err and err.startswith("statetrack: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err and OURS not in err
+    assert any(w in err for w in ("allowed", "choose from", "expected", "must", "use ", "no notebook yet")), err  # what is allowed
     assert _snapshot(folder) == before
+
+
+@pytest.mark.parametrize("command", ["train", "bench"])
+def test_cli_out_must_be_a_file(capsys, tmp_path, command):
+    """``--out`` naming a folder is refused by name before any work."""
+    argv = (TRAIN if command == "train" else ["bench"]) + ["--out", str(tmp_path)]
+    assert _cli(argv) == 2
+    err = capsys.readouterr().err
+    assert repr(str(tmp_path)) in err and "allowed: the path of a new or existing file" in err and OURS not in err
 
 
 def test_cli_corrupt_record_is_named_before_reproduce_runs(capsys, results):
@@ -148,7 +215,10 @@ def test_read_only_results_folder_fails_before_training(capsys, tmp_path, monkey
 
 
 def _api_cases():
-    from statetrack import claims
+    import torch
+
+    from statetrack import bench, book, claims, sweep
+    from statetrack.memory import check_memory
     from statetrack.claims import ne1
     from statetrack.config import RunConfig
     from statetrack.models import model_config
@@ -177,16 +247,45 @@ def _api_cases():
         (lambda: task_config("modular_addition", modulus=0), "modulus=0"),
         (lambda: model_config("deltanet", num_heads=3), "num_heads=3"),
         (lambda: paper_numbers("ne_table9"), "'ne_table9'"),
+        (lambda: claims.parameters("ne1", PRESET=None), "PRESET None"),
+        (lambda: claims.parameters("ne1", FORCE=1), "FORCE 1"),
+        (lambda: claims.parameters("ne1", SEEDS=[0.5]), "0.5"),
+        (lambda: claims.parameters("ne1", MODELS="[gru"), "'[gru'"),
+        (lambda: claims.check_parameter_names("ne1", {"SEED": "3"}, ["PRESET", "SEEDS"]), "did you mean 'SEEDS'"),
+        (lambda: claims.preflight("ne1", "smoke", device="tpu"), "'tpu'"),
+        (lambda: book.execute_notebook("ne1", "smoke", extra={"SEED": 3}), "'SEED' (= 3) for ne1"),
+        (lambda: book.execute_notebook("bl1", "smoke", extra={"MODELS": ["gru"]}), "'MODELS'"),
+        (lambda: list(book.execute_notebooks(["ne1"], "smoke", extra={"PRESTE": "smoke"})), "did you mean 'PRESET'"),
+        (lambda: sweep.sweep(["ne1"], "smoke", executor="pbs"), "'pbs'"),
+        (lambda: sweep.sweep(["ne1"], "smoke", workers=0), "--workers 0"),
+        (lambda: sweep.plan(["ne9"], "smoke"), "'ne9'"),
+        (lambda: bench.run(pairs=["nope"]), "'nope'"),
+        (lambda: check_memory(base.override({"train.max_len": "100000000"}), torch.device("cpu")),
+         "train.max_len=100000000"),
+        (lambda: check_memory(base.override({"train.batch_size": "10000000"}), torch.device("cpu")),
+         "train.batch_size=10000000"),
+        (lambda: RunConfig.from_dict({"task": {"name": "parity"}, "model": {"name": "gpt5"}}), "'gpt5'"),
+        (lambda: RunConfig.from_dict({"task": {"name": "parity"}, "model": {"name": "mamba"}, "optim": {}}),
+         "'optim'"),
+        (lambda: RunConfig.from_dict([1, 2]), "list"),
     ]
 
 
-@pytest.mark.parametrize("index", range(20))
+API_COUNT = 38
+
+
+def test_api_case_count_is_pinned():
+    assert len(_api_cases()) == API_COUNT
+
+
+@pytest.mark.parametrize("index", range(API_COUNT))
 def test_api_bad_input(results, index):
     folder, _ = results
     call, needle = _api_cases()[index]
     with pytest.raises((ConfigError, RecordError, ValueError)) as e:
         call()
     assert needle in str(e.value)
+    assert "\n" not in str(e.value)  # one line
     assert _snapshot(folder) == []
 
 
@@ -202,21 +301,30 @@ def _papermill(tmp_path, *args):
                            "--cwd", str(NE1.parent), *args], input=nb, capture_output=True, text=True, env=env)
 
 
+SMOKE = ["-p", "PRESET", "smoke"]  # were a check to let a value through, the run would be a smoke one
+
+
 @pytest.mark.notebooks
 @pytest.mark.parametrize("args,needle", [
-    pytest.param(["-p", "SEEDS", "abc"], "bad SEEDS 'abc'", id="p-seeds-word"),
-    pytest.param(["-p", "SEEDS", "[0, -1]"], "bad SEEDS [0, -1]", id="p-seeds-negative"),
-    pytest.param(["-p", "DEVICE", "tpu9"], "'tpu9'", id="p-device"),
+    pytest.param(SMOKE + ["-p", "SEEDS", "abc"], "bad SEEDS 'abc'", id="p-seeds-word"),
+    pytest.param(SMOKE + ["-p", "SEEDS", "[0, -1]"], "bad SEEDS [0, -1]", id="p-seeds-negative"),
+    pytest.param(SMOKE + ["-p", "DEVICE", "tpu9"], "'tpu9'", id="p-device"),
     pytest.param(["-p", "PRESET", "huge"], "bad PRESET 'huge'", id="p-preset"),
-    pytest.param(["-y", "SEEDS: [0, x]"], "bad SEEDS [0, 'x']", id="y-seeds"),
-    pytest.param(["-y", "MODELS: [gru]"], "unknown model 'gru' for ne1", id="y-models"),
+    pytest.param(SMOKE + ["-p", "SEED", "3"], "unknown parameter 'SEED' (= 3) for ne1: did you mean 'SEEDS'?",
+                 id="p-undeclared"),
+    pytest.param(SMOKE + ["-y", "SEEDS: [0, x]"], "bad SEEDS [0, 'x']", id="y-seeds"),
+    pytest.param(SMOKE + ["-y", "MODELS: [gru]"], "unknown model 'gru' for ne1", id="y-models"),
+    pytest.param(SMOKE + ["-y", "MODEL: [mamba]"], 'unknown parameter \'MODEL\' (= ["mamba"]) for ne1: did you mean '
+                 "'MODELS'?", id="y-undeclared"),
 ])
 def test_papermill_bad_parameters_stop_at_the_check(tmp_path, results, args, needle):
     folder, _ = results
     out = _papermill(tmp_path, *args)
     assert out.returncode != 0
-    assert needle in out.stderr
-    assert 'File "' + str(repo_root() / "src") not in out.stderr  # no frame of ours: a one-line message
+    last = [line for line in out.stderr.splitlines() if line.strip()][-1]
+    assert needle in last, out.stderr[-2000:]  # one line, the last of the output
+    assert any(w in last for w in ("allowed", "expected", "did you mean")), last
+    assert OURS not in out.stderr  # no frame of ours: a one-line message
     assert _snapshot(folder) == []
 
 
@@ -235,3 +343,185 @@ def test_notebooks_in_a_pool_stop_at_the_first_failure_and_name_it(tmp_path):
     assert not (tmp_path / "ne1_parity_needs_negative_eigenvalues.ipynb").exists()
     assert (tmp_path / "ne1_parity_needs_negative_eigenvalues.partial.ipynb").exists()
     assert not list(results_dir().rglob("*.json"))
+
+
+# ----------------------------------------------------------------------------- corrupt and hostile files
+
+NE1_RECORD = sorted((DATA / "results" / "ne1").glob("parity-mamba-neg-s0-*.json"))[0]
+
+
+def _record():
+    import json
+
+    return json.loads(NE1_RECORD.read_text())
+
+
+def _set(rec, dotted, value):
+    *path, last = dotted.split(".")
+    d = rec
+    for k in path:
+        d = d[k]
+    if value is _DROP:
+        del d[last]
+    else:
+        d[last] = value
+    return rec
+
+
+_DROP = object()
+
+#: (what the file holds, the field the message must name). Each is written over a copy of a real ne1 record.
+RECORD_CASES = [
+    (lambda r: _set(r, "summary.ood_acc", "high"), "'summary.ood_acc' holds 'high'"),
+    (lambda r: _set(r, "summary.chance", None), "'summary.chance' holds None"),
+    (lambda r: _set(r, "summary.id_acc", _DROP), "'summary.id_acc'"),
+    (lambda r: _set(r, "summary", "none"), "'summary' holds 'none'"),
+    (lambda r: _set(r, "summary.ood_normalized", [1]), "'summary.ood_normalized' holds [1]"),
+    (lambda r: _set(r, "summary.id_acc", True), "'summary.id_acc' holds True"),
+    (lambda r: _set(r, "by_length.acc", r["by_length"]["acc"][:-1]), "'by_length.acc'"),
+    (lambda r: _set(r, "by_length.length", ["x"] + r["by_length"]["length"][1:]), "'by_length.length[0]' holds 'x'"),
+    (lambda r: _set(r, "by_length.acc", ["1.0"] + r["by_length"]["acc"][1:]), "'by_length.acc[0]' holds '1.0'"),
+    (lambda r: _set(r, "by_length", [1, 2]), "'by_length' holds [1, 2]"),
+    (lambda r: _set(r, "status", "great"), "status 'great'"),
+    (lambda r: _set(r, "key", "00000000"), "key '00000000'"),
+    (lambda r: _set(r, "schema", 99), "schema 99"),
+    (lambda r: _set(r, "provenance", "yesterday"), "'provenance'"),
+    (lambda r: _set(r, "config.model.name", "gpt5"), "'gpt5'"),
+    (lambda r: _set(r, "config.train.lr", "fast"), "'fast'"),
+    (lambda r: _set(r, "config.train.lr", -1.0), "lr=-1.0"),
+    (lambda r: _set(r, "config.seed", _DROP) and _set(r, "config.colour", 1), "'colour'"),
+    (lambda r: [r], "got list"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(RECORD_CASES)))
+@pytest.mark.parametrize("door", ["verify", "reproduce"])
+def test_corrupt_record_names_file_and_field(capsys, results, index, door):
+    """A record that parses but holds a bad field: ``verify`` and ``reproduce`` (before any training) name both."""
+    import json
+
+    folder, _ = results
+    make, needle = RECORD_CASES[index]
+    path = folder / "ne1" / NE1_RECORD.name
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(make(_record())))
+    before = _snapshot(folder)
+    argv = ["verify", "--preset", "smoke"] if door == "verify" else ["reproduce", "ne1", "--preset", "smoke"]
+    assert _cli(argv) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and needle in err and err.count("\n") == 1, err
+    assert "Traceback" not in err and OURS not in err
+    assert _snapshot(folder) == before
+
+
+#: Files that do not even parse: name → bytes.
+UNREADABLE = {
+    "truncated": b'{"schema": 1, "key": ',
+    "not-utf8": b'{"schema": 1, "key": "\xff\xfe"}',
+    "nested-100000-deep": b"[" * 100_000 + b"]" * 100_000,
+    "empty": b"",
+    "nul-bytes": b"\x00" * 64,
+}
+
+
+@pytest.mark.parametrize("name", UNREADABLE)
+def test_unreadable_record_is_named(capsys, results, name):
+    from statetrack.results import read_record
+
+    folder, _ = results
+    path = folder / "ne1" / NE1_RECORD.name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(UNREADABLE[name])
+    before = _snapshot(folder)
+    with pytest.raises(RecordError) as e:
+        read_record(path)  # the Python API
+    assert str(path) in str(e.value) and "\n" not in str(e.value)
+    assert _cli(["verify", "--preset", "smoke"]) == 2  # the command
+    err = capsys.readouterr().err
+    assert str(path) in err and "corrupt result record" in err and OURS not in err and "Traceback" not in err
+    assert _snapshot(folder) == before
+
+
+def test_a_folder_where_a_record_should_be_is_named(capsys, results):
+    folder, _ = results
+    path = folder / "ne1" / NE1_RECORD.name
+    path.mkdir(parents=True)
+    assert _cli(["reproduce", "ne1", "--preset", "smoke"]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "cannot read" in err and OURS not in err
+
+
+# checkpoints (x2 keeps weights; runs.load_model reads them with torch.load(weights_only=True))
+
+X2_RECORD = sorted((DATA / "results" / "x2").glob("*.json"))[0]
+
+
+class _RunsCode:
+    """Unpickling this calls ``marker.touch()``: what a hostile checkpoint would do."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import pathlib
+
+        return (pathlib.Path.touch, (pathlib.Path(self.marker),))
+
+
+def _state():
+    import torch
+
+    from statetrack.results import read_record
+    from statetrack.runs import load_model
+
+    rec = read_record(X2_RECORD)
+    return rec, {k: v.clone() for k, v in load_model(rec, X2_RECORD.with_suffix(".pt")).state_dict().items()}
+
+
+def _checkpoint_cases(tmp_path, state):
+    import pickle
+
+    import torch
+
+    name = next(iter(state))  # a field of the model
+
+    def first(s):
+        return name
+
+    return {
+        "runs-code": (lambda p, s: p.write_bytes(pickle.dumps(_RunsCode(tmp_path / "pwned"))), "Unsupported"),
+        "torch-save-of-code": (lambda p, s: torch.save({"w": _RunsCode(tmp_path / "pwned")}, p), "the whole file"),
+        "truncated": (lambda p, s: p.write_bytes(X2_RECORD.with_suffix(".pt").read_bytes()[:500]), "the whole file"),
+        "not-a-checkpoint": (lambda p, s: p.write_text("weights"), "the whole file"),
+        "a-list": (lambda p, s: torch.save(list(s.values()), p), "holds a list"),
+        "wrong-shape": (lambda p, s: torch.save({**s, first(s): torch.zeros(3, 3, 3)}, p), f"field {name!r} has shape"),
+        "extra-field": (lambda p, s: torch.save({**s, "backdoor": torch.zeros(1)}, p), "field 'backdoor'"),
+        "missing-field": (lambda p, s: torch.save({k: v for k, v in s.items() if k != first(s)}, p),
+                          f"field {name!r} is missing"),
+        "a-string-field": (lambda p, s: torch.save({**s, first(s): "weights"}, p), f"field {name!r} holds a str"),
+    }
+
+
+CHECKPOINT_CASES = ["runs-code", "torch-save-of-code", "truncated", "not-a-checkpoint", "a-list", "wrong-shape",
+                    "extra-field", "missing-field", "a-string-field"]
+
+
+@pytest.mark.parametrize("case", CHECKPOINT_CASES)
+def test_bad_checkpoint_is_refused_naming_file_and_field(tmp_path, results, case):
+    from statetrack.runs import load_model
+
+    folder, _ = results
+    rec, state = _state()
+    write, needle = _checkpoint_cases(tmp_path, state)[case]
+    path = tmp_path / "run.pt"
+    write(path, state)
+    assert not (tmp_path / "pwned").exists()  # writing it ran nothing
+    with pytest.raises(RecordError) as e:
+        load_model(rec, path)
+    assert str(path) in str(e.value) and needle in str(e.value) and "\n" not in str(e.value), str(e.value)
+    assert not (tmp_path / "pwned").exists()  # loading it ran nothing
+    assert _snapshot(folder) == []
+
+
+def test_checkpoint_case_list_is_complete(tmp_path):
+    assert sorted(_checkpoint_cases(tmp_path, {"w": None})) == sorted(CHECKPOINT_CASES)

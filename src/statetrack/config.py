@@ -253,7 +253,7 @@ class RunConfig:
             section, _, name = key.partition(".")
             if section not in _SECTION_NAMES or not name:
                 raise ConfigError(
-                    f"unknown config key {key!r}; keys look like seed, task.<field>, model.<field>, "
+                    f"unknown config key {key!r}; allowed: seed, task.<field>, model.<field>, "
                     "train.<field> or eval.<field>"
                 )
             sec = getattr(self, section)

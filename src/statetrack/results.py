@@ -126,13 +126,17 @@ _REQUIRED = {"schema": int, "key": str, "claim": str, "config": dict, "status": 
 def read_record(path: Path) -> dict[str, Any]:
     """Load and validate one record; any problem raises ``RecordError`` naming the file and the fault."""
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise RecordError(f"cannot read result record {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise RecordError(f"corrupt result record {path}: not UTF-8 text (byte {e.start}); allowed: a JSON record") from None
     try:
         rec = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecordError(f"corrupt result record {path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    except RecursionError:  # hostile nesting, e.g. 100000 brackets deep
+        raise RecordError(f"corrupt result record {path}: JSON nested too deeply; allowed: a JSON record") from None
     if not isinstance(rec, dict):
         raise RecordError(f"corrupt result record {path}: expected a JSON object, got {type(rec).__name__}")
     for k, tp in _REQUIRED.items():
@@ -172,8 +176,8 @@ def _check_results(path: Path, rec: dict[str, Any]) -> None:
     if not isinstance(summary, dict):
         raise bad("summary", summary, "an object of numbers (an 'ok' record needs one)")
     for k in _SUMMARY_NEEDED:
-        if k not in summary:
-            raise bad(f"summary.{k}", None, "a number (the field is required)")
+        if not _is_number(summary.get(k)):
+            raise bad(f"summary.{k}", summary.get(k), "a number (the field is required)")
     for k, v in summary.items():
         tp = _SUMMARY_OTHER.get(k)
         if not (isinstance(v, tp) if tp else _is_number(v) or v is None):
