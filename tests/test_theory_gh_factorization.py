@@ -91,7 +91,7 @@ def test_batched_input_matches_one_at_a_time():
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_every_permutation_takes_n_minus_cycles_swaps(n):
-    """All n! permutations: the β ≠ 0 factors are swaps (v = ±(e_i − e_j)/√2), n − #cycles <= n − 1 of them."""
+    """All n! permutations: β ≠ 0 factors are swaps, v = ±(e_i − e_j)/√2, n − #cycles <= n − 1 of them."""
     for p in itertools.permutations(range(n)):
         P = permutation_matrix(p)
         keys, betas = gf.orthogonal_as_reflections(P)

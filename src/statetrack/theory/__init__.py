@@ -4,7 +4,9 @@ NE (negative eigenvalues):
 
 - ``finite_precision``: NE Thm 1 on the input 1^k (a stored state in [0,1) freezes; a = −1 alternates). ne1.
 - ``rotations``: NE Thm 2 (a real diagonal is eventually 1- or 2-periodic; a rotation by 2π/3 counts mod 3). ne2.
+- ``layered_counting``: NE Thm 2 for two layers (real two-step products give periods 1, 2, 4; Thm 6's reflections count mod 3). ne2, ne3.
 - ``householder``: NE Prop 1, Thm 3, Thm 6 (products of generalized Householder matrices). ne3.
+- ``gh_factorization``: NE Prop 1.2 (orthogonal = n GH reflections, any ‖M‖ ≤ 1 = 3n GH factors). ne3.
 - ``modular_arithmetic``: NE Table 3's modular arithmetic without brackets as an automaton. ne4.
 - ``word_problems``: NE Thm 3 and Fig. 4/8 (a group word problem tracked by one linear map per token). ne5, ne6.
 - ``cascade``: NE Thm 4 (any automaton as a holonomy cascade of permutation–reset layers, each letter a GH product).

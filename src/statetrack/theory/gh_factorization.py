@@ -113,7 +113,7 @@ def contraction_as_gh(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def haar_orthogonal(num: int, n: int, gen: torch.Generator) -> torch.Tensor:
-    """``num`` Haar-random orthogonal n×n matrices: QR of a Gaussian, columns signed so diag R > 0. (num, n, n) fp64."""
+    """``num`` Haar orthogonal n×n matrices (num, n, n) fp64: QR of a Gaussian, columns signed so diag R > 0."""
     G = torch.randn(num, n, n, generator=gen, dtype=torch.float64)  # (N, n, n)
     Q, R = torch.linalg.qr(G)  # (N, n, n) each
     sign = torch.where(torch.diagonal(R, dim1=-2, dim2=-1) < 0, -1.0, 1.0).to(torch.float64)  # (N, n)
@@ -168,7 +168,7 @@ class FactorizationCheck:
     tolerance_ok: bool  # every error <= ERROR_PER_DIM · n
     orthogonal_factors: dict[int, int]  # n → largest number of factors used for an orthogonal matrix (bound n)
     contraction_factors: dict[int, int]  # n → largest number used for a contraction (bound 3n)
-    permutation_reflections: dict[int, int]  # n → largest number of β ≠ 0 factors for a permutation (bound n − 1)
+    permutation_reflections: dict[int, int]  # n → most β ≠ 0 factors of a permutation (bound n − 1)
     within_bounds: bool  # every count above at most its bound
     swaps_match: bool  # each permutation's β ≠ 0 count equals len(householder.as_reflections(p))
     det_parity_ok: bool  # for every orthogonal Q: sign det Q = (−1)^{#(β = 2)}
