@@ -1,8 +1,9 @@
 """Provenance of a run: which code made it (the files it executes, hashed), from which commit, on what.
 
 ``code_files(cfg)`` is the import closure of what a run of ``cfg`` executes (training, evaluation,
-its task's and its model's modules); ``code_hash`` hashes it, so a record is *stale* exactly when
-that code changed. ``provenance(device, cfg)`` is the block stored in every record: git commit (and
+its task's and its model's modules); ``code_hash`` hashes their ``executable_source`` (the source
+without comments, docstrings and blank lines), so a record is *stale* exactly when that code changed:
+editing a comment or a docstring stales nothing, changing a line of code does. ``provenance(device, cfg)`` is the block stored in every record: git commit (and
 whether ``src`` was dirty), code hash, package/torch/CUDA/Python versions, device and its name,
 threads, time of creation.
 
@@ -11,11 +12,14 @@ Used in: ``statetrack.results`` (staleness), ``statetrack.runs`` (records), ``st
 
 from __future__ import annotations
 
+import ast
 import datetime as _dt
 import functools
 import hashlib
+import io
 import platform
 import subprocess
+import tokenize
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +90,54 @@ def code_files(cfg: RunConfig) -> list[Path]:
     return sorted(seen)
 
 
+def executable_source(path: Path) -> str:
+    """The source of ``path`` as far as it executes: comments, docstrings, blank lines and trailing spaces removed.
+
+    Comments are found by ``tokenize``, docstrings (the leading string of a module, class or function)
+    by ``ast``; both report positions the same way on every Python version, so the result, and the
+    hash of it, depends on the file's code alone. Cached per version of the file (size, mtime).
+    """
+    st = path.stat()
+    return _executable_source(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=512)
+def _executable_source(path: Path, mtime_ns: int, size: int) -> str:
+    text = path.read_text()
+    lines = text.splitlines()
+    spans = []  # (first line, first column, last line, end column), 1-based lines, columns in characters
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            doc = body[0]
+            if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
+                # ast's columns count UTF-8 bytes; the lines are characters.
+                first = len(lines[doc.lineno - 1].encode()[: doc.col_offset].decode())
+                last = len(lines[doc.end_lineno - 1].encode()[: doc.end_col_offset].decode())
+                spans.append((doc.lineno, first, doc.end_lineno, last))
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            spans.append((*tok.start, *tok.end))
+    for l0, c0, l1, c1 in sorted(spans, reverse=True):  # from the end, so earlier positions stay valid
+        head, tail = lines[l0 - 1][:c0], lines[l1 - 1][c1:]
+        lines[l0 - 1: l1] = [head + tail]
+    return "\n".join(line.rstrip() for line in lines if line.strip())
+
+
 def code_hash(cfg: RunConfig) -> str:
-    """SHA-256 (12 hex digits) of the source files that decide the numbers of a run of ``cfg``."""
+    """SHA-256 (12 hex digits) of the code that decides the numbers of a run of ``cfg`` (``executable_source``
+    of each of ``code_files``, with its path)."""
+    pkg = Path(statetrack.__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in code_files(cfg):
+        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(executable_source(f).encode())
+    return h.hexdigest()[:12]
+
+
+def whole_file_hash(cfg: RunConfig) -> str:
+    """The code hash of records made before ``code_hash`` left out comments and docstrings: the raw bytes of
+    ``code_files``. Only ``results.migrate_code_hashes`` uses it, to carry such records over."""
     pkg = Path(statetrack.__file__).resolve().parent
     h = hashlib.sha256()
     for f in code_files(cfg):
