@@ -44,7 +44,10 @@ def test_quick_grid_is_the_parity_column_and_holds_ne1s_runs():
 def test_paper_grid_is_the_whole_table_with_the_lr_grid():
     cfgs = ne4.grid("paper")
     cells = {tuple(ne4.cell_of({"config": c.to_dict()}).values()) for c in cfgs}
-    assert len(cells) == 21 and len(cfgs) == 21 * 4 * 3
+    assert len(cells) == 7 * 4 and len(cfgs) == 7 * 4 * 4 * 3  # Tables 3 and 5: 7 models x 4 columns
+    mult = [c for c in cfgs if c.task.name == "modular_arithmetic_mult"]
+    assert len(mult) == 7 * 4 * 3 and {c.task.modulus for c in mult} == {5}
+    assert {ne4.cell_of({"config": c.to_dict()})["task"] for c in mult} == {"mod_arith_brackets_mult"}
     assert {c.train.lr for c in cfgs} == set(ne4.PAPER_LRS)
     assert all(c.train.num_steps == 100_000 and c.task.supervision == "final" for c in cfgs)
     assert {c.train.batch_size for c in cfgs if c.model.name == "mlstm"} == {512}
@@ -93,7 +96,8 @@ def test_parity_rule(model, eig, value, ok):
     v = ne4.verdict(recs, "quick", checks=PASSING)
     assert v.reproduced is ok
     not_run = [r for r in v.rows if r["part"] == "not run"]
-    assert len(not_run) == 14 and all(r["pass"] is None and r["task"] != "parity" for r in not_run)
+    assert len(not_run) == 21 and all(r["pass"] is None and r["task"] != "parity" for r in not_run)
+    assert all(r["rule"].startswith("not run at this preset: ") for r in not_run)  # each with its reason
 
 
 @pytest.mark.parametrize("neg,pos,ok", [
@@ -104,7 +108,7 @@ def test_parity_rule(model, eig, value, ok):
 def test_comparison_check_on_the_arithmetic_columns(neg, pos, ok):
     cfgs = ne4.grid("smoke")
     arith = {}
-    for task, n, p in zip(ne4.TASKS[1:], neg, pos):
+    for task, n, p in zip(ne4.COMPARED, neg, pos):
         arith[("DeltaNet", "[-1,1]", task)], arith[("DeltaNet", "[0,1]", task)] = n, p
     v = ne4.verdict([_rec(c, _paper_like(c, arith)) for c in cfgs], "smoke", checks=PASSING)
     comp = [r for r in v.rows if r["part"] == "comparison"]
@@ -136,3 +140,22 @@ def test_a_tampered_exact_part_fails_its_check_and_the_claim(smoke_part, edit, l
     recs = [_rec(c, _paper_like(c, {("DeltaNet", "[-1,1]", t): 0.9 for t in ne4.TASKS[1:]}))
             for c in ne4.grid("smoke")]
     assert not ne4.verdict(recs, "smoke", checks=checks).reproduced
+
+
+def test_the_fourth_column_is_shown_not_compared():
+    """Table 5's fourth column states no ordering: DeltaNet [-1,1] losing it changes no check."""
+    cfgs = ne4.grid("smoke")
+    arith = {("DeltaNet", "[-1,1]", t): 0.9 for t in ne4.COMPARED} | {("DeltaNet", "[0,1]", t): 0.2 for t in ne4.COMPARED}
+    arith |= {("DeltaNet", "[-1,1]", "mod_arith_brackets_mult"): 0.0, ("DeltaNet", "[0,1]", "mod_arith_brackets_mult"): 0.5}
+    v = ne4.verdict([_rec(c, _paper_like(c, arith)) for c in cfgs], "smoke", checks=PASSING)
+    shown = [r for r in v.rows if r.get("task") == "mod_arith_brackets_mult" and r["part"] == "trained"]
+    assert len(shown) == 2 and all(r["pass"] is None for r in shown) and v.reproduced
+    assert {r["paper_median"] for r in shown} == {0.113, 0.129}  # data/paper/ne_table5.csv
+
+
+def test_pilot_is_the_fourth_column_on_seeds_no_verdict_uses():
+    pilot = ne4.pilot_grid()
+    verdict_seeds = {c.seed for p in ("smoke", "quick", "paper") for c in ne4.grid(p)}
+    assert {c.seed for c in pilot} == set(ne4.PILOT_SEEDS) and not verdict_seeds & set(ne4.PILOT_SEEDS)
+    assert {(c.task.name, c.model.name) for c in pilot} == {("modular_arithmetic_mult", "deltanet")}
+    assert {c.model.eig_range for c in pilot} == {"[0,1]", "[-1,1]"}

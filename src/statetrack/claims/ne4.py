@@ -200,7 +200,8 @@ def cell_of(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def label_of(cell: dict[str, Any]) -> str:
-    return f"{cell['model']} {cell['eig_range']}".strip() + f" · {cell['task'].replace('mod_arith_', 'arith ')}"
+    column = cell["task"].replace("mod_arith_", "arith ").replace("_mult", " ×")
+    return f"{cell['model']} {cell['eig_range']}".strip() + f" · {column}"
 
 
 def rule_of(cell: dict[str, Any]):
