@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from statetrack.claims import ne2
@@ -78,4 +80,34 @@ def test_paper_rows_are_the_secondary_bl_numbers_at_m3():
 
 def test_exact_checks_hold_at_smoke():
     checks = ne2.checks("smoke")
-    assert len(checks) == 6 and all(c.passed for c in checks), [c for c in checks if not c.passed]
+    assert len(checks) == 9 and all(c.passed for c in checks), [c for c in checks if not c.passed]
+
+
+def _period_result(**changes):
+    from statetrack.theory.layered_counting import real_two_layer_periods
+
+    return dataclasses.replace(real_two_layer_periods(16, 4096, seed=0), **changes)
+
+
+@pytest.mark.parametrize("changes", [
+    pytest.param(dict(periods={2: 10, 6: 1}, powers_of_two=False, max_period=6, best_acc=1.0), id="a-period-3-divides"),
+    pytest.param(dict(exceptions=1, best_acc=1.0), id="a-count-readout"),
+    pytest.param(dict(max_product_imag=0.5), id="a-non-real-two-step-product"),
+    pytest.param(dict(alternating_inputs=0), id="layer-2-never-sees-a-product"),
+])
+def test_a_two_layer_counterexample_fails_the_thm2_check(monkeypatch, changes):
+    import statetrack.theory.layered_counting as lc
+
+    bad = _period_result(**changes)
+    monkeypatch.setattr(lc, "real_two_layer_periods", lambda *a, **k: bad)
+    rows = [c for c in ne2.layered_checks(16, 4096, 200) if c.label.startswith("Thm 2, two layers")]
+    assert len(rows) == 2 and not any(c.passed for c in rows)
+
+
+def test_a_miscounting_reflection_model_fails_the_thm6_check(monkeypatch):
+    import statetrack.theory.layered_counting as lc
+
+    real = lc.reflection_counter
+    monkeypatch.setattr(lc, "reflection_counter", lambda *a, **k: dataclasses.replace(real(*a, **k), acc=0.999))
+    (thm6,) = [c for c in ne2.layered_checks(16, 4096, 200) if c.label.startswith("Thm 6")]
+    assert not thm6.passed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from statetrack.claims import ne3
@@ -73,12 +75,43 @@ def test_one_failing_seed_fails_its_cell():
 
 def test_checks_at_smoke_all_hold_and_count_in_the_verdict():
     exact = ne3.checks("smoke")
-    assert len(exact) == 12 and all(c.passed for c in exact), [c for c in exact if not c.passed]
+    assert len(exact) == 18 and all(c.passed for c in exact), [c for c in exact if not c.passed]
     v = ne3.verdict(_records(1.0, 0.0, "smoke"), "smoke")  # computes the checks itself
-    assert v.reproduced and "exact checks must hold)" in v.line and "12/12 checks" in v.line
+    assert v.reproduced and "exact checks must hold)" in v.line and "18/18 checks" in v.line
 
 
 def test_swap_and_rotation_checks_are_independent_of_the_preset():
     sw = ne3.swap_check()
     assert sw == {"swaps": 10, "matches": 10, "elements": 120, "products_exact": 120, "max_reflections": 4}
     assert ne3.rotation_check() < 1e-6
+
+
+@pytest.mark.parametrize("changes, label", [
+    pytest.param(dict(acc=0.999), "tracks random 5-state", id="a-missed-state"),
+    pytest.param(dict(state_sizes=(2, 6, 2, 3, 2)), "tracks random 5-state", id="a-layer-above-|Q|"),
+    pytest.param(dict(beta_max=2.5), "tracks random 5-state", id="beta-outside-[0,2]"),
+    pytest.param(dict(symbolic_ok=False), "tracks random 5-state", id="a-wrong-cascade-transition"),
+])
+def test_a_broken_cascade_fails_its_thm4_check(monkeypatch, changes, label):
+    real = ne3.kr.cascade_check
+
+    def broken(auto, *a, **k):
+        res = real(auto, *a, **k)
+        return dataclasses.replace(res, **changes) if auto.name.startswith("random") else res  # break one automaton
+
+    monkeypatch.setattr(ne3.kr, "cascade_check", broken)
+    failed = [c.label for c in ne3.cascade_checks(20, 50) if not c.passed]
+    assert len(failed) == 1 and label in failed[0]
+
+
+@pytest.mark.parametrize("changes", [
+    pytest.param(dict(tolerance_ok=False), id="a-product-off-the-matrix"),
+    pytest.param(dict(contraction_factors={n: 3 * n + 1 for n in range(2, 6)}), id="more-than-3n-factors"),
+    pytest.param(dict(beta_min=-0.1), id="beta-below-0"),
+])
+def test_a_broken_factorization_fails_a_prop12_check(monkeypatch, changes):
+    import statetrack.theory.gh_factorization as gf
+
+    real = gf.check_factorizations
+    monkeypatch.setattr(gf, "check_factorizations", lambda *a, **k: dataclasses.replace(real(*a, **k), **changes))
+    assert not all(c.passed for c in ne3.factorization_checks(range(2, 6), 4))

@@ -5,10 +5,15 @@ product of 2^{i−1} transition matrices has an eigenvalue with a nonzero imagin
 of a real diagonal (Mamba [-1,1], the bilinear "diagonal") or of single generalized Householder
 matrices (DeltaNet [-1,1]) therefore cannot count mod 3, whatever its training; a 2×2 rotation can.
 
-Exact part (``checks``, from ``theory.rotations``): random real diagonal recurrences on 1^k are
-eventually 1- or 2-periodic in fp32 and bf16, so the best readout is at chance; a rotation by 2π/3
-counts mod 3 at every k to 10^5 in both; the package's bilinear "rotation" model with hand-set
-angles tracks Z_3 and Z_5 against ``modular_addition``'s labels.
+Exact part (``checks``, from ``theory.rotations`` and ``theory.layered_counting``): random real
+diagonal recurrences on 1^k are eventually 1- or 2-periodic in fp32 and bf16, so the best readout is
+at chance; a rotation by 2π/3 counts mod 3 at every k to 10^5 in both; the package's bilinear
+"rotation" model with hand-set angles tracks Z_3 and Z_5 against ``modular_addition``'s labels.
+Two layers (the theorem's i = 2: a product of 2 transitions must have a non-real eigenvalue): random
+two-layer models whose layer 2 is a real diagonal driven by layer 1's state are eventually periodic
+on 1^k with a period dividing 4, in every draw, so no readout counts mod 3 (best 1/3); Thm 6's
+two-layer reflection model, whose single transitions have real eigenvalues ±1 and whose two-step
+product is a rotation with eigenvalues e^{∓2πi/3}, counts mod 3 exactly in fp32 and fp64.
 
 Trained part: Z_3 (``modular_addition``, modulus 3), a label after every token, training lengths
 2–10, test lengths 11–500 (the score is the mean normalized accuracy over them):
@@ -93,6 +98,11 @@ CHECK_SIZES = {  # preset → (diagonal draws, rotation steps, hand-set model se
     "smoke": (100, 2_000, (100, 200)),
     "quick": (1000, 100_000, (1000, 2000)),
     "paper": (1000, 100_000, (1000, 10_000)),
+}
+LAYERED_SIZES = {  # preset → (two-layer draws, ones read per draw, reflection counter's ones)
+    "smoke": (64, 16_384, 2_000),
+    "quick": (256, 16_384, 10_000),
+    "paper": (1024, 100_000, 100_000),
 }
 
 
@@ -188,7 +198,57 @@ def checks(preset: str) -> list[Check]:
             wrong = int((model(batch.inputs).argmax(-1) != batch.targets).sum())
         out.append(Check(f"hand-set rotation model on Z{m}: wrong answers", wrong, "= 0", wrong == 0,
                          f"{num_seqs} random sequences of length {length}, every position, against the task's labels"))
+    out += layered_checks(*LAYERED_SIZES[preset])
     return out
+
+
+def layered_checks(draws: int, steps: int, counter_steps: int) -> list[Check]:
+    """NE Thm 2 with two layers: real two-step products cannot count mod 3; Thm 6's reflections (a rotation
+    over two steps) can."""
+    from statetrack.theory.layered_counting import real_two_layer_periods, reflection_counter
+    from statetrack.theory.rotations import best_readout_accuracy
+
+    out = []
+    for dtype, name in ((torch.float32, "fp32"), (torch.bfloat16, "bf16")):
+        r = real_two_layer_periods(draws, steps, dtype, seed=0, family="diagonal", m=MODULUS)
+        # A draw still moving after `steps` ones is no evidence either way: left out and reported, as a diverged
+        # run is for an impossibility. The two-layer case must occur: some settled draws alternate layer 2's input.
+        ok = r.powers_of_two and r.exceptions == 0 and r.max_product_imag == 0 and r.alternating_inputs > 0
+        out.append(Check(
+            f"Thm 2, two layers (real diagonal layer 2 driven by layer 1), {name}: best readout acc on 1^k", r.best_acc,
+            "= 1/3 in every draw (period divides 4)", ok and r.best_acc == best_readout_accuracy(4, MODULUS),
+            f"{r.draws_settled}/{draws} draws periodic within {steps:,} ones (the rest left out), periods "
+            f"{', '.join(f'{p}: {n}' for p, n in r.periods.items())} (period: draws), cycle reached by k = "
+            f"{r.max_entry:,}; {r.alternating_inputs} draws feed layer 2 an alternating input; every two-step "
+            f"product's largest |Im λ| = {r.max_product_imag:g}"))
+    res = {dt: reflection_counter(MODULUS, counter_steps, dt) for dt in (torch.float32, torch.float64)}
+    acc = min(c.acc for c in res.values())
+    real_steps = max(abs(complex(z).imag) for c in res.values() for z in c.step_eigenvalues)
+    ev_err = max(c.eigenvalue_error for c in res.values())
+    out.append(Check(
+        f"Thm 6 on 1^k: two reflection layers count mod 3 (k ≤ {counter_steps:,}, fp32 and fp64)", acc, "= 1",
+        acc == 1.0 and real_steps == 0 and ev_err <= 1e-6,
+        f"each transition's eigenvalues are real (±1); the two-step product's are e^(∓2πi/3) to {ev_err:.1e}; largest "
+        f"distance from the exact point: fp32 {res[torch.float32].max_error:.1e}, fp64 {res[torch.float64].max_error:.1e}"))
+    return out
+
+
+def rounding_cycles(draws: int = 256, steps: int = 16_384) -> list[dict[str, Any]]:
+    """Two-layer models whose layer 2 is a generalized Householder matrix (real two-step products, NE Prop 1),
+    per family and dtype: their periods on 1^k, and the draws whose period 3 divides (rounding cycles of
+    neighbouring floats, with their size in ulps). Shown on the page beside the checks, not judged: NE's
+    argument is about the exact orbit, and these cycles are how its rounded copy can end."""
+    from statetrack.theory.layered_counting import real_two_layer_periods
+
+    rows = []
+    for family in ("deltanet", "fixed_key"):
+        for dtype in (torch.float32, torch.bfloat16):
+            r = real_two_layer_periods(draws, steps, dtype, seed=0, family=family, m=MODULUS)
+            rows.append({"layer 2": family, "dtype": r.dtype, "draws": draws, "settled": r.draws_settled,
+                         "periods (period: draws)": ", ".join(f"{p}: {n}" for p, n in r.periods.items()),
+                         "periods 3 divides": r.exceptions, "their size (ulps)": r.exception_ulps or None,
+                         "best readout, other draws": r.best_acc_without_exceptions})
+    return rows
 
 
 # ----------------------------------------------------------------------------- verdict
@@ -203,5 +263,6 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
                  legend=f"(rotation >= {PASS_ROTATION:.2f}; real diagonal and 1-layer DeltaNet <= {PASS_REAL:.2f})")
 
 
-__all__ = ["CHECK_SIZES", "HEADLINE", "ID", "MODELS", "checks", "grid", "model_of", "paper_rows", "rule_of", "verdict"]
+__all__ = ["CHECK_SIZES", "HEADLINE", "ID", "LAYERED_SIZES", "MODELS", "checks", "grid", "layered_checks", "model_of",
+           "paper_rows", "rounding_cycles", "rule_of", "verdict"]
 

@@ -1,23 +1,32 @@
-"""Claim ne3 (NE Prop 1, Thm 3, Thm 6): products of generalized Householder matrices.
+"""Claim ne3 (NE Prop 1, Thm 3, Thm 4, Thm 6): products of generalized Householder matrices.
 
 Exact part (``checks``; ``statetrack.theory.householder``): sampled products of k GH matrices
 I − β v vᵀ have norm ≤ 1, real spectra in [0, 1] for β ∈ [0, 1] and k ≤ 2, and rotations (complex
 eigenvalues) for β ∈ [0, 2] and k = 2 (Prop 1); every S5 swap is a reflection and every S5 element a
-product of ≤ 4 of them (Prop 1.2); a hand-set one-layer DeltaNet [−1, 1] of the package tracks S5
+product of ≤ 4 of them (Prop 1.2); and Prop 1.2 in full (``statetrack.theory.gh_factorization``):
+random orthogonal matrices are n reflections, random contractions (‖M‖ ≤ 1, rank-deficient ones
+too) 3n GH factors with β ∈ [0, 2] (through the SVD), permutations n − 1 reflections, each product
+equal to the matrix within fp64 rounding; a hand-set one-layer DeltaNet [−1, 1] of the package tracks S5
 restricted to swaps against the task's labels (Thm 3); two reflection layers add mod m (Thm 6); two
-reflections per token in the package's DeltaProduct make a rotation by 2π/3.
+reflections per token in the package's DeltaProduct make a rotation by 2π/3. Thm 4
+(``statetrack.theory.cascade``): a reset letter is a product of n GH factors with β = 1 whose product
+is exactly 0, and a cascade of permutation–reset layers (the holonomy decomposition), each layer a
+delta-rule recurrence whose transitions are products of GH factors with β ∈ [0, 2], tracks two
+automata whose transition monoid is not a group (Z3 with a reset letter; a random 5-state automaton
+none of whose letters is a permutation or a constant) on random words, in fp32 and fp64, with at most
+|Q| states per layer and fewer than 2^|Q| layers, the sizes the theorem states.
 
 Trained part (the smallest training that shows a consequence): the S5 word problem with swaps only,
 one-layer DeltaNet [−1, 1] against [0, 1] (NE Fig. 4's swaps panel, 1 layer), trained on length 32.
 
 Presets (lengths count input tokens; "exact sizes" are the rollouts of ``checks``):
 
-| preset | trained models                              | train                                 | test     | seeds | exact sizes (products; swap rollout; adder rollout) |
-|--------|---------------------------------------------|---------------------------------------|----------|-------|------------------------------------------------------|
-| smoke  | DeltaNet D=8, 2 heads                       | 10 steps, length 8                    | 9–16     | 1     | 200; 20 × 200; 50 × 500                              |
-| quick  | DeltaNet 1 layer, D=64, 4 heads, no conv,   | lr 2e-3, batch 128, length 32,        | 33–128   | 2     | 2,000; 1,000 × 1,000; 1,000 × 2,000                  |
-|        | no MLP (CALIBRATION.md R2.2)                | 500 steps                             |          |       |                                                      |
-| paper  | as quick, D=128 with a 4× MLP (NE App. E.2) | lr 1e-4, batch 512, 312,500 steps     | 33–500   | 3     | 20,000; 1,000 × 10,000; 1,000 × 10,000               |
+| preset | trained models                              | train                                 | test     | seeds | exact sizes (products; swap rollout; adder rollout; cascade rollout) |
+|--------|---------------------------------------------|---------------------------------------|----------|-------|-----------------------------------------------------------------------|
+| smoke  | DeltaNet D=8, 2 heads                       | 10 steps, length 8                    | 9–16     | 1     | 200; 20 × 200; 50 × 500; 50 × 200                                     |
+| quick  | DeltaNet 1 layer, D=64, 4 heads, no conv,   | lr 2e-3, batch 128, length 32,        | 33–128   | 2     | 2,000; 1,000 × 1,000; 1,000 × 2,000; 1,000 × 1,000                    |
+|        | no MLP (CALIBRATION.md R2.2)                | 500 steps                             |          |       |                                                                       |
+| paper  | as quick, D=128 with a 4× MLP (NE App. E.2) | lr 1e-4, batch 512, 312,500 steps     | 33–500   | 3     | 20,000; 1,000 × 10,000; 1,000 × 10,000; 1,000 × 10,000                |
 
 Verdict rule. Exact: every check holds (see ``checks``). Trained, on every seed: DeltaNet [−1, 1]
 reaches normalized accuracy ≥ 0.9 on the test lengths (Thm 3: one GH factor per token represents
@@ -42,6 +51,7 @@ from statetrack.claims.common import Cell, Check, at_least, at_most, check_choic
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
+from statetrack.theory import cascade as kr
 from statetrack.theory import householder as hh
 
 ID = "ne3"
@@ -70,10 +80,13 @@ _EVAL = {
 _SEEDS = {"smoke": (0,), "quick": (0, 1), "paper": (0, 1, 2)}
 # Exact parts: GH products per (n, k, β range); swap-tracker rollout (sequences, steps); adder rollout.
 SIZES = {
-    "smoke": dict(samples=200, track=(20, 200), adder=(50, 500)),
-    "quick": dict(samples=2000, track=(1000, 1000), adder=(1000, 2000)),
-    "paper": dict(samples=20_000, track=(1000, 10_000), adder=(1000, 10_000)),
+    "smoke": dict(samples=200, track=(20, 200), adder=(50, 500), cascade=(50, 200), factor=(range(2, 6), 8)),
+    "quick": dict(samples=2000, track=(1000, 1000), adder=(1000, 2000), cascade=(1000, 1000), factor=(range(2, 9), 64)),
+    "paper": dict(samples=20_000, track=(1000, 10_000), adder=(1000, 10_000), cascade=(1000, 10_000),
+                  factor=(range(2, 17), 256)),
 }
+#: NE Thm 4's automata: Z3 with a reset letter, and a random 5-state automaton with letters of rank 4, 3, 2.
+AUTOMATA = (kr.z3_with_reset, kr.random_automaton)
 NAMES = {"[-1,1]": "DeltaNet [-1,1]", "[0,1]": "DeltaNet [0,1]"}
 
 
@@ -139,6 +152,8 @@ def checks(preset: str) -> list[Check]:
                      sw["max_reflections"] <= 4 and sw["products_exact"] == sw["elements"],
                      f"{sw['products_exact']}/{sw['elements']} elements rebuilt exactly from their reflections"))
 
+    out += factorization_checks(*size["factor"])
+
     B, T = size["track"]
     tr = hh.track_swaps(B, T, seed=0)
     out.append(Check(f"Thm 3: hand-set 1-layer DeltaNet [-1,1] tracks S5 swaps ({B:,} seqs × {T:,} steps)", tr.acc,
@@ -157,6 +172,62 @@ def checks(preset: str) -> list[Check]:
     dev = rotation_check()
     out.append(Check("DeltaProduct n_h = 2, hand-set keys: eigenvalues e^{±2πi/3} (a rotation by 2π/3)", dev,
                      "≤ 1e-6", dev <= 1e-6, "value = the largest |λ − e^{±2πi/3}| of the rotating pair (fp32 model)"))
+    out += cascade_checks(*size["cascade"])
+    return out
+
+
+def factorization_checks(sizes: range, per_size: int) -> list[Check]:
+    """Prop 1.2 in full: orthogonal matrices as n reflections, contractions as 3n GH factors, permutations n − 1."""
+    from statetrack.theory.gh_factorization import ERROR_PER_DIM, check_factorizations
+
+    f = check_factorizations(tuple(sizes), per_size, seed=0)
+    ns = f"n = {sizes.start}–{sizes.stop - 1}, {per_size} of each kind per n, fp64"
+    betas_ok = 0 <= f.beta_min and f.beta_max <= 2 and f.max_key_norm_error <= 1e-12
+    tol = f"≤ {ERROR_PER_DIM:g}·n"
+    orth = max(f.orthogonal_factors[n] / n for n in sizes)  # factors used ÷ the bound, worst n
+    contr = max(f.contraction_factors[n] / (3 * n) for n in sizes)
+    perm = max(f.permutation_reflections[n] / (n - 1) for n in sizes)
+    return [
+        Check("Prop 1.2: a Haar orthogonal matrix is a product of n reflections (β ∈ {0, 2})", f.max_error, tol,
+              f.tolerance_ok and orth <= 1 and f.det_parity_ok and betas_ok,
+              f"{ns}; value = the largest |∏ factors − M| over all {f.num_matrices} matrices; sign det Q = (−1)^(β = 2 "
+              "count) for every Q"),
+        Check("Prop 1.2: every contraction ‖M‖ ≤ 1 is a product of 3n GH factors, β ∈ [0, 2]", contr,
+              "≤ 1 (factors ÷ 3n)", f.tolerance_ok and contr <= 1 and betas_ok,
+              f"{ns} (norm 1 and below, rank-deficient, the zero matrix) through the SVD; β ∈ [{f.beta_min:g}, "
+              f"{f.beta_max:g}]; largest key-norm error {f.max_key_norm_error:.1e}"),
+        Check("Prop 1.2: a permutation matrix needs n − 1 reflections (swaps)", perm, "≤ 1 (reflections ÷ (n − 1))",
+              f.within_bounds and f.swaps_match and f.tolerance_ok and perm <= 1,
+              f"{ns}; each permutation's reflection count equals its cycle decomposition's; every product within "
+              f"{ERROR_PER_DIM:g}·n of the matrix (largest {f.max_error:.1e})"),
+    ]
+
+
+def cascade_checks(num_words: int, length: int) -> list[Check]:
+    """NE Thm 4: the zero matrix as n GH factors, and permutation–reset cascades of two non-group automata."""
+    out = []
+    n = 5
+    rf = kr.reset_factors(n, target=2)
+    exact = rf.product_is_zero and 0 <= rf.beta_min and rf.beta_max <= 2 and rf.max_image_error == 0
+    out.append(Check(f"Thm 4: a reset letter is {n} GH factors (β = 1, keys e_1..e_{n}) with product exactly 0",
+                     rf.max_image_error, "= 0, product = 0", exact,
+                     f"fp64; value = the largest |A e_p + B − e_q| over the {n} states p (B = e_q, q = 2); "
+                     f"β ∈ [{rf.beta_min:g}, {rf.beta_max:g}]"))
+    for make in AUTOMATA:
+        auto = make()
+        res = {dt: kr.cascade_check(auto, num_words, length, dt, seed=1) for dt in (torch.float32, torch.float64)}
+        r32, r64 = res[torch.float32], res[torch.float64]
+        acc = min(r32.acc, r64.acc)
+        sized = max(r32.state_sizes) <= auto.num_states and r32.layers < 2 ** auto.num_states
+        not_group = min(r32.letter_ranks) < auto.num_states  # a letter that is no permutation: not a group
+        ok = acc == 1.0 and r32.symbolic_ok and sized and not_group and 0 <= r32.beta_min and r32.beta_max <= 2
+        out.append(Check(
+            f"Thm 4: permutation–reset cascade tracks {auto.name} ({auto.num_states} states, monoid of "
+            f"{r32.monoid_size}, not a group; {num_words:,} words × {length:,} letters, fp32 and fp64)", acc, "= 1", ok,
+            f"{r32.layers} layer(s) of {', '.join(map(str, r32.state_sizes))} states (≤ |Q| = {auto.num_states}), "
+            f"{', '.join(map(str, r32.factors_per_layer))} GH factors per token, β ∈ [{r32.beta_min:g}, "
+            f"{r32.beta_max:g}]; letter ranks {', '.join(map(str, r32.letter_ranks))}; largest |h − one-hot|: fp32 "
+            f"{r32.max_error:.1e}, fp64 {r64.max_error:.1e}; every cascade transition checked symbolically"))
     return out
 
 

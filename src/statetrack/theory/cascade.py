@@ -51,7 +51,7 @@ Conventions: a layer's state is one-hot e_x (x indexes the layer's tiles); a let
 maps e_x to e_{f(x)}, with the matrix M(f) of ``householder.permutation_matrix`` for a permutation
 and A = 0, B = e_c for the constant c. All layers step together from the states at t − 1.
 
-Used in: NE Thm 4 (the claim page wires these checks in).
+Used in: ne3.
 """
 
 from __future__ import annotations
