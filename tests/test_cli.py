@@ -9,7 +9,8 @@ import pytest
 from statetrack.cli import main
 from statetrack.tasks import TASKS
 
-DESIGN_TASKS = {"parity", "modular_addition", "modular_arithmetic", "fsm", "word_problem", "byte_lm"}  # byte_lm: ne7
+DESIGN_TASKS = {"parity", "modular_addition", "modular_arithmetic", "modular_arithmetic_mult", "fsm", "word_problem",
+                "byte_lm"}  # byte_lm: ne7; modular_arithmetic_mult: NE Table 5, 4th column
 
 
 def test_list_json_names_every_task_model_and_claim(capsys):
