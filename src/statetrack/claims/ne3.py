@@ -215,7 +215,9 @@ def cascade_checks(num_words: int, length: int) -> list[Check]:
                      f"β ∈ [{rf.beta_min:g}, {rf.beta_max:g}]"))
     for make in AUTOMATA:
         auto = make()
-        res = {dt: kr.cascade_check(auto, num_words, length, dt, seed=1) for dt in (torch.float32, torch.float64)}
+        # op="delta_product": each layer runs the package's own DeltaProduct recurrence (models/ops/delta.py).
+        res = {dt: kr.cascade_check(auto, num_words, length, dt, seed=1, op="delta_product")
+               for dt in (torch.float32, torch.float64)}
         r32, r64 = res[torch.float32], res[torch.float64]
         acc = min(r32.acc, r64.acc)
         sized = max(r32.state_sizes) <= auto.num_states and r32.layers < 2 ** auto.num_states
