@@ -14,6 +14,9 @@ frozen config with ``make_model(cfg, vocab_size, num_classes)``.
 | ``mlstm``        | xlstm.py       | xLSTM matrix memory, exponential gating                     | NE     |
 | ``slstm``        | xlstm.py       | xLSTM scalar memory with recurrent gates                    | NE     |
 | ``transformer``  | transformer.py | GPT-2-style causal attention, learned or rotary positions   | NE, BL |
+| ``gated_deltanet`` | gated_deltanet.py | α(x)(I − β k kᵀ), a gated generalized Householder, [0,1] or [-1,1] | Yang et al. 2025 |
+| ``pd_ssm``       | pd_ssm.py      | P(x) D(x): column-one-hot times complex diagonal of modulus < 1 | Terzić et al. 2025 |
+| ``complex_diagonal`` | complex_diagonal.py | diag(r(x) e^{iθ(x)}), data-dependent rotations (Mamba-3) | Lahoti et al. 2026 |
 
 Every config has ``backend``: "fast" (the default) or "reference" (the sequential oracle), and
 "fla" for DeltaNet/DeltaProduct on a GPU with flash-linear-attention.
@@ -53,5 +56,6 @@ def make_model(cfg: ModelConfig, vocab_size: int, num_classes: int) -> nn.Module
 
 # Importing the modules registers the models.
 from statetrack.models import bilinear, lrnn, rnn, transformer, xlstm  # noqa: E402,F401
+from statetrack.models import complex_diagonal, gated_deltanet, pd_ssm  # noqa: E402,F401
 
 __all__ = ["MODELS", "make_model", "model_config", "register"]
