@@ -30,7 +30,7 @@ browser:
 	  echo "make browser: could not install chromium here (needs root and apt); tests/test_browser.py will be skipped"
 
 # Execute every claim notebook with papermill at $(PRESET) (default quick), $(WORKERS) at a time (a missing
-# run is trained first by a pool of $(WORKERS), each with cores/$(WORKERS) threads), then build _build/html offline.
+# run is trained first by a pool of $(WORKERS), each run with one thread), then build _build/html offline.
 book: venv
 	env -u MPLBACKEND $(BIN)/statetrack reproduce $(IDS) --preset $(PRESET) --workers $(WORKERS)
 	env -u MPLBACKEND $(BIN)/statetrack book

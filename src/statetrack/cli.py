@@ -189,11 +189,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     from statetrack.book import declared_parameters, executed_dir, execute_notebooks
     from statetrack.claims import check_parameter_names, check_preset, get_claim, preflight, select
-    from statetrack.results import check_writable, forced_since, forcing
+    from statetrack.results import check_writable, forced_since, forcing, scratch_for_smoke
     from statetrack.training import resolve_device
 
     check_preset(args.preset)
+    scratch_for_smoke(args.preset)  # smoke never writes into data/results; the kernels inherit the folder
     resolve_device(args.device)
+    if args.workers is None:
+        from statetrack.sweep import default_workers
+
+        args.workers = default_workers(args.device)
     if args.workers < 1:
         raise ConfigError(f"--workers {args.workers!r} is not allowed: it must be an integer >= 1")
     if args.ignore_memory:  # the notebooks' kernels inherit it (memory.check_memory)
@@ -238,9 +243,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from statetrack.results import scratch_for_smoke
     from statetrack.sweep import dry_run, plan, sweep
     from statetrack.training import resolve_device
 
+    scratch_for_smoke(args.preset)  # smoke never writes into data/results
     if args.dry_run:
         items = plan(args.ids, args.preset)
         dev = resolve_device(args.device).type if args.executor != "slurm" else "cuda"
@@ -257,6 +264,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               f"{sum(r['missing'] for r in rows):>8} "
               f"{sum(r['hours'] for r in rows):>11.2f}  (training only, one device; divide by the workers)")
         return 0
+    if args.workers is None:
+        from statetrack.sweep import default_workers
+
+        args.workers = 1 if args.executor != "local" else default_workers(args.device)
     slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
              "array": args.array_parallelism, "log_folder": args.log_folder}
     counts = sweep(args.ids, args.preset, executor=args.executor, workers=args.workers, device=args.device,
@@ -272,7 +283,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from statetrack.claims import CLAIMS, check_preset, verify_claim
 
     if args.preset:
+        from statetrack.results import scratch_for_smoke
+
         check_preset(args.preset)
+        scratch_for_smoke(args.preset)  # smoke records live in the scratch folder
     out = []
     for c in CLAIMS.values():
         if not c.notebook:
@@ -387,10 +401,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="retrain even when a record exists (once per command: a run two claims share is trained for the first and copied for the second)")
     s.add_argument("--device", default="auto")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
-    s.add_argument("--workers", type=at_least(1), default=1,
-                   help="train the claims' runs in this many processes first (each with cores/N threads), "
-                        "then execute the notebooks N at a time; they load the records (default 1: each "
-                        "notebook trains its own runs, one after another)")
+    s.add_argument("--workers", type=at_least(1), default=None,
+                   help="train the claims' runs in this many processes first (each run with one CPU thread), "
+                        "then execute the notebooks N at a time; they load the records (default: the number "
+                        "of CPU cores, or one per GPU on a GPU box; 1: each notebook trains its own runs)")
     s.add_argument("--ignore-memory", action="store_true", help="run even if a run's estimated peak memory exceeds the device's free memory")
     s.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="a notebook parameter, as papermill's -p (e.g. -p SEEDS '[0, 1]'); only the notebook's declared ones")
@@ -400,7 +414,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("ids", nargs="*", help="claim ids, or all (default: all)")
     s.add_argument("--preset", required=True, choices=PRESETS)
     s.add_argument("--executor", default="local", choices=("local", "slurm", "submitit-local"))
-    s.add_argument("--workers", type=at_least(1), default=1, help="local processes (one per GPU on a multi-GPU box)")
+    s.add_argument("--workers", type=at_least(1), default=None,
+                   help="local processes (default: the number of CPU cores, or one per GPU on a GPU box)")
     s.add_argument("--device", default="auto")
     s.add_argument("--dry-run", action="store_true", help="print the grid and its estimated cost; run nothing")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")

@@ -14,8 +14,10 @@ interrupted run leaves either the old file or the new one, never half of one.
 A record is *stale* when the code that made it differs from the code here now (``code_hash``
 mismatch). Stale records still load; pages and ``statetrack verify`` say that they are stale.
 
-``STATETRACK_RESULTS_DIR`` moves the results folder (the tests and the smoke preset use it so that
-nothing is written into ``data/results``).
+``STATETRACK_RESULTS_DIR`` moves the results folder. The ``smoke`` preset never writes into
+``data/results`` unless that variable says so: ``scratch_for_smoke`` points it at ``_build/smoke-results``
+(ignored by git) for the command or notebook kernel that runs at smoke, and the run locks live inside
+whichever results folder is in use (``.locks/``, ignored by git too).
 
 The store never trains: ``load_or_make`` is handed the function that makes a record
 (``statetrack.runs`` trains one; the sweep calls the same). Provenance lives in
@@ -60,9 +62,21 @@ class RecordError(ValueError):
 # ----------------------------------------------------------------------------- paths
 
 
+RESULTS_DIR = "STATETRACK_RESULTS_DIR"
+
+
 def results_dir() -> Path:
-    env = os.environ.get("STATETRACK_RESULTS_DIR")
+    env = os.environ.get(RESULTS_DIR)
     return Path(env) if env else repo_root() / "data" / "results"
+
+
+def scratch_for_smoke(preset: str) -> Path:
+    """At the ``smoke`` preset, unless ``$STATETRACK_RESULTS_DIR`` is set, use ``_build/smoke-results`` from now on
+    (this process and what it starts: notebook kernels, workers). Smoke records check a set-up; they are never
+    results. Returns the results folder in use."""
+    if preset == "smoke" and not os.environ.get(RESULTS_DIR):
+        os.environ[RESULTS_DIR] = str(repo_root() / "_build" / "smoke-results")
+    return results_dir()
 
 
 def paper_dir() -> Path:

@@ -11,11 +11,18 @@ atomically; ``load_model`` rebuilds the model from a record and loads them with
 ``torch.load(weights_only=True)``, so nothing is ever unpickled. Claims that only need accuracies
 keep no weights; x2 (the eigenvalue explorer) reads the learned transitions from them.
 
+Every CPU run builds, trains and evaluates its model with one intra-op thread (``cpu_threads``):
+the order of fp32 reductions, and so every number of a record, then depends on the config and the
+seed alone, not on how many cores the machine or the process has. Parallelism comes from workers
+(``statetrack reproduce --workers``, ``sweep --workers``). ``STATETRACK_THREADS=N`` overrides it (a
+record says ``threads`` in its provenance); a GPU run keeps torch's CPU setting, which it barely uses.
+
 Used in: ``claims.run_claim``, ``statetrack.sweep``, ``statetrack train``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import tempfile
@@ -25,7 +32,7 @@ from typing import Any
 
 import torch
 
-from statetrack.config import RunConfig
+from statetrack.config import ConfigError, RunConfig
 from statetrack.provenance import provenance
 from statetrack.results import SCHEMA_VERSION, RecordError, load_or_make, record_path, run_key
 
@@ -95,16 +102,52 @@ def _check_state(path: Path, record: dict[str, Any], state: Any, expected: dict[
         raise bad(f"field {missing[0]!r} is missing ({len(missing)} of the model's {len(expected)} fields are)")
 
 
+THREADS = "STATETRACK_THREADS"  # intra-op threads of a CPU run (default 1)
+
+
+def run_threads() -> int:
+    """The intra-op threads every CPU run uses: 1, or ``$STATETRACK_THREADS``; a bad value is named."""
+    value = os.environ.get(THREADS, "").strip()
+    if not value:
+        return 1
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"{THREADS}={value!r} is not allowed: a whole number >= 1 (default 1)")
+    return int(value)
+
+
+@contextlib.contextmanager
+def cpu_threads(device: torch.device):
+    """Within the block a CPU run has ``run_threads()`` intra-op threads; torch's setting is restored after."""
+    if device.type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(run_threads())
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progress: bool = False,
         preset: str | None = None, checkpoint: bool = False) -> dict[str, Any]:
     """Train and evaluate one config and return its record (not written); ``checkpoint`` also writes the
-    trained weights to ``checkpoint_path(claim, cfg)`` (only for a run that did not diverge)."""
+    trained weights to ``checkpoint_path(claim, cfg)`` (only for a run that did not diverge). A CPU run
+    uses ``run_threads()`` intra-op threads throughout (``cpu_threads``)."""
+    from statetrack.training import resolve_device
+
+    dev = resolve_device(device)
+    with cpu_threads(dev):
+        return _run(cfg, claim, dev, progress, preset, checkpoint)
+
+
+def _run(cfg: RunConfig, claim: str, dev: torch.device, progress: bool, preset: str | None,
+         checkpoint: bool) -> dict[str, Any]:
     from statetrack.evaluate import evaluate_run
     from statetrack.models import make_model
     from statetrack.tasks import make_task
-    from statetrack.training import fit, resolve_device, seed_everything
+    from statetrack.training import fit, seed_everything
 
-    dev = resolve_device(device)
     wall = time.perf_counter()
     task = make_task(cfg.task)
     seed_everything(cfg.seed)

@@ -98,6 +98,18 @@ def _weights_current(claim: str, cfg: RunConfig) -> bool:
     return weights_since(claim, cfg) if forced_since() else checkpoint_path(claim, cfg).exists()
 
 
+def default_workers(device: str = "auto") -> int:
+    """How many runs train at once by default: one per GPU on a GPU box, else one per CPU core (each run uses one
+    thread: ``runs.cpu_threads``)."""
+    import torch
+
+    from statetrack.training import resolve_device
+
+    if resolve_device(device).type == "cuda":
+        return max(1, torch.cuda.device_count())
+    return max(1, os.cpu_count() or 1)
+
+
 def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threads: int = 0,
              stale: bool = False) -> str:
     """Run one item unless its record exists or another process holds its lock; returns what happened.

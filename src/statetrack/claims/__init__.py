@@ -231,6 +231,9 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
         check_parameter_names(claim_id, injected, ["PRESET", "SEEDS", *extra, "DEVICE", "FORCE", "CONFIRM_LONG"])
     if not isinstance(PRESET, str) or PRESET not in PRESETS:
         raise ConfigError(f"bad PRESET {PRESET!r}: allowed: {', '.join(PRESETS)}")
+    from statetrack.results import scratch_for_smoke
+
+    scratch_for_smoke(PRESET)  # a smoke page never writes into data/results
     seeds = _as_list("SEEDS", SEEDS)
     if seeds is not None:
         from statetrack.claims.common import check_seeds
