@@ -9,3 +9,13 @@ Subpackages and modules: ``tasks`` (data), ``models`` (recurrences and models), 
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``statetrack.register_model`` (the plug-in API of ``statetrack.models``), imported on first use so that
+    ``import statetrack`` stays light."""
+    if name == "register_model":
+        from statetrack.models import register_model
+
+        return register_model
+    raise AttributeError(f"module 'statetrack' has no attribute {name!r}")

@@ -70,7 +70,7 @@ def code_files(cfg: RunConfig) -> list[Path]:
     and everything in the package they import, transitively. Left out: package ``__init__`` files (here
     they only hold registries and re-exports, so adding a model does not make other runs stale) and
     ``config.py`` (it parses and validates; the resolved config itself is stored in the record and is
-    part of the run key)."""
+    part of the run key). A plug-in model's files are followed too (see "code outside the package" below)."""
     import inspect
 
     from statetrack.models import MODELS
@@ -83,11 +83,88 @@ def code_files(cfg: RunConfig) -> list[Path]:
     todo = [p.resolve() for p in roots]
     while todo:
         f = todo.pop()
-        if f in seen or f.name == "__init__.py" or f == pkg / "config.py":
+        inside = f.is_relative_to(pkg)
+        if f in seen or (inside and (f.name == "__init__.py" or f == pkg / "config.py")):
             continue
         seen.add(f)
         todo.extend(_local_imports(f, pkg) - seen)
+        if not inside:
+            todo.extend(_own_imports(f) - seen)
     return sorted(seen)
+
+
+# ----------------------------------------------------------------------------- code outside the package (plug-ins)
+#
+# A plug-in model (``statetrack.models.register_model``) lives in its own distribution. Its files are hashed like
+# ours, named by their path from the folder that holds its top-level package ("mypkg/model.py"), so the hash is
+# the same wherever it is installed; its imports of its own package are followed (absolute and relative), and of
+# ours as for our files. Unlike ours, its ``__init__`` files count: a plug-in may keep its code there. Built-in
+# runs never reach a file outside the package, so their hashes are what they were.
+
+
+def _top_package(path: Path) -> tuple[str, Path]:
+    """(top-level package name, the folder holding it) for a file outside the package; a loose module is its own."""
+    top = path.parent if (path.parent / "__init__.py").exists() else None
+    while top is not None and (top.parent / "__init__.py").exists():
+        top = top.parent
+    return (top.name, top.parent) if top is not None else (path.stem, path.parent)
+
+
+def _own_imports(path: Path) -> set[Path]:
+    """The modules of its own top-level package that a file outside the package imports (absolute or relative)."""
+    st = path.stat()
+    return set(_parsed_own_imports(path, st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_own_imports(path: Path, mtime_ns: int, size: int) -> frozenset[Path]:
+    top, base = _top_package(path)
+    here = path.parent.relative_to(base).parts  # the importing module's package, as names
+    if path.name != "__init__.py" and not (path.parent / "__init__.py").exists():
+        here = ()
+    out: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = list(here[: len(here) - (node.level - 1)]) if node.level - 1 <= len(here) else []
+                if not parts:
+                    continue
+                mod = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            names = [mod] + [f"{mod}.{a.name}" for a in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] != top:
+                continue
+            for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__.py and a/b/__init__.py too
+                rel = Path(*parts[:i])
+                for cand in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
+                    if cand.exists():
+                        out.add(cand.resolve())
+    return frozenset(out)
+
+
+def hashed_name(path: Path) -> str:
+    """The name a code file is hashed under: its path in the package, or for a plug-in's file its path from
+    the folder that holds its top-level package."""
+    pkg = Path(statetrack.__file__).resolve().parent
+    if path.is_relative_to(pkg):
+        return path.relative_to(pkg).as_posix()
+    _, base = _top_package(path)
+    return path.relative_to(base).as_posix()
+
+
+def plugin_provenance(cfg: RunConfig) -> dict[str, Any] | None:
+    """What a record says about a plug-in model (``statetrack.models.Plugin.provenance``), None for a built-in."""
+    from statetrack.models import PLUGINS, known_model
+
+    if not known_model(cfg.model.name) or cfg.model.name not in PLUGINS:
+        return None
+    return PLUGINS[cfg.model.name].provenance()
 
 
 def executable_source(path: Path) -> str:
@@ -126,11 +203,10 @@ def _executable_source(path: Path, mtime_ns: int, size: int) -> str:
 
 def code_hash(cfg: RunConfig) -> str:
     """SHA-256 (12 hex digits) of the code that decides the numbers of a run of ``cfg`` (``executable_source``
-    of each of ``code_files``, with its path)."""
-    pkg = Path(statetrack.__file__).resolve().parent
+    of each of ``code_files``, with its path: ``hashed_name``)."""
     h = hashlib.sha256()
     for f in code_files(cfg):
-        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(hashed_name(f).encode())
         h.update(executable_source(f).encode())
     return h.hexdigest()[:12]
 
@@ -138,10 +214,9 @@ def code_hash(cfg: RunConfig) -> str:
 def whole_file_hash(cfg: RunConfig) -> str:
     """The code hash of records made before ``code_hash`` left out comments and docstrings: the raw bytes of
     ``code_files``. Only ``results.migrate_code_hashes`` uses it, to carry such records over."""
-    pkg = Path(statetrack.__file__).resolve().parent
     h = hashlib.sha256()
     for f in code_files(cfg):
-        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(hashed_name(f).encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:12]
 
@@ -181,4 +256,5 @@ def provenance(device: torch.device, cfg: RunConfig) -> dict[str, Any]:
         "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name(),
         "threads": torch.get_num_threads(),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        **({"plugin": plugin} if (plugin := plugin_provenance(cfg)) else {}),  # a model from outside the package
     }
