@@ -17,3 +17,33 @@ def rollout(model, tokens: torch.Tensor):
         y, state = model.step(tok, state)  # (B, K)
         logits.append(y)
     return torch.stack(logits, dim=1), state  # (B, T, K)
+
+
+def fake_record(cfg, value: float | None, status: str | None = None, *, summary: dict | None = None,
+                by_length: bool = False, at: dict[int, float] | None = None, **fields) -> dict:
+    """A run record of ``cfg`` with a chosen score, to exercise a claim's rules (never a result).
+
+    The config and key are the run's own (``run_key``), so a claim finds the record's cell as it finds a
+    trained one.
+
+    Args:
+        cfg: the run's ``RunConfig``.
+        value: the normalized test accuracy, ``summary["ood_normalized"]``; None makes a diverged run.
+        status: "ok", "diverged" or "failed" (default: "ok" with a value, "diverged" without); only an "ok"
+            record carries a summary, as in the store.
+        summary: the summary's other numbers (default ``{"id_normalized": 1.0}``).
+        by_length: add accuracy by length: ``acc`` and ``seq_acc`` equal ``value`` at every length
+            1..cfg.eval.max_len, except where ``at`` (length → accuracy) says otherwise.
+        fields: further top-level keys (``claim``, ``stale``, ``provenance``, ``history``, ...).
+    """
+    from statetrack.results import run_key
+
+    status = status or ("ok" if value is not None else "diverged")
+    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": status}
+    if status == "ok":
+        rec["summary"] = {"ood_normalized": value, **({"id_normalized": 1.0} if summary is None else summary)}
+        if by_length or at:
+            lengths = list(range(1, cfg.eval.max_len + 1))
+            values = [(at or {}).get(n, value) for n in lengths]
+            rec["by_length"] = {"length": lengths, "acc": values, "seq_acc": list(values)}
+    return {**rec, **fields}

@@ -4,9 +4,10 @@ import math
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
                                       judge, paper_lookup, score, select_lr, summary)
-from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
+from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.results import run_key
 from statetrack.tasks import task_config
@@ -15,14 +16,6 @@ from statetrack.tasks import task_config
 def _cell(eig="[0,1]", lr=1e-3):
     return Cell(task_config("parity"), model_config("mamba", eig_range=eig, d_model=8),
                 TrainConfig(lr=lr), EvalConfig())
-
-
-def _rec(cfg: RunConfig, value: float | None) -> dict:
-    """A record with a chosen score, to exercise the rules (not a result)."""
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 def test_expand_is_cell_by_rate_by_seed_and_changes_only_those():
@@ -40,7 +33,7 @@ def test_select_lr_takes_the_best_median_and_ranks_diverged_last():
     runs = []
     table = {1e-2: [0.9, 0.1, 0.2], 1e-3: [0.5, 0.6, 0.4], 1e-4: [None, None, None]}
     for lr, values in table.items():
-        runs += [_rec(c, v) for c, v in zip(expand([_cell(lr=lr)], [0, 1, 2]), values)]
+        runs += [fake_record(c, v) for c, v in zip(expand([_cell(lr=lr)], [0, 1, 2]), values)]
     lr, chosen = select_lr(runs)
     assert lr == 1e-3 and [score(r) for r in chosen] == [0.5, 0.6, 0.4]  # median 0.5 beats 0.2
 
@@ -64,7 +57,7 @@ def test_summary_and_rules_treat_nan_as_failing():
     pytest.param({"[0,1]": 0.0, "[-1,1]": None}, [], False, id="diverged-fails"),
 ])
 def test_judge_counts_runs_and_checks(values, checks, expected):
-    recs = [_rec(c, values[c.model.eig_range]) for c in expand([_cell("[0,1]"), _cell("[-1,1]")], [0, 1])]
+    recs = [fake_record(c, values[c.model.eig_range]) for c in expand([_cell("[0,1]"), _cell("[-1,1]")], [0, 1])]
     v = judge("xx", "quick", recs, cell_of=lambda r: {"eig_range": r["config"]["model"]["eig_range"]},
               rule_of=lambda c: at_least(0.9) if c["eig_range"] == "[-1,1]" else at_most(0.1),
               checks=[Check(f"c{i}", 1.0, "exact", ok) for i, ok in enumerate(checks)])
@@ -77,7 +70,7 @@ def test_judge_counts_runs_and_checks(values, checks, expected):
 
 
 def test_a_cell_without_a_rule_is_shown_not_judged():
-    recs = [_rec(c, 0.3) for c in expand([_cell()], [0])]
+    recs = [fake_record(c, 0.3) for c in expand([_cell()], [0])]
     v = judge("xx", "smoke", recs, cell_of=lambda r: {"m": "Mamba"}, rule_of=lambda c: None,
               checks=[Check("exact", 1.0, "= 1", True)])
     assert v.reproduced and v.rows[0]["pass"] is None and v.rows[0]["rule"] == "shown, not judged"
@@ -132,7 +125,7 @@ def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
 
 
 def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
-    recs = [_rec(c, 1.0) for c in expand([_cell("[-1,1]")], [0])]
+    recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0])]
     v = judge("xx", "quick", recs, cell_of=lambda r: {"task": "parity"}, rule_of=lambda c: at_least(0.9),
               not_run=[{"task": "mod_arith"}])
     assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 runs")

@@ -2,17 +2,11 @@
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl1
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
-
-
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 PASSING = [Check("construction", 1.0, "= 1", True)]
@@ -35,7 +29,7 @@ def test_grid_is_the_calibrated_permutation_machine():
     pytest.param([1.0, 1.0, 1.0], PASSING + [Check("one-hot", 0.0, "= 1", False)], False, id="exact-check-fails"),
 ])
 def test_rule(scores, checks, ok):
-    v = bl1.verdict([_rec(c, s) for c, s in zip(bl1.grid("quick"), scores)], "quick", checks=checks)
+    v = bl1.verdict([fake_record(c, s) for c, s in zip(bl1.grid("quick"), scores)], "quick", checks=checks)
     assert v.reproduced is ok
     assert v.line.startswith(f"bl1 verdict (quick): {'REPRODUCED' if ok else 'NOT REPRODUCED'}")
     assert v.rows[0]["paper_best"] == 1.0 and "secondary source" in v.rows[0]["paper_provenance"]

@@ -2,19 +2,12 @@
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl2
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
 
 PASSING = [Check("tracker", 1.0, "= 1", True)]
-
-
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 def good(model, m):
@@ -35,7 +28,7 @@ def _records(change=None, preset="quick"):
     out = []
     for c in bl2.grid(preset):
         cell = bl2.cell_of({"config": c.to_dict()})
-        out.append(_rec(c, change.get((cell["model"], cell["m"]), good(cell["model"], cell["m"]))))
+        out.append(fake_record(c, change.get((cell["model"], cell["m"]), good(cell["model"], cell["m"]))))
     return out
 
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl3
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -10,16 +11,9 @@ from statetrack.results import run_key
 PASSING = [Check("sync", 1.0, "= 1", True)]
 
 
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
-
-
 def _records(scores):
     """scores: (model, sampling) → score for every seed of the quick grid."""
-    return [_rec(c, scores[bl3.cell_of({"config": c.to_dict()})["model"],
+    return [fake_record(c, scores[bl3.cell_of({"config": c.to_dict()})["model"],
                            bl3.cell_of({"config": c.to_dict()})["sampling"]]) for c in bl3.grid("quick")]
 
 

@@ -4,23 +4,16 @@ import dataclasses
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl4
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
 
 PASSING = [Check("automaton", 1.0, "= 1", True)]
 
 
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
-
-
 def _records(preset, scores):
-    return [_rec(c, scores[bl4.cell_of({"config": c.to_dict()})["model"]]) for c in bl4.grid(preset)]
+    return [fake_record(c, scores[bl4.cell_of({"config": c.to_dict()})["model"]]) for c in bl4.grid(preset)]
 
 
 def test_grid_is_per_step_arithmetic():

@@ -2,19 +2,12 @@
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl5
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
 
 PASSING = [Check("tracker", 1.0, "= 1", True)]
-
-
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 def good(task, b):
@@ -27,7 +20,7 @@ def _records(change=None):
     out = []
     for c in bl5.grid("quick"):
         cell = bl5.cell_of({"config": c.to_dict()})
-        out.append(_rec(c, change.get((cell["task"], cell["b"]), good(cell["task"], cell["b"]))))
+        out.append(fake_record(c, change.get((cell["task"], cell["b"]), good(cell["task"], cell["b"]))))
     return out
 
 

@@ -4,6 +4,7 @@ import dataclasses
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl6
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -18,18 +19,11 @@ GOOD = {("diagonal", "parity", "pure"): 1.0, ("diagonal", "parity", "affine"): 0
         ("diagonal", "Z5", "pure"): 0.0, ("diagonal", "Z5", "affine"): 0.0}
 
 
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
-
-
 def _records(scores):
     out = []
     for c in bl6.grid("quick"):
         cell = bl6.cell_of({"config": c.to_dict()})
-        out.append(_rec(c, scores[(cell["variant"], cell["task"], cell["form"])]))
+        out.append(fake_record(c, scores[(cell["variant"], cell["task"], cell["form"])]))
     return out
 
 

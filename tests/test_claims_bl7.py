@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl7
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
-
-
-def _rec(cfg, value):
-    """A record with a chosen test score, to exercise the rules (not a result); None = diverged."""
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 GOOD = {("Z5", "rotation"): 1.0, ("Z5", "full"): 1.0, ("S3", "rotation"): 0.0, ("S3", "rotation_wide"): 0.0,
@@ -28,7 +21,7 @@ def _records(preset="quick", **scores):
     out = []
     for c in bl7.grid(preset):
         cell = bl7.cell_of({"config": c.to_dict()})
-        out.append(_rec(c, values[(cell["task"], cell["model"])]))
+        out.append(fake_record(c, values[(cell["task"], cell["model"])]))
     return out
 
 

@@ -4,17 +4,10 @@ import dataclasses
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import bl8
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
-
-
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 PASSING = [Check("frozen", 1.0, "= 1", True)]
@@ -38,7 +31,7 @@ def test_grid_is_the_trained_contrast():
     pytest.param([1.0, 1.0, 1.0], PASSING + [Check("H=8", 0.9, ">= 0.99", False)], False, id="exact-check-fails"),
 ])
 def test_rule(scores, checks, ok):
-    v = bl8.verdict([_rec(c, s) for c, s in zip(bl8.grid("quick"), scores)], "quick", checks=checks)
+    v = bl8.verdict([fake_record(c, s) for c, s in zip(bl8.grid("quick"), scores)], "quick", checks=checks)
     assert v.reproduced is ok
 
 

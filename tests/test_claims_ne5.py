@@ -2,6 +2,7 @@
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import ne3, ne5
 from statetrack.config import ConfigError
 from statetrack.results import run_key
@@ -9,13 +10,7 @@ from statetrack.results import run_key
 
 def _rec(cfg, seq: float | None, at: dict[int, float] | None = None) -> dict:
     """A record whose sequence accuracy is ``seq`` at every evaluated length (``at`` overrides some lengths)."""
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if seq is not None else "diverged"}
-    if seq is not None:
-        lengths = list(range(1, cfg.eval.max_len + 1))
-        values = [(at or {}).get(n, seq) for n in lengths]
-        rec["summary"] = {"ood_normalized": seq, "chance": 1 / 120}
-        rec["by_length"] = {"length": lengths, "acc": values, "seq_acc": values}
-    return rec
+    return fake_record(cfg, seq, summary={"chance": 1 / 120}, by_length=True, at=at)
 
 
 def _pick(cfgs, **cell):

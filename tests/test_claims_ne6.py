@@ -2,22 +2,15 @@
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import ne6
 from statetrack.config import ConfigError
-from statetrack.results import run_key
-
-
-def _rec(cfg, seq: float | None) -> dict:
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if seq is not None else "diverged"}
-    if seq is not None:
-        lengths = list(range(1, cfg.eval.max_len + 1))
-        rec["summary"] = {"ood_normalized": seq, "chance": 1 / 60}
-        rec["by_length"] = {"length": lengths, "acc": [seq] * len(lengths), "seq_acc": [seq] * len(lengths)}
-    return rec
 
 
 def _records(preset, value_of):
-    return [_rec(c, value_of(ne6.cell_of({"config": c.to_dict()}))) for c in ne6.grid(preset)]
+    """A record of every run of ``preset``'s grid, its sequence accuracy ``value_of(cell)`` at every length."""
+    return [fake_record(c, value_of(ne6.cell_of({"config": c.to_dict()})), summary={"chance": 1 / 60}, by_length=True)
+            for c in ne6.grid(preset)]
 
 
 def test_grid_sizes_and_lengths():

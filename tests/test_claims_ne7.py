@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 
+from helpers import fake_record
 from statetrack.claims import ne7
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import make_model, model_config
@@ -179,10 +180,7 @@ def _records(preset="quick", value=None, history=None, status=None):
         base.update((value or (lambda *_: {}))(cell, c.seed))
         losses = (history or (lambda *_: [5.0 - 0.01 * i for i in range(40)]))(cell, c.seed)
         st = (status or (lambda *_: "ok"))(cell, c.seed)
-        rec = {"config": c.to_dict(), "key": run_key(c), "status": st, "history": {"loss": losses}}
-        if st == "ok":
-            rec["summary"] = base
-        out.append(rec)
+        out.append(fake_record(c, base.pop("ood_normalized"), st, summary=base, history={"loss": losses}))
     return out
 
 

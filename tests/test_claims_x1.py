@@ -4,14 +4,14 @@ import math
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import x1
 from statetrack.config import ConfigError
 from statetrack.results import run_key
 
 
 def _record(cfg, score, status="ok"):
-    return {"key": run_key(cfg), "claim": "x1", "config": cfg.to_dict(), "status": status, "stale": False,
-            "summary": {"ood_normalized": score} if status == "ok" else None, "provenance": {}}
+    return fake_record(cfg, score, status, summary={}, claim="x1", stale=False, provenance={})
 
 
 @pytest.fixture(scope="module")
