@@ -138,7 +138,7 @@ class ComplexDiagonalMixer(nn.Module):
 
 @dataclass(frozen=True)
 class ComplexDiagonalConfig(StackConfig):
-    """Complex diagonal selective SSM with data-dependent rotations (Mamba-3). Paper symbols: D, N, E, H.
+    """A(x_t) = e^{Δ_t A} diag(e^{iθ_t}): the complex diagonal (Mamba-3) config. Paper symbols: D, N, E, H.
 
     Fields: ``d_state`` N, complex state entries per head (Mamba-3's real state size is 2N);
     ``expand`` E (inner width E·D); ``num_heads`` H (must divide E·D; head width P = E·D/H; one decay

@@ -1,4 +1,4 @@
-"""Gated DeltaNet as a registered model, ``gated_deltanet``: S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ.
+"""S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ: Gated DeltaNet as a registered model, ``gated_deltanet``.
 
 Yang, Kautz and Hatamizadeh (2025), "Gated Delta Networks": DeltaNet's generalized Householder
 transition (``lrnn.deltanet``) times a data-dependent scalar gate α_t ∈ (0, 1] per head, Mamba-2's
@@ -36,7 +36,7 @@ Backend = Literal["fast", "reference"]
 
 
 class GatedDeltaNetMixer(_HouseholderMixer):
-    """Gated delta rule layer: S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = RMSNorm(S_tᵀ q_t).
+    """S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = RMSNorm(S_tᵀ q_t): the gated delta rule layer.
 
     Per head h of width d = D/H::
 
@@ -95,7 +95,7 @@ class GatedDeltaNetMixer(_HouseholderMixer):
 
 @dataclass(frozen=True)
 class GatedDeltaNetConfig(StackConfig):
-    """Gated DeltaNet (gated generalized Householder transitions). Paper symbols: D = d_model, H = num_heads.
+    """A(x_t) = α_t (I − β_t k_t k_tᵀ): Gated DeltaNet's config. Paper symbols: D = d_model, H = num_heads.
 
     Fields: ``eig_range`` "[0,1]" (β = sigmoid, eigenvalues α(1 − β) ∈ [0, 1]) or "[-1,1]" (β = 2·sigmoid,
     NE Eq. 2); ``num_heads`` H (must divide D; head width d = D/H; one gate α per head); ``d_conv``

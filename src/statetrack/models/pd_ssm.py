@@ -120,7 +120,7 @@ class PDMixer(nn.Module):
 
 @dataclass(frozen=True)
 class PDSSMConfig(StackConfig):
-    """PD-SSM (column-one-hot × complex diagonal transitions). Paper symbols: D = d_model, N = d_state, K = dict_size.
+    """A(u_t) = P(u_t) D(u_t): PD-SSM's config. Paper symbols: D = d_model, N = d_state, K = dict_size.
 
     Fields: ``d_state`` N, the complex state size (PD-SSM Prop 2: N ≥ the automaton's states);
     ``dict_size`` K, the number of dictionary matrices M_k whose softmax mixture is hardmaxed into P

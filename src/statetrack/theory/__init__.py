@@ -20,4 +20,9 @@ BL (bilinear state transitions):
 - ``additive_terms``: pure against affine updates of the frozen random diagonal network. bl6.
 - ``commuting``: BL Prop 2 (a shared eigenbasis forces commutativity). bl7.
 - ``frozen_diagonal``: BL Prop 3 (a frozen random diagonal network learns parity from two examples). bl8.
+
+Both papers and their follow-ups:
+
+- ``predictions``: the class × task table of what one layer (and more) can track, each cell citing its theorem;
+  the zoo's models mapped to their transition classes.
 """

@@ -1,4 +1,4 @@
-"""The complex diagonal rule S_t = diag(r_t e^{iθ_t}) S_{t−1} + k_t v_tᵀ, o_t = Re(q_tᵀ S_t) (Mamba-3's rotations).
+"""S_t = diag(r_t e^{iθ_t}) S_{t−1} + k_t v_tᵀ, o_t = Re(q_tᵀ S_t): the complex diagonal rule (Mamba-3's rotations).
 
 Lahoti et al. (2026), "Mamba-3", §3.1: a complex SSM whose exp-Euler discretization (their Prop 2)
 is h_t = e^{Δ_t A} R_t h_{t−1} + Δ_t B_t x_t with R_t a block of 2×2 rotations by data-dependent

@@ -1,4 +1,4 @@
-"""The gated delta rule S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = S_tᵀ q_t (Gated DeltaNet).
+"""S_t = α_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ, o_t = S_tᵀ q_t: the gated delta rule (Gated DeltaNet).
 
 Yang, Kautz and Hatamizadeh (2025), "Gated Delta Networks": DeltaNet's generalized Householder
 transition times a data-dependent scalar gate α_t ∈ (0, 1] per head. The gate enters as its log,

@@ -1,4 +1,4 @@
-"""The PD rule h_t = P_t D_t h_{t−1} + b_t: a column-one-hot P_t times a complex diagonal D_t (PD-SSM).
+"""h_t = P_t D_t h_{t−1} + b_t: the PD rule, a column-one-hot P_t times a complex diagonal D_t (PD-SSM).
 
 Terzić et al. (2025), "PD-SSM", §3: the transition is A(u_t) = P(u_t) D(u_t) with P ∈ {0, 1}^{N×N}
 column one-hot (each column has exactly one 1; rows may have several or none, so P can merge states)
@@ -126,7 +126,7 @@ def _states(pi: Tensor, d: Tensor, b: Tensor, h0: Tensor | None) -> Tensor:
 def pd_scan(
     P: Tensor, r: Tensor, theta: Tensor, b: Tensor, h0: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:
-    """h_t = P(u_t) D(u_t) h_{t−1} + b_t by a log-depth scan of (π, d, b) triples (PD-SSM §3.2's parallel scan).
+    """h_t = P(u_t) D(u_t) h_{t−1} + b_t by a log-depth scan of (π, d, b) triples (PD-SSM's parallel scan).
 
     Same contract as ``pd_sequential`` for a column-one-hot P (its support is read by ``column_support``
     and its nonzero entries are taken as 1). ⌈log₂ T⌉ levels, each a gather, a multiply and a
