@@ -86,9 +86,12 @@ def test_more_layers_never_take_an_ability_away(cls):
             assert not (more == "cannot" and one != "cannot"), (cls, param, task)
 
 
-def test_every_registered_model_has_a_class():
-    assert set(P.ZOO) == set(MODELS)
-    for name in MODELS:
+def test_every_built_in_model_has_a_class():
+    import statetrack.models as models
+
+    built_in = {n for n in MODELS if getattr(models, "is_builtin", lambda _: True)(n)}
+    assert set(P.ZOO) == built_in
+    for name in built_in:
         z = P.transition_class_of(model_config(name))
         assert z.transition_class in P.CLASSES
 
@@ -144,6 +147,16 @@ def test_exact_contractivity_of_the_new_families():
     for name in ("gated_deltanet", "pd_ssm", "complex_diagonal"):
         assert P.transition_class_of(model_config(name)).contractive_exact
     assert not P.transition_class_of(model_config("deltanet")).contractive_exact
+
+
+def test_a_config_that_declares_its_class_is_taken_at_its_word():
+    class Declared:
+        transition, transition_param = "reflections_n", 3
+
+    assert P.transition_class_of(Declared()) == P.ZooClass("reflections_n", 3, note="declared by the model's config")
+    Declared.transition = "orthogonal"
+    with pytest.raises(ValueError, match="unknown transition class"):
+        P.transition_class_of(Declared())
 
 
 def test_bad_arguments():

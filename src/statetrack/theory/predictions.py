@@ -369,7 +369,16 @@ _SATURATES = "in fp32 the gate rounds to exactly 1, so it is not contractive in 
 
 
 def transition_class_of(model: Any) -> ZooClass:
-    """A model config (a ``ModelConfig`` or its ``to_dict()``) → its ``ZooClass``; every registered model has one."""
+    """A model config (a ``ModelConfig`` or its ``to_dict()``) → its ``ZooClass``; every built-in model has one.
+
+    A config object that declares its own class (a plug-in's ``transition`` and ``transition_param``, one of
+    ``CLASSES``) is taken at its word.
+    """
+    declared = None if isinstance(model, dict) else getattr(model, "transition", None)
+    if declared is not None:
+        if declared not in CLASSES:
+            raise ValueError(f"unknown transition class {declared!r}; allowed: {', '.join(CLASSES)}")
+        return ZooClass(declared, getattr(model, "transition_param", None), note="declared by the model's config")
     m = model if isinstance(model, dict) else model.to_dict()
     name, neg = m["name"], m.get("eig_range") == "[-1,1]"
     if name == "mamba":
