@@ -1,6 +1,7 @@
 """Shared fixtures. Every test writes run records into a temporary folder, never into data/results."""
 
 import os
+from pathlib import Path
 
 import pytest
 import torch
@@ -66,6 +67,58 @@ class SmokeRuns:
         return self.folder, self.results
 
 
+class SmokeTrained:
+    """Each claim's smoke grid trained once per test session, in the folder the smoke notebooks use.
+
+    ``smoke_trained(claim)`` trains the claim's grid at the smoke preset (``claims.run_claim`` on the CPU, with the
+    claim's default parameters) the first time this session asks, and returns its records in grid order: fresh
+    copies each call, so a test may change them. The records live in ``smoke_trained.results`` (the folder of
+    ``smoke_runs``), so a smoke notebook executed by ``smoke_runs`` loads them instead of training, and the other
+    way round; a run two claims share (ne1's in ne4, bl1's in bl3) is trained once. ``smoke_trained.all()`` does
+    every implemented claim and returns ``{claim: records}``.
+
+    That folder belongs to the whole session: a test never writes into it or deletes from it. A test that needs
+    the records as files (a sweep rerun that must train nothing, a kill test, an edited record) calls
+    ``smoke_trained.copy_to(claims)``: every file of those claims' runs (records, and the weights x2 keeps) is
+    copied, at the same relative path, into ``results_dir()`` (the test's own temporary folder, set by
+    ``_isolated_results``) or ``dest``; it returns that folder.
+    """
+
+    def __init__(self, results):
+        self.results = results
+        self._records: dict[str, list[dict]] = {}
+
+    def __call__(self, claim: str) -> list[dict]:
+        import copy
+
+        from statetrack.claims import run_claim
+
+        if claim not in self._records:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setenv("STATETRACK_RESULTS_DIR", str(self.results))
+                self._records[claim] = run_claim(claim, "smoke", device="cpu")
+        return copy.deepcopy(self._records[claim])
+
+    def all(self) -> dict[str, list[dict]]:
+        from statetrack.claims import implemented
+
+        return {claim: self(claim) for claim in implemented()}
+
+    def copy_to(self, claims, dest=None):
+        import shutil
+
+        from statetrack.results import results_dir
+
+        dest = Path(dest or results_dir())
+        keys = {r["key"] for claim in ([claims] if isinstance(claims, str) else claims) for r in self(claim)}
+        for path in self.results.rglob("*"):
+            parts = path.relative_to(self.results).parts
+            if path.is_file() and not any(x.startswith(".") for x in parts) and path.stem.rsplit("-", 1)[-1] in keys:
+                (dest / path.relative_to(self.results)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, dest / path.relative_to(self.results))
+        return dest
+
+
 @pytest.fixture
 def planned_claim(monkeypatch):
     """A registered claim without a notebook ("zz1"), as every claim was before it was built."""
@@ -78,6 +131,12 @@ def planned_claim(monkeypatch):
 @pytest.fixture(scope="session")
 def smoke_runs(tmp_path_factory):
     return SmokeRuns(tmp_path_factory.mktemp("smoke"))
+
+
+@pytest.fixture(scope="session")
+def smoke_trained(smoke_runs):
+    """``SmokeTrained``: a claim's smoke records, trained once per session (shared with the smoke notebooks)."""
+    return SmokeTrained(smoke_runs.results)
 
 
 @pytest.fixture(scope="session")
