@@ -8,6 +8,8 @@
     statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
               [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--force] [--partition ... --time ...]
     statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
+    statetrack leaderboard --model M --preset P            one model (a plug-in too) on x1's board, judged by theory
+              [--set model.k=v ...] [--device D] [--json] [--out FILE] [--force]
     statetrack book                                        build the HTML book from executed notebooks
     statetrack bench [--device D] [--scale S] [--json]     fast path vs reference: speed and precision
               [--out FILE] [--pairs ...] [--models ...]
@@ -103,12 +105,16 @@ def _check_out(out: str | None) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from statetrack.claims import CLAIMS
-    from statetrack.models import MODELS
+    from statetrack.models import MODELS, PLUGIN_ERRORS, PLUGINS
     from statetrack.tasks import TASKS
 
     data = {
         "tasks": [{"name": n, "description": _first_line(c.Config), "fields": _fields(c.Config)} for n, c in TASKS.items()],
-        "models": [{"name": n, "description": _first_line(c.Config), "fields": _fields(c.Config)} for n, c in MODELS.items()],
+        "models": [{"name": n, "description": _first_line(c.Config), "fields": _fields(c.Config),
+                    **({"plugin": PLUGINS[n].provenance(), "transition": PLUGINS[n].transition,
+                        "lrs": list(PLUGINS[n].lrs) if PLUGINS[n].lrs else None} if n in PLUGINS else {})}
+                   for n, c in MODELS.items()],
+        **({"plugin_errors": dict(PLUGIN_ERRORS)} if PLUGIN_ERRORS else {}),
         "claims": [{"id": c.id, "paper": c.paper, "source": c.source, "title": c.title,
                     "notebook": c.notebook, "implemented": bool(c.notebook)} for c in CLAIMS.values()],
     }
@@ -120,7 +126,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  {t['name']:<20} {t['description']}")
     print("models:")
     for m in data["models"]:
-        print(f"  {m['name']:<20} {m['description']}")
+        plugin = m.get("plugin")
+        origin = "" if plugin is None else (f"  [plug-in {plugin['distribution']} {plugin['version']}, "
+                                            if plugin["distribution"] else "  [plug-in, ") + f"{m['transition']}]"
+        print(f"  {m['name']:<20} {m['description']}{origin}")
+    for name, why in data.get("plugin_errors", {}).items():
+        print(f"  {name:<20} (plug-in not loaded: {why})")
     print("claims:")
     for c in data["claims"]:
         mark = "" if c["implemented"] else "  (planned)"
@@ -324,6 +335,35 @@ def row_line(r: dict[str, Any]) -> str:
             f"(n={r['seeds']})  rule {r['rule']}: {mark}")
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """One model on x1's board (``statetrack.leaderboard``): input checked, cost printed, runs trained or loaded."""
+    from pathlib import Path
+
+    from statetrack import leaderboard as lb
+    from statetrack.results import write_record
+    from statetrack.training import resolve_device
+
+    cfg = lb.model_of(args.model, args.set)
+    resolve_device(args.device)
+    _check_out(args.out)
+    try:
+        from statetrack.results import scratch_for_smoke
+    except ImportError:  # a store without a scratch folder of its own: the same default, set here
+        def scratch_for_smoke(preset: str) -> None:
+            if preset == "smoke" and not os.environ.get("STATETRACK_RESULTS_DIR"):
+                from statetrack.provenance import repo_root
+
+                os.environ["STATETRACK_RESULTS_DIR"] = str(repo_root() / "_build" / "smoke-results")
+    scratch_for_smoke(args.preset)  # smoke never writes into data/results
+    planned = lb.plan(cfg, args.preset, args.device, confirm_long=args.confirm_long, ignore_memory=args.ignore_memory)
+    print(lb.cost_line(cfg, planned), file=sys.stderr if args.json else sys.stdout, flush=True)
+    entry = lb.run(cfg, args.preset, args.device, force=args.force, progress=not args.json, planned=planned)
+    if args.out:
+        write_record(Path(args.out), entry)
+    print(json.dumps(entry, indent=1) if args.json else lb.format_entry(entry))
+    return 0
+
+
 def cmd_book(args: argparse.Namespace) -> int:
     from statetrack.book import build_book
 
@@ -449,6 +489,19 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--out", help="also write the results as JSON to this file")
     s.set_defaults(fn=cmd_bench)
+
+    s = sub.add_parser("leaderboard", help="one model (built-in or plug-in) on x1's board, judged by theory")
+    s.add_argument("--model", required=True, help="a model name (statetrack list), e.g. a plug-in's")
+    s.add_argument("--set", action="append", metavar="model.KEY=VALUE",
+                   help="override a field of the model's config, e.g. model.d_model=32 (repeatable)")
+    s.add_argument("--preset", required=True, choices=PRESETS)
+    s.add_argument("--device", default="auto")
+    s.add_argument("--force", action="store_true", help="retrain the model's runs even when recorded")
+    s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
+    s.add_argument("--ignore-memory", action="store_true", help="run even if a run's estimated peak memory exceeds the device's free memory")
+    s.add_argument("--json", action="store_true", help="print the entry as JSON (the cost line goes to stderr)")
+    s.add_argument("--out", help="also write the entry as JSON to this file (atomically)")
+    s.set_defaults(fn=cmd_leaderboard)
 
     s = sub.add_parser("book", help="build _build/html from the notebooks executed by reproduce")
     s.set_defaults(fn=cmd_book)

@@ -12,6 +12,9 @@ tokens only matter through a short convolution), as independent square blocks:
 | ``deltaproduct`` | H heads d×d: the product of n_h such factors          | ``DeltaProductMixer.transition_matrices``   |
 | ``bilinear``     | "full"/"cp": 1 block H×H; "block": H/b blocks b×b; "rotation": H/2 blocks 2×2; "diagonal": H blocks 1×1 | ``BilinearRNN.tables`` |
 
+Any other model (a plug-in, ``statetrack.models.register_model``) is read the same way when it exposes
+``transition_matrices`` as DeltaProduct's mixer or the bilinear model does (``_plugin_transitions``).
+
 A layer above the first sees a context-dependent input, so only layer 1 has a per-token transition.
 For a residual-stack model the window must cover the short convolution (``context(model)`` tokens);
 a bilinear model reads one token.
@@ -42,7 +45,8 @@ class Transitions:
     Attributes:
         matrices: (W, G, n, n) real; block g of the transition applied at the last token of window w.
         windows: (W, L) token ids; row w is the context whose last token the transition reads.
-        kind: "diagonal" (Mamba), "householder" (DeltaNet, DeltaProduct) or "bilinear".
+        kind: "diagonal" (Mamba), "householder" (DeltaNet, DeltaProduct), "bilinear", or for any other model
+            its declared transition class (``_plugin_transitions``).
     """
 
     matrices: Tensor
@@ -84,8 +88,12 @@ def transitions(model: nn.Module, windows: Tensor) -> Transitions:
     if name == "bilinear":
         return Transitions(_bilinear_blocks(model)[windows[:, -1]], windows, "bilinear")
     if name not in ("mamba", "deltanet", "deltaproduct"):
+        plugin = _plugin_transitions(model, windows)
+        if plugin is not None:
+            return plugin
         raise ValueError(f"model {name!r} has no linear transition to read; allowed: mamba, deltanet, "
-                         "deltaproduct, bilinear")
+                         "deltaproduct, bilinear, or a model that exposes transition_matrices as they do "
+                         "(see _plugin_transitions)")
     if windows.shape[1] < context(model):
         raise ValueError(f"windows of length {windows.shape[1]} are shorter than the short convolution "
                          f"({context(model)} tokens): A(x_t) would depend on tokens outside the window")
@@ -102,6 +110,42 @@ def transitions(model: nn.Module, windows: Tensor) -> Transitions:
     eye = torch.eye(k.shape[-1], dtype=k.dtype)  # (d, d)
     A = eye - beta[..., None, None] * k.unsqueeze(-1) * k.unsqueeze(-2)  # (W, H, d, d)
     return Transitions(A, windows, "householder")
+
+
+def _plugin_transitions(model: nn.Module, windows: Tensor) -> Transitions | None:
+    """A(x) of any other model that exposes its transition the way a built-in model does, else None:
+
+    - a residual stack (``model.blocks[0].mixer``, ``model.embed``, ``block.norm1``) whose first mixer has
+      ``transition_matrices(x)`` → (B, T, G, n, n), as DeltaProduct's does: blocks at the window's last token;
+    - a model with ``transition_matrices()`` → (V, H, H), one dense matrix per token, as the bilinear model
+      has: the last token's matrix, one block.
+
+    ``kind`` is the model's declared transition class (``statetrack.models.TRANSITIONS``) where it has one.
+    """
+    kind = getattr(model.cfg, "transition", None) or "plugin"
+    blocks = getattr(model, "blocks", None)
+    mixer = getattr(blocks[0], "mixer", None) if blocks is not None and len(blocks) else None
+    if mixer is not None and callable(getattr(mixer, "transition_matrices", None)) and hasattr(model, "embed"):
+        if windows.shape[1] < context(model):
+            raise ValueError(f"windows of length {windows.shape[1]} are shorter than the short convolution "
+                             f"({context(model)} tokens): A(x_t) would depend on tokens outside the window")
+        x = blocks[0].norm1(model.embed(windows))  # (W, L, D) the first mixer's input
+        A = mixer.transition_matrices(x)  # (W, L, G, n, n)
+        if A.dim() != 5 or A.shape[-1] != A.shape[-2]:
+            raise ValueError(f"model {model.cfg.name!r}: mixer.transition_matrices gave shape {tuple(A.shape)}; "
+                             "allowed: (B, T, G, n, n)")
+        return Transitions(A[:, -1], windows, kind)  # (W, G, n, n)
+    fn = getattr(model, "transition_matrices", None)
+    if callable(fn) and not hasattr(model, "blocks"):
+        try:
+            A = fn()  # (V, H, H)
+        except TypeError:
+            return None
+        if A.dim() != 3 or A.shape[-1] != A.shape[-2]:
+            raise ValueError(f"model {model.cfg.name!r}: transition_matrices() gave shape {tuple(A.shape)}; "
+                             "allowed: (V, H, H)")
+        return Transitions(A[windows[:, -1]].unsqueeze(1), windows, kind)  # (W, 1, H, H)
+    return None
 
 
 def _bilinear_blocks(model: nn.Module) -> Tensor:

@@ -71,6 +71,7 @@ __all__ = ["MODELS", "make_model", "model_config", "register"]
 # (B, T, K)) and its ``Config`` declares two class constants:
 #
 #     transition: ClassVar[str] = "complex_diagonal"   # one of TRANSITIONS (or a property of the config)
+#     transition_param: ClassVar[int] = 2              # only for PARAMETRIZED classes (n factors, block size b)
 #     lrs: ClassVar[tuple[float, ...]] = (1e-2, 3e-3)  # optional: its learning-rate grid
 #
 # See "Bring your own model" in README.md and examples/custom_model/.
@@ -87,19 +88,24 @@ from statetrack import config as _config  # noqa: E402
 ENTRY_POINT_GROUP = "statetrack.models"
 
 #: The transition classes a model declares (``Config.transition``): the shape of A(x_t) in
-#: h_t = A(x_t) h_{t-1} + b(x_t), which decides what the theories of NE and BL predict for it.
+#: h_t = A(x_t) h_{t-1} + b(x_t), which decides what the theories of NE and BL predict for it. The names are
+#: those of ``statetrack.theory.predictions.CLASSES`` (tests/test_plugins.py keeps the two equal); a class with
+#: a parameter (``PARAMETRIZED``) reads it from ``Config.transition_param`` (n factors per token, block size b).
 TRANSITIONS: dict[str, str] = {
-    "positive_diagonal": "diagonal A(x) with every eigenvalue in [0, 1] (Mamba [0,1], mLSTM's decay)",
-    "real_diagonal": "diagonal A(x) with real eigenvalues in [-1, 1] (Mamba [-1,1], the bilinear real diagonal)",
-    "complex_diagonal": "diagonal over C, or 2x2 rotation blocks: commuting, complex eigenvalues (bilinear rotation)",
-    "positive_reflection": "one generalized Householder matrix I - b k k^T per token, b in [0, 1] (DeltaNet [0,1])",
-    "reflection": "one generalized Householder matrix per token, b in [0, 2] (DeltaNet [-1,1])",
-    "reflections": "a product of several generalized Householder matrices per token (DeltaProduct)",
-    "permutation_diagonal": "a permutation times a diagonal per token (PD-SSM)",
-    "dense": "a full input-dependent matrix (the bilinear full and CP models)",
-    "nonlinear": "a non-linear recurrence (Elman, LSTM, sLSTM)",
-    "attention": "no recurrent state: attention (the Transformer)",
+    "positive_diagonal": "real diagonal A(x), entries >= 0 (Mamba [0,1], mLSTM)",
+    "signed_diagonal": "real diagonal A(x), negative entries allowed (Mamba [-1,1], the bilinear real diagonal)",
+    "complex_diagonal": "complex diagonal A(x) or 2x2 rotation blocks: commuting, any phases (bilinear rotation)",
+    "householder_nonneg": "a product of n generalized Householder factors with eigenvalues in [0, 1] (DeltaNet [0,1])",
+    "reflection": "one generalized Householder factor per token, eigenvalue 1 - b in [-1, 1] (DeltaNet [-1,1])",
+    "reflections_n": "a product of n >= 2 generalized Householder factors in [-1, 1] (DeltaProduct)",
+    "permutation_diagonal": "a column-one-hot P(x) times a complex diagonal D(x) (PD-SSM)",
+    "block_diagonal": "independent dense b x b blocks (the bilinear block model)",
+    "dense": "a full matrix (the bilinear full model)",
+    "low_rank_cp": "U diag(W^T x) V^T of rank R (the bilinear CP model)",
+    "nonlinear": "not a linear recurrence (Elman, LSTM, sLSTM)",
+    "attention": "no recurrence (the Transformer)",
 }
+PARAMETRIZED = {"householder_nonneg": "n", "reflections_n": "n", "block_diagonal": "b"}
 
 
 @_dataclasses.dataclass(frozen=True)
@@ -238,6 +244,18 @@ def transition_of(cfg: ModelConfig) -> str:
     return check_transition(value, f"model {cfg.name!r}")
 
 
+def transition_param_of(cfg: ModelConfig) -> int | None:
+    """The parameter of a plug-in config's class (``PARAMETRIZED``: n factors per token, block size b), or None;
+    a parametrized class without one, or a parameter that is not an integer >= 1, is a ``ConfigError``."""
+    cls, value = transition_of(cfg), getattr(cfg, "transition_param", None)
+    if cls in PARAMETRIZED and value is None:
+        raise ConfigError(f"model {cfg.name!r} has transition class {cls!r}, which needs transition_param "
+                          f"({PARAMETRIZED[cls]}); allowed: an integer >= 1")
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ConfigError(f"bad transition_param {value!r} of model {cfg.name!r}; allowed: an integer >= 1")
+    return value
+
+
 def load_plugins(reload: bool = False) -> dict[str, Plugin]:
     """Load every entry point of group ``statetrack.models`` (once; ``reload`` scans sys.path again).
 
@@ -336,5 +354,6 @@ class _Registry(dict):
 MODELS = _Registry(MODELS)
 _config.SECTION_CLASSES["model"] = _Registry(_config.SECTION_CLASSES["model"])
 
-__all__ += ["ENTRY_POINT_GROUP", "PLUGINS", "PLUGIN_ERRORS", "TRANSITIONS", "Plugin", "check_transition",  # noqa: E402
-            "is_builtin", "known_model", "load_plugins", "register_model", "transition_of", "unregister_model"]
+__all__ += ["ENTRY_POINT_GROUP", "PARAMETRIZED", "PLUGINS", "PLUGIN_ERRORS", "TRANSITIONS", "Plugin", "check_transition",  # noqa: E402
+            "is_builtin", "known_model", "load_plugins", "register_model", "transition_of",
+            "transition_param_of", "unregister_model"]

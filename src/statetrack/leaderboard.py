@@ -1,0 +1,304 @@
+"""``statetrack leaderboard --model NAME``: one model (built-in or plug-in) on claim x1's board, judged by theory.
+
+    statetrack leaderboard --model gated_rotation --preset smoke [--set model.d_state=16 ...] [--out FILE]
+
+The model's row is built the way x1 builds its fills: for each of x1's five columns, the protocol of the
+column owner's recurrent reference cell (``x1._reference``: task, training and test settings, seeds and
+learning rates) with this model's config put in (``cells``). A model that declares a learning-rate grid
+(``Config.lrs``) is swept over it instead of the reference cell's rates; the rate with the best median
+is judged (``claims.common.judge``, as every claim does). The bilinear model takes the bilinear reference
+cell, as x1's bilinear fills do.
+
+Each cell carries x1's prediction for the model's transition class (``prediction``): the class maps to the
+x1 row whose prediction it shares (``X1_ROW``: "signed_diagonal" is the bilinear real diagonal's row, a
+one-layer "reflection" is DeltaNet [-1,1]'s, ...), and that row's rule judges the runs; a class x1 has no
+row for (several reflections per token, a permutation times a diagonal, a CP factorization, a reflection
+in more than one layer) is shown beside ``theory.predictions.predict``'s answer, not judged.
+
+Before anything trains the command checks its input (an unknown model, a bad ``--set``, an unknown
+transition class: one line naming the value and what is allowed, exit 2, nothing written) and prints the
+estimated cost of the missing runs (``cost.run_seconds``, as ``claims.preflight`` estimates: benchmarked
+throughput, else a few timed steps). Runs go through ``runs.load_or_run`` into the results store (at
+``smoke`` into the scratch store, ``results.scratch_for_smoke``), so a second call loads them. The output
+puts the row beside the built-in families' rows that x1 has recorded at the same preset
+(``claims.verify_claim``) and, with ``--out``, writes it all as JSON atomically.
+
+Used in: ``statetrack leaderboard`` (``cli``); tests/test_plugins.py.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from statetrack.config import ConfigError, ModelConfig, RunConfig, overrides_from_strings
+
+CLAIM = "leaderboard"  # the claim the runs are made for (the record's ``claim``)
+
+#: transition class → the x1 row whose prediction (and rule) it shares; absent: x1 has no row for it.
+X1_ROW = {"positive_diagonal": "mamba_pos", "signed_diagonal": "diagonal", "complex_diagonal": "rotation",
+          "householder_nonneg": "deltanet_pos", "reflection": "deltanet_neg", "dense": "full",
+          "block_diagonal": "block2", "nonlinear": "lstm", "attention": "transformer"}
+#: x1's columns as ``theory.predictions`` names the tasks.
+PREDICTION_TASK = {"parity": "parity", "Z3": "Zm", "S3": "S3", "S5_swaps": "S5_swaps", "fsm_perm": "fsm_perm"}
+
+
+# ----------------------------------------------------------------------------- the model and its class
+
+
+def model_of(name: str, sets: list[str] | None = None) -> ModelConfig:
+    """The config of model ``name`` with ``--set model.<field>=<value>`` items applied; ``ConfigError`` on bad input."""
+    from statetrack.models import MODELS, PLUGIN_ERRORS, known_model, model_config
+    from statetrack.tasks import task_config
+
+    if not known_model(name):
+        broken = f" (plug-in entry point {name!r} did not load: {PLUGIN_ERRORS[name]})" if name in PLUGIN_ERRORS else ""
+        raise ConfigError(f"unknown model {name!r}{broken}; allowed: {', '.join(sorted(MODELS))}")
+    cfg = model_config(name)
+    overrides = overrides_from_strings(sets or [])
+    for key in overrides:
+        if not key.startswith("model."):
+            raise ConfigError(f"--set {key!r} is not allowed here: the leaderboard takes x1's tasks and training; "
+                              f"allowed: model.<field>, one of {', '.join(_fields(cfg))}")
+    probe = RunConfig(task=task_config("parity"), model=cfg)
+    return probe.override(overrides).model if overrides else cfg
+
+
+def _fields(cfg: ModelConfig) -> list[str]:
+    from dataclasses import fields
+
+    return [f.name for f in fields(cfg)]
+
+
+def transition(cfg: ModelConfig) -> tuple[str, int | None]:
+    """(transition class, its parameter) of a model config: declared by a plug-in, else ``theory.predictions``."""
+    from statetrack.models import PLUGINS, transition_of, transition_param_of
+
+    if cfg.name in PLUGINS or getattr(cfg, "transition", None) is not None:
+        return transition_of(cfg), transition_param_of(cfg)
+    from statetrack.theory.predictions import transition_class_of
+
+    z = transition_class_of(cfg)
+    return z.transition_class, z.param
+
+
+def x1_row(cls: str, param: int | None, layers: int) -> str | None:
+    """The x1 row whose prediction a model of class ``cls`` shares, or None (see ``X1_ROW``)."""
+    if cls == "reflection" and layers != 1:
+        return None  # NE Thm 6: two layers of reflections add mod m; x1's DeltaNet row is one layer
+    if cls == "block_diagonal" and param != 2:
+        return None
+    if cls == "householder_nonneg" and (param or 1) > 2:
+        return None  # NE Prop 1.3: the eigenvalues stay real in [0,1] only for <= 2 factors
+    return X1_ROW.get(cls)
+
+
+def prediction(cfg: ModelConfig, column: str, preset: str) -> Any:
+    """x1's prediction (``x1.Prediction``: says, why, rule) for ``cfg``'s transition class on ``column``."""
+    from statetrack.claims import x1
+
+    cls, param = transition(cfg)
+    row = x1_row(cls, param, cfg.num_layers)
+    if row is not None:
+        p = x1.prediction(row, column, preset)
+        return x1.Prediction(p.says, f"as x1's row {x1.NAMES[row]!r}: {p.why}", p.rule)
+    from statetrack.theory.predictions import predict
+
+    p = predict(cls, PREDICTION_TASK[column], cfg.num_layers, param)
+    return x1.Prediction(p.says, f"x1 has no row for class {cls!r}; theory.predictions: {p.why} ({p.cite})", None)
+
+
+# ----------------------------------------------------------------------------- the runs
+
+
+def cells(cfg: ModelConfig, preset: str, seeds: list[int] | None = None) -> dict[str, list[RunConfig]]:
+    """x1's columns → the runs of ``cfg`` there: each column's reference protocol with this model put in."""
+    from statetrack.claims import check_preset, x1
+    from statetrack.claims.common import check_seeds
+    from statetrack.models import PLUGINS
+
+    check_preset(preset)
+    seeds = check_seeds(seeds, ()) if seeds is not None else None
+    owned = x1.owned(preset, seeds)
+    lrs = PLUGINS[cfg.name].lrs if cfg.name in PLUGINS else getattr(type(cfg), "lrs", None)
+    out = {}
+    for column in x1.TASKS:
+        runs = x1._reference(owned, column, bilinear=cfg.name == "bilinear")
+        ref, model = runs[0], cfg
+        longest = max(ref.train.max_len, ref.eval.max_len)
+        if model.name == "transformer" and model.max_len < longest:
+            model = replace(model, max_len=longest)
+        rates = list(lrs) if lrs else sorted({c.train.lr for c in runs}, reverse=True)
+        out[column] = [RunConfig(task=ref.task, model=model, train=replace(ref.train, lr=lr), eval=ref.eval, seed=s)
+                       for lr in rates for s in sorted({c.seed for c in runs})]
+    return out
+
+
+def _recorded(cfg: RunConfig) -> bool:
+    """Whether the store holds a finished record of ``cfg`` (nothing is written)."""
+    from statetrack import results
+
+    try:
+        rec = results.stored(cfg)
+    except TypeError:  # the store that files records by claim
+        rec = results.stored(CLAIM, cfg, copy=False)
+    return rec is not None and not rec.get("stale", False)
+
+
+def _run_seconds(cfg: RunConfig, device: str) -> float:
+    try:
+        from statetrack.cost import run_seconds
+    except ImportError:
+        from statetrack.claims import estimate_seconds as run_seconds
+    return run_seconds(cfg, device)
+
+
+def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] | None = None,
+         confirm_long: bool = False, ignore_memory: bool = False) -> dict[str, Any]:
+    """Everything checked before training, and the cost: the runs, which are recorded, the estimated seconds.
+
+    Estimates one run per distinct setting (its rates and seeds cost the same) and scales by their number.
+    Raises ``claims.NeedsConfirmation`` for the paper preset on a CPU unless ``confirm_long``.
+    """
+    from statetrack.claims import NeedsConfirmation
+    from statetrack.memory import check_memory
+    from statetrack.results import check_writable, results_dir
+    from statetrack.training import resolve_device
+
+    for column in PREDICTION_TASK:
+        prediction(cfg, column, preset)  # an unknown or incomplete transition class stops here
+    by_column = cells(cfg, preset, seeds)
+    dev = resolve_device(device)
+    runs = [c for cfgs in by_column.values() for c in cfgs]
+    missing = [c for c in runs if not _recorded(c)]
+    if missing:
+        check_writable(results_dir())
+        for c in dict.fromkeys(missing):
+            check_memory(c, dev, ignore=ignore_memory)
+    t0 = time.perf_counter()
+    estimate, probed = 0.0, {}
+    for c in missing:
+        key = (c.task, c.model, replace(c.train, lr=1.0))
+        if key not in probed:
+            probed[key] = _run_seconds(c, device)
+        estimate += probed[key]
+    if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
+        raise NeedsConfirmation(f"the paper preset of the leaderboard for {cfg.name!r} needs {len(missing)} training "
+                                f"runs; on this CPU that is about {estimate / 3600:.1f} hours. Run it on a GPU, or "
+                                "pass --confirm-long to run it here anyway.")
+    return {"cells": by_column, "runs": len(runs), "recorded": len(runs) - len(missing), "missing": len(missing),
+            "estimated_s": round(estimate, 1), "estimate_took_s": round(time.perf_counter() - t0, 1),
+            "device": dev.type}
+
+
+# ----------------------------------------------------------------------------- the row
+
+
+def _verdict_cells(cfg: ModelConfig, records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    from statetrack.claims import x1
+    from statetrack.claims.common import judge
+
+    preds = {c: prediction(cfg, c, preset) for c in x1.TASKS}
+    v = judge(CLAIM, preset, records, cell_of=lambda r: {"task": x1.column_of(r["config"]["task"])},
+              rule_of=lambda c: preds[c["task"]].rule)
+    by_task = {r["task"]: r for r in v.rows if r.get("part") == "trained"}
+    out = []
+    for column in x1.TASKS:
+        p, r = preds[column], by_task.get(column)
+        out.append({"task": column, "task_name": x1.TASK_NAMES[column], "theory": p.says,
+                    "rule": str(p.rule) if p.rule else "shown, not judged", "why": p.why,
+                    "median": r["ours_median"] if r else None, "min": r["ours_min"] if r else None,
+                    "max": r["ours_max"] if r else None, "seeds": r["seeds"] if r else 0,
+                    "lr": r["lr"] if r else None, "diverged": r["diverged"] if r else 0,
+                    "agrees": r["pass"] if r else None})
+    return out
+
+
+def builtin_rows(preset: str) -> list[dict[str, Any]]:
+    """x1's rows at ``preset`` from the stored records (``claims.verify_claim``); [] when x1 is not complete there."""
+    from statetrack.claims import verify_claim, x1
+
+    v = verify_claim(x1.ID, preset)
+    if v is None:
+        return []
+    return [{"model": x1.NAMES[r["model"]], "row": r["model"], "task": r["task"], "median": r.get("ours_median"),
+             "agrees": r.get("pass"), "ran": r["part"] == "trained"}
+            for r in v.rows if r.get("part") in ("trained", "not run")]
+
+
+def run(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] | None = None, force: bool = False,
+        progress: bool = False, planned: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Train or load the model's runs on x1's board and return the leaderboard entry (see the module docstring)."""
+    from statetrack.models import PLUGINS
+    from statetrack.runs import load_or_run
+
+    p = planned or plan(cfg, preset, device, seeds)
+    t0 = time.perf_counter()
+    records, trained, train_s = [], 0, 0.0
+    for c in (c for cfgs in p["cells"].values() for c in cfgs):
+        was = _recorded(c)
+        rec = load_or_run(c, CLAIM, force=force, device=device, progress=progress, preset=preset)
+        if not was or force:
+            trained += 1
+            train_s += rec.get("provenance", {}).get("train_time_s") or 0.0
+        records.append(rec)
+    cls, param = transition(cfg)
+    return {"model": cfg.name, "label": cfg.label, "config": cfg.to_dict(), "transition": cls, "transition_param": param,
+            "plugin": PLUGINS[cfg.name].provenance() if cfg.name in PLUGINS else None, "preset": preset,
+            "cost": {k: p[k] for k in ("runs", "recorded", "missing", "estimated_s", "device")}
+            | {"trained": trained, "train_s": round(train_s, 1), "wall_s": round(time.perf_counter() - t0, 1)},
+            "row": _verdict_cells(cfg, records, preset), "builtin": builtin_rows(preset),
+            "runs": [r["key"] for r in records]}
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def _cell_text(median: float | None, agrees: bool | None, ran: bool = True) -> str:
+    if not ran or median is None:
+        return "not run"
+    return f"{median:.3f} {({True: 'PASS', False: 'FAIL', None: 'shown'})[agrees]}"
+
+
+def cost_line(cfg: ModelConfig, p: dict[str, Any]) -> str:
+    return (f"leaderboard {cfg.label}: {p['runs']} runs on x1's board, {p['recorded']} recorded, {p['missing']} to "
+            f"train; estimated {p['estimated_s']:.1f} s of training on {p['device']} (benchmarked throughput, "
+            "else timed steps; evaluation not included)")
+
+
+def format_entry(entry: dict[str, Any]) -> str:
+    """The row beside the built-in rows, then the model's cells with their predictions."""
+    from statetrack.claims import x1
+
+    plugin = entry["plugin"]
+    who = (f"plug-in {plugin['distribution']} {plugin['version']}" if plugin and plugin["distribution"]
+           else "plug-in (no installed distribution)" if plugin else "built-in")
+    param = f", {entry['transition_param']}" if entry["transition_param"] is not None else ""
+    lines = [f"{entry['label']} ({entry['transition']}{param}; {who}) on x1's board at {entry['preset']}:"]
+    width = 26
+    lines.append(f"  {'':<{width}} " + " ".join(f"{x1.TASK_NAMES[t][:16]:<16}" for t in x1.TASKS))
+    lines.append(f"* {entry['label'][:width]:<{width}} "
+                 + " ".join(f"{_cell_text(c['median'], c['agrees'], c['seeds'] > 0):<16}" for c in entry["row"]))
+    if entry["builtin"]:
+        by = {(r["row"], r["task"]): r for r in entry["builtin"]}
+        for row in x1.ROWS:
+            cells = [by.get((row, t)) for t in x1.TASKS]
+            lines.append(f"  {x1.NAMES[row][:width]:<{width}} " + " ".join(
+                f"{_cell_text(c['median'], c['agrees'], c['ran']) if c else 'not run':<16}" for c in cells))
+    else:
+        lines.append(f"  (x1 has no complete set of records at {entry['preset']}: its built-in rows are not shown)")
+    lines.append("cells (theory, rule, ours):")
+    for c in entry["row"]:
+        ours = (f"median {c['median']:.3f} [{c['min']:.3f}, {c['max']:.3f}] over {c['seeds']} seed(s), lr {c['lr']:g}"
+                if c["seeds"] else "not run")
+        verdict = {True: "agrees", False: "DISAGREES", None: "not judged"}[c["agrees"]]
+        lines.append(f"  {c['task_name']:<28} {c['theory']:<6} {c['rule']:<18} {ours}: {verdict}")
+    k = entry["cost"]
+    lines.append(f"cost: {k['trained']} run(s) trained in {k['train_s']:.1f} s of training ({k['wall_s']:.1f} s wall, "
+                 f"estimated {k['estimated_s']:.1f} s), {k['runs'] - k['trained']} loaded")
+    return "\n".join(lines)
+
+
+__all__ = ["CLAIM", "PREDICTION_TASK", "X1_ROW", "builtin_rows", "cells", "cost_line", "format_entry", "model_of",
+           "plan", "prediction", "run", "transition", "x1_row"]
