@@ -47,25 +47,39 @@ def test_sources_import_one_way(layer, allowed):
     assert not bad, f"imports against the direction config <- registries <- the rest: {sorted(bad)}"
 
 
+FRESH = ("statetrack.config", "statetrack.tasks", "statetrack.models", "statetrack.models.ops.registry")
+
+
+@pytest.fixture(scope="module")
+def fresh_imports():
+    """Module → the ``statetrack`` modules a fresh interpreter has loaded after importing it; one interpreter per
+    module, all started at once (each is its own process, so they cannot see each other's imports)."""
+    code = ("import json, sys; import {}; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('statetrack'))))")
+    procs = {m: subprocess.Popen([sys.executable, "-c", code.format(m)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True) for m in FRESH}
+    out = {}
+    for m, proc in procs.items():
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"import {m}: {stderr[-2000:]}"
+        out[m] = json.loads(stdout.strip().splitlines()[-1])
+    return out
+
+
 @pytest.mark.parametrize("module,forbidden", [
     ("statetrack.config", ("statetrack.tasks", "statetrack.models", "statetrack.results", "statetrack.claims")),
     ("statetrack.tasks", ("statetrack.models", "statetrack.results", "statetrack.claims", "statetrack.training")),
     ("statetrack.models", ("statetrack.tasks", "statetrack.results", "statetrack.claims", "statetrack.training")),
     ("statetrack.models.ops.registry", ("statetrack.tasks", "statetrack.results", "statetrack.claims")),
 ])
-def test_a_fresh_import_loads_nothing_upstream(module, forbidden):
-    code = (f"import json, sys; import {module}; "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('statetrack'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+def test_a_fresh_import_loads_nothing_upstream(fresh_imports, module, forbidden):
+    loaded = fresh_imports[module]
+    assert module in loaded
     assert not [m for m in loaded if _allowed(m, forbidden)], loaded
 
 
-def test_config_alone_loads_no_other_package_module():
-    code = ("import json, sys; import statetrack.config; "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('statetrack'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["statetrack", "statetrack.config"]
+def test_config_alone_loads_no_other_package_module(fresh_imports):
+    assert fresh_imports["statetrack.config"] == ["statetrack", "statetrack.config"]
 
 
 def test_from_dict_uses_the_registered_config_classes():
@@ -85,3 +99,45 @@ def test_from_dict_without_registries_says_what_to_import():
             "except ConfigError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "no task configs are registered" in out.stdout and "import statetrack.tasks" in out.stdout
+
+
+#: Every top-level module or package of ``statetrack``, by layer: each imports (at any depth, lazily too) only
+#: from layers below its own, so no cycle can form. The package root (version, path; ``register_model``) may be
+#: imported from anywhere and is not ranked.
+LAYERS = [
+    ("config",),
+    ("tasks", "models"),
+    ("training", "evaluate", "provenance", "theory", "memory", "kernel_client", "plotting", "spectra"),
+    ("results", "cost", "bench", "figures"),
+    ("runs", "migrate", "peers", "widgets"),
+    ("claims",),
+    ("sweep", "leaderboard"),
+    ("scoreboard",),
+    ("book",),
+    ("cli",),
+    ("__main__",),
+]
+RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+
+
+def _top(path: Path) -> str:
+    return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+
+
+def test_every_module_has_a_layer():
+    tops = {_top(p) for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name != "__init__.py"}
+    assert not tops - set(RANK), f"give these a layer in LAYERS: {sorted(tops - set(RANK))}"
+
+
+@pytest.mark.parametrize("top", sorted(RANK))
+def test_each_layer_imports_only_from_below(top):
+    files = [PACKAGE / f"{top}.py"] if (PACKAGE / f"{top}.py").exists() else sorted((PACKAGE / top).rglob("*.py"))
+    bad = []
+    for f in files:
+        for name in _imported(f):
+            parts = name.split(".")
+            if len(parts) < 2 or parts[1] == top:
+                continue  # the package root, or the module's own package
+            if parts[1] in RANK and RANK[parts[1]] >= RANK[top]:
+                bad.append(f"{f.relative_to(PACKAGE)} imports {name}")
+    assert not bad, f"imports against the layers (a cycle waiting to happen): {sorted(set(bad))}"
