@@ -90,7 +90,10 @@ def code_files(cfg: RunConfig) -> list[Path]:
         todo.extend(_local_imports(f, pkg) - seen)
         if not inside:
             todo.extend(_own_imports(f) - seen)
-    return sorted(seen)
+    # Ours by their path in the package (the order of their absolute paths), then a plug-in's by their hashed
+    # names: the hash never depends on where either is installed.
+    return sorted(seen, key=lambda f: (0, f.relative_to(pkg).parts) if f.is_relative_to(pkg)
+                  else (1, Path(hashed_name(f)).parts))
 
 
 # ----------------------------------------------------------------------------- code outside the package (plug-ins)

@@ -83,7 +83,7 @@ import re as _re  # noqa: E402
 import warnings as _warnings  # noqa: E402
 from pathlib import Path as _Path  # noqa: E402
 
-from statetrack import config as _config  # noqa: E402
+import statetrack.config as _config  # noqa: E402
 
 ENTRY_POINT_GROUP = "statetrack.models"
 
