@@ -142,7 +142,7 @@ def test_smoke_run_is_recorded_as_json_with_provenance(tmp_path):
 
     cfg = ne7.grid("smoke")[0]
     rec = load_or_run(cfg, "ne7", device="cpu", preset="smoke")
-    assert rec["status"] == "ok" and record_path("ne7", cfg).exists()
+    assert rec["status"] == "ok" and record_path(cfg).exists()
     assert {"val_bpb", "val_ppl", "test_ppl_beyond", "extrap_ratio", "corpus"} <= set(rec["summary"])
     assert {"git_commit", "code_hash", "torch", "device", "train_time_s"} <= set(rec["provenance"])
     assert rec["history"]["loss"] and ne7.tokens_per_second(rec) > 0

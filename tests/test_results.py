@@ -1,4 +1,5 @@
-"""Run records: atomic writes, load_or_run, corrupt files, staleness, paper numbers, the ne1 rule."""
+"""Run records: one per run key, atomic writes, run_state, load_or_run, corrupt files, staleness, paper numbers,
+the ne1 rule."""
 
 import json
 import os
@@ -25,9 +26,11 @@ def tiny() -> RunConfig:
 
 def test_load_or_run_writes_once_then_loads(monkeypatch):
     cfg = tiny()
+    assert results.run_state(cfg) == "missing"
     rec = load_or_run(cfg, "t")
-    path = record_path("t", cfg)
-    assert path.exists() and rec["key"] == results.run_key(cfg) and rec["status"] == "ok"
+    path = record_path(cfg)
+    assert path.exists() and rec["key"] == results.run_key(cfg) and rec["status"] == "ok" and rec["claim"] == "t"
+    assert path.parent.name == cfg.task.name and path.stem.endswith(rec["key"]) and results.run_state(cfg) == "done"
     assert set(rec["provenance"]) >= {"git_commit", "code_hash", "torch", "device", "wall_time_s", "train_time_s"}
     monkeypatch.setattr(runs, "run", lambda *a, **k: pytest.fail("retrained although a record exists"))
     assert load_or_run(cfg, "t")["summary"] == rec["summary"]
@@ -43,41 +46,44 @@ def test_force_retrains(monkeypatch):
     assert calls == [1]
 
 
-def _created_at(claim: str, cfg: RunConfig, when: str) -> None:
+def _created_at(cfg: RunConfig, when: str) -> None:
     """Backdate (or postdate) a stored record's creation time."""
-    path = record_path(claim, cfg)
+    path = record_path(cfg)
     rec = json.loads(path.read_text())
     rec["provenance"]["created"] = when
     path.write_text(json.dumps(rec))
 
 
 def test_force_under_one_reproduce_retrains_a_shared_run_once(monkeypatch):
-    """`reproduce --force` sets STATETRACK_FORCED_SINCE: records made since then (here or a twin) are not retrained."""
+    """`reproduce --force` sets STATETRACK_FORCED_SINCE: a record made since then is not retrained, whichever
+    claim asks for it."""
     cfg = tiny()
     load_or_run(cfg, "claim_a")
-    load_or_run(cfg, "claim_b")
-    for claim in ("claim_a", "claim_b"):
-        _created_at(claim, cfg, "2026-01-01T00:00:00+00:00")  # made by an earlier command
+    _created_at(cfg, "2026-01-01T00:00:00+00:00")  # made by an earlier command
     monkeypatch.setenv(results.FORCED_SINCE, "2026-06-01T12:00:00+01:00")
+    assert results.run_state(cfg) == "forced"
     calls = []
     real = runs.run
     monkeypatch.setattr(runs, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
     first = load_or_run(cfg, "claim_a", force=True)  # older than the command: retrained
     assert calls == [1] and first["provenance"]["created"] >= "2026-06-01T11:00:00+00:00"
-    second = load_or_run(cfg, "claim_b", force=True)  # claim_a's new record is this command's: copied
-    assert calls == [1] and second["copied_from"] == f"claim_a/{record_path('claim_a', cfg).name}"
-    assert load_or_run(cfg, "claim_a", force=True)["provenance"] == first["provenance"] and calls == [1]
+    assert results.run_state(cfg) == "done"
+    second = load_or_run(cfg, "claim_b", force=True)  # the same run, made by this command: loaded
+    assert calls == [1] and second["provenance"] == first["provenance"] and second["claim"] == "claim_a"
     monkeypatch.delenv(results.FORCED_SINCE)
-    load_or_run(cfg, "claim_b", force=True)  # without the variable, --force always retrains
+    load_or_run(cfg, "claim_b", force=True)  # a new --force (its own block) retrains once more
     assert calls == [1, 1]
 
 
-def test_force_keeping_weights_never_takes_a_twin_without_them(monkeypatch):
+def test_force_keeping_weights_retrains_a_record_without_them(monkeypatch):
     cfg = tiny()
     load_or_run(cfg, "claim_a")  # keeps no weights
-    monkeypatch.setenv(results.FORCED_SINCE, "2000-01-01T00:00:00+00:00")
-    load_or_run(cfg, "claim_b", force=True, checkpoint=True)
-    assert runs.checkpoint_path("claim_b", cfg).exists() and "copied_from" not in read_record(record_path("claim_b", cfg))
+    assert results.run_state(cfg) == "done" and results.run_state(cfg, weights=True) == "missing"
+    load_or_run(cfg, "claim_b", checkpoint=True)
+    assert runs.checkpoint_path(cfg).exists() and read_record(record_path(cfg))["claim"] == "claim_b"
+    assert results.run_state(cfg, weights=True) == "done"
+    monkeypatch.setenv(results.FORCED_SINCE, "2999-01-01T00:00:00+00:00")  # a command begun after everything
+    assert results.run_state(cfg) == results.run_state(cfg, weights=True) == "forced"
 
 
 @pytest.mark.parametrize("value", ["yesterday", "2026-11-30T19:00:00"])
@@ -87,7 +93,7 @@ def test_a_bad_forced_since_is_named(monkeypatch, value):
     monkeypatch.setenv(results.FORCED_SINCE, value)
     with pytest.raises(ConfigError, match=f"STATETRACK_FORCED_SINCE={value!r} is not allowed"):
         load_or_run(tiny(), "t", force=True)
-    assert not record_path("t", tiny()).exists()
+    assert not record_path(tiny()).exists()
 
 
 def test_key_changes_with_any_field():
@@ -100,7 +106,7 @@ def test_key_changes_with_any_field():
 def _stored(tmp_path) -> tuple:
     cfg = tiny()
     load_or_run(cfg, "t")
-    path = record_path("t", cfg)
+    path = record_path(cfg)
     return path, json.loads(path.read_text())
 
 
@@ -133,7 +139,7 @@ def test_staleness_flag(tmp_path):
     assert read_record(path)["stale"] is False
     data["provenance"]["code_hash"] = "000000000000"
     path.write_text(json.dumps(data))
-    assert read_record(path)["stale"] is True
+    assert read_record(path)["stale"] is True and results.run_state(tiny()) == "stale"
 
 
 def test_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
@@ -158,8 +164,8 @@ def test_failed_run_is_recorded_then_retried(monkeypatch):
     monkeypatch.setattr(runs, "run", broken)
     with pytest.raises(RuntimeError):
         load_or_run(cfg, "t")
-    rec = read_record(record_path("t", cfg))
-    assert rec["status"] == "failed" and "out of memory" in rec["reason"]
+    rec = read_record(record_path(cfg))
+    assert rec["status"] == "failed" and "out of memory" in rec["reason"] and results.run_state(cfg) == "missing"
     # Not monkeypatch.undo(): that would also undo conftest's STATETRACK_RESULTS_DIR and write into data/results.
     monkeypatch.setattr(runs, "run", real)
     assert load_or_run(cfg, "t")["status"] == "ok"  # a failed record is retried
@@ -248,22 +254,22 @@ def test_bad_notebook_parameters_are_named(kwargs, needle):
     assert needle in str(e.value)
 
 
-def test_a_run_recorded_under_another_claim_is_reused(monkeypatch):
+def test_a_run_two_claims_hold_is_stored_once(monkeypatch):
     cfg = tiny()
     first = load_or_run(cfg, "claim_a")
 
     def no_training(*a, **k):
-        raise AssertionError("the twin record should have been reused")
+        raise AssertionError("the stored record should have been loaded")
 
     monkeypatch.setattr(runs, "run", no_training)
-    copy = load_or_run(cfg, "claim_b")
-    assert copy["copied_from"] == f"claim_a/{record_path('claim_a', cfg).name}" and copy["claim"] == "claim_b"
-    assert copy["summary"] == first["summary"] and copy["provenance"] == first["provenance"]
-    assert record_path("claim_b", cfg).exists()
+    again = load_or_run(cfg, "claim_b")
+    assert again == first and again["claim"] == "claim_a"
+    assert list(results.results_dir().rglob("*.json")) == [record_path(cfg)]
+    assert results.load_records([cfg, cfg.override({"seed": "9"})]) == [first]  # a claim's records, via its grid
 
 
 def test_two_claims_sharing_a_run_train_it_once_at_the_same_time(monkeypatch):
-    """Claim b asks for a run while claim a is training it: b waits on the run's lock, then copies a's record."""
+    """Claim b asks for a run while claim a is training it: b waits on the run's lock, then loads a's record."""
     import threading
 
     cfg = tiny()
@@ -287,4 +293,5 @@ def test_two_claims_sharing_a_run_train_it_once_at_the_same_time(monkeypatch):
     release.set()
     a.join(30), b.join(30)
     assert calls == ["claim_a"]
-    assert out["b"]["copied_from"].startswith("claim_a/") and out["b"]["summary"] == out["a"]["summary"]
+    assert out["b"] == out["a"]
+    assert results.run_lock_path(cfg).parent == results.results_dir() / ".locks"

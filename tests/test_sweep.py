@@ -9,16 +9,19 @@ import time
 
 import pytest
 
-from statetrack.claims import implemented
-from statetrack.results import load_records, read_record, results_dir
+from statetrack.results import load_records, read_record, record_path, results_dir
 from statetrack.sweep import dry_run, plan, sweep
 
 STATETRACK = [sys.executable, "-m", "statetrack"]
 
 
+def _paths(claim="ne1", preset="smoke"):
+    """The record files of ``claim``'s grid that exist (a claim finds its runs through its grid)."""
+    return [p for p in dict.fromkeys(record_path(it.cfg) for it in plan([claim], preset)) if p.exists()]
+
+
 def _records(claim="ne1"):
-    folder = results_dir() / claim
-    return sorted(p.name for p in folder.glob("*.json")) if folder.exists() else []
+    return sorted(p.name for p in _paths(claim))
 
 
 def test_sweep_all_at_smoke_then_a_rerun_trains_nothing():
@@ -27,8 +30,7 @@ def test_sweep_all_at_smoke_then_a_rerun_trains_nothing():
     assert first["failed"] == 0 and first["trained"] + first["done"] == len(grid) == first["total"]
     again = sweep(["all"], "smoke", progress=False, log=lambda *a: None)
     assert again["trained"] == 0 and again["done"] == len(grid)
-    for claim in implemented():
-        load_records(claim)  # every record valid
+    assert len(load_records()) == len({record_path(it.cfg) for it in grid})  # each run once, every record valid
 
 
 def test_submitit_local_executor_runs_the_same_path(tmp_path):
@@ -69,8 +71,8 @@ def test_killed_sweeps_lose_nothing_and_a_rerun_finishes_only_what_is_missing():
         proc.send_signal(signal.SIGKILL if kills % 2 == 0 else signal.SIGINT)
         proc.wait()
         kills += 1
-        for name in _records():  # whatever was finished is a valid record; nothing half-written is a record
-            read_record(results_dir() / "ne1" / name)
+        for path in _paths():  # whatever was finished is a valid record; nothing half-written is a record
+            read_record(path)
     before = len(_records())
     final = subprocess.run(STATETRACK + ["sweep", "ne1", "--preset", "smoke", "--json"], capture_output=True,
                            text=True, env=env)
@@ -134,22 +136,19 @@ def test_reproduce_after_a_sweep_trains_nothing(tmp_path, monkeypatch):
 
 
 def test_reproduce_force_retrains_a_run_shared_by_claims_once(tmp_path, monkeypatch):
-    """`reproduce ne1 ne4 --force`: ne1 retrains all its runs; ne4's parity column holds ne1's runs and copies
-    the records ne1 has just made instead of training them a second time (issue 13 item 3)."""
+    """`reproduce ne1 ne4 --force`: ne1 retrains all its runs; ne4's parity column holds ne1's runs and loads
+    the records ne1 has just made instead of training them a second time."""
     from statetrack import book, cli
-    from statetrack.results import FORCED_SINCE, read_record
+    from statetrack.results import FORCED_SINCE
 
     sweep(["ne1", "ne4"], "smoke", progress=False, log=lambda *a: None)
-    before = {p: p.stat().st_mtime_ns for p in results_dir().glob("ne[14]/*.json")}
+    before = {p: p.stat().st_mtime_ns for p in {*_paths("ne1"), *_paths("ne4")}}
     monkeypatch.setattr(book, "executed_dir", lambda: tmp_path / "executed")
     monkeypatch.delenv(FORCED_SINCE, raising=False)
-    assert cli.main(["reproduce", "ne1", "ne4", "--preset", "smoke", "--force"]) == 0
+    assert cli.main(["reproduce", "ne1", "ne4", "--preset", "smoke", "--force", "--workers", "1"]) == 0
     assert all(p.stat().st_mtime_ns != t for p, t in before.items()), "--force left a record as it was"
-    ne1 = {p.name for p in (results_dir() / "ne1").glob("*.json")}
-    ne4 = {p.name: read_record(p) for p in (results_dir() / "ne4").glob("*.json")}
-    shared = ne1 & set(ne4)
-    assert shared and all(ne4[n].get("copied_from") == f"ne1/{n}" for n in shared)
-    assert all("copied_from" not in r for n, r in ne4.items() if n not in shared)
+    shared = set(_paths("ne1")) & set(_paths("ne4"))
+    assert shared and all(read_record(p)["claim"] == "ne1" for p in shared)
     assert FORCED_SINCE not in os.environ, "reproduce left its --force time set for the rest of the process"
 
 
@@ -157,8 +156,7 @@ def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
     from statetrack.results import write_record
 
     sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)
-    folder = results_dir() / "ne1"
-    paths = sorted(folder.glob("*.json"))
+    paths = _paths("ne1")
     rec = read_record(paths[0])
     rec["provenance"]["code_hash"] = "000000000000"  # as if made by other code
     write_record(paths[0], {k: v for k, v in rec.items() if k != "stale"})
@@ -172,27 +170,11 @@ def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
     assert {p: p.read_bytes() for p in paths[1:]} == before  # the fresh records were not touched
 
 
-def test_a_stale_record_with_a_fresh_twin_is_replaced_by_the_twin_not_retrained():
-    from statetrack.results import write_record
-
-    sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)
-    path = sorted((results_dir() / "ne1").glob("*.json"))[0]
-    twin = results_dir() / "x9" / path.name  # the same run, fresh, under another claim
-    twin.parent.mkdir()
-    twin.write_bytes(path.read_bytes())
-    rec = read_record(path)
-    rec["provenance"]["code_hash"] = "000000000000"
-    write_record(path, {k: v for k, v in rec.items() if k != "stale"})
-    counts = sweep(["ne1"], "smoke", progress=False, log=lambda *a: None, stale=True)
-    assert counts["trained"] == 0 and counts["failed"] == 0
-    again = read_record(path)
-    assert not again["stale"] and again["copied_from"] == f"x9/{path.name}"
-
-
 def test_schedule_trains_a_shared_run_once_longest_first():
-    """With a pool, a run two claims hold goes to one worker; the other claim copies it afterwards."""
+    """With a pool, a run two claims hold goes to one worker; the other claim's item is done once it is."""
+    from statetrack.cost import bench_throughput, estimate_seconds
     from statetrack.results import run_key
-    from statetrack.sweep import _bench_throughput, estimate_seconds, schedule
+    from statetrack.sweep import schedule
 
     items = plan(["ne1", "ne4"], "smoke")
     train, rest = schedule(items, "cpu")
@@ -201,14 +183,14 @@ def test_schedule_trains_a_shared_run_once_longest_first():
     assert sorted(map(id, train + rest)) == sorted(map(id, items))
     assert {run_key(it.cfg) for it in rest} <= set(keys) and all(it.claim == "ne1" for it in train if
                                                                   run_key(it.cfg) in {run_key(r.cfg) for r in rest})
-    tp = _bench_throughput("cpu")
+    tp = bench_throughput("cpu")
     costs = [estimate_seconds(it.cfg, tp) for it in train]
     assert all(c is not None for c in costs) and costs == sorted(costs, reverse=True)
 
 
 def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_path, monkeypatch, capsys):
-    """`reproduce ne1 ne4 --force --workers 2`: a pool of two retrains every run once (ne4's copies of ne1's
-    runs are copies) before the notebooks; all records are made since the command began. The notebooks are
+    """`reproduce ne1 ne4 --force --workers 2`: a pool of two retrains every run once (ne4 holds some of ne1's
+    runs) before the notebooks; all records are made since the command began. The notebooks are
     stubbed here: that they load a recorded grid without training is test_reproduce_after_a_sweep_trains_nothing."""
     from statetrack import book, cli
     from statetrack.results import FORCED_SINCE, _created, forced_since, read_record
@@ -227,22 +209,21 @@ def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_pa
     began = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).isoformat(timespec="seconds")
     assert cli.main(["reproduce", "ne1", "ne4", "--preset", "smoke", "--force", "--workers", "2"]) == 0
     out = capsys.readouterr().out
-    ne1 = {p.name: read_record(p) for p in (results_dir() / "ne1").glob("*.json")}
-    ne4 = {p.name: read_record(p) for p in (results_dir() / "ne4").glob("*.json")}
+    ne1 = {p: read_record(p) for p in _paths("ne1")}
+    ne4 = {p: read_record(p) for p in _paths("ne4")}
     assert all(_created(r) >= began for r in [*ne1.values(), *ne4.values()])
     shared = set(ne1) & set(ne4)
-    assert shared and all(ne4[n].get("copied_from") == f"ne1/{n}" for n in shared)
-    assert all("copied_from" not in r for r in ne1.values())
-    assert f"training: {len(ne1) + len(ne4) - len(shared)} run(s) trained by 2 workers" in out
-    assert {r["provenance"]["threads"] for r in ne1.values()} == {max(1, (os.cpu_count() or 1) // 2)}  # cores shared
+    assert shared and all(ne1[p]["claim"] == "ne1" for p in shared)
+    assert f"training: {len(set(ne1) | set(ne4))} run(s) trained by 2 workers" in out
+    assert {r["provenance"]["threads"] for r in [*ne1.values(), *ne4.values()]} == {1}  # one thread per run
     assert executed == ["ne1", "ne4"] and FORCED_SINCE not in os.environ
 
 
 def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_them(monkeypatch):
-    """x2 keeps weights: under --force its runs are retrained under x2 itself (a twin has no weights), and
-    once they are, loading them again in the same command trains nothing."""
-    from statetrack.results import FORCED_SINCE, forcing, record_path
-    from statetrack.runs import checkpoint_path, load_or_run
+    """x2 keeps weights: under --force its runs are retrained with them, and once they are, loading them again in
+    the same command trains nothing."""
+    from statetrack.results import FORCED_SINCE, checkpoint_path, forcing
+    from statetrack.runs import load_or_run
     from statetrack.sweep import is_done
 
     monkeypatch.delenv(FORCED_SINCE, raising=False)
@@ -253,7 +234,7 @@ def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_th
         assert not any(is_done(it) for it in items)
         counts = sweep(["x2"], "smoke", force=True, progress=False, log=lambda *a: None)
         assert counts["trained"] == len(items) and all(is_done(it) for it in items)
-        files = [(record_path("x2", it.cfg), checkpoint_path("x2", it.cfg)) for it in items]
+        files = [(record_path(it.cfg), checkpoint_path(it.cfg)) for it in items]
         before = [(r.stat().st_mtime_ns, w.stat().st_mtime_ns) for r, w in files]
         for it in items:
             load_or_run(it.cfg, "x2", force=True, checkpoint=True, preset="smoke")

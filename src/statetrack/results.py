@@ -3,7 +3,12 @@
 A run is identified by ``run_key(cfg)``: the first 8 hex digits of the SHA-256 of the canonical JSON
 of its fully resolved config together with ``SCHEMA_VERSION``. Its record lives at::
 
-    data/results/<claim>/<task>-<model label>-s<seed>-<key>.json
+    data/results/<task>/<model label>-s<seed>-<key>.json
+
+once, whichever claims hold the run: a claim finds its runs through its grid (``load_records(grid)``),
+and a run's trained weights, where a claim keeps them, sit beside its record (``checkpoint_path``).
+``run_state`` is the one answer to "is this run done?" (missing, done, stale, or forced by a running
+``--force``), which every caller asks.
 
 and holds the config, the status (ok / diverged / failed with a reason), accuracy by length, the
 summary numbers, the loss curve, and provenance: git commit (and whether the tree was dirty), a hash
@@ -37,7 +42,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +93,15 @@ def run_key(cfg: RunConfig) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:8]
 
 
-def record_path(claim: str, cfg: RunConfig) -> Path:
-    return results_dir() / claim / f"{cfg.task.name}-{cfg.model.label}-s{cfg.seed}-{run_key(cfg)}.json"
+def record_path(cfg: RunConfig) -> Path:
+    """Where the record of ``cfg``'s run lives: ``<results>/<task>/<model label>-s<seed>-<key>.json``, one file per
+    run whichever claims hold it (a claim finds its runs through its grid)."""
+    return results_dir() / cfg.task.name / f"{cfg.model.label}-s{cfg.seed}-{run_key(cfg)}.json"
+
+
+def checkpoint_path(cfg: RunConfig) -> Path:
+    """Where the run's trained weights live when a claim keeps them: beside its record, ``<record stem>.pt``."""
+    return record_path(cfg).with_suffix(".pt")
 
 
 # ----------------------------------------------------------------------------- reading and writing
@@ -214,31 +226,72 @@ def _check_results(path: Path, rec: dict[str, Any]) -> None:
                 raise bad(f"by_length.{k}[{i}]", v, "a positive integer" if k == "length" else "a number")
 
 
-def load_records(claim: str) -> list[dict[str, Any]]:
-    """Every record stored for ``claim`` (each validated)."""
-    folder = results_dir() / claim
-    return [read_record(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+def load_records(cfgs: Sequence[RunConfig] | None = None) -> list[dict[str, Any]]:
+    """The stored records of ``cfgs`` that exist, in their order (each validated); without ``cfgs``, every record
+    in the store."""
+    if cfgs is not None:
+        return [read_record(p) for p in map(record_path, cfgs) if p.exists()]
+    root = results_dir()
+    return [read_record(p) for p in sorted(root.glob("*/*.json")) if not p.parent.name.startswith(".")]
 
 
-# ----------------------------------------------------------------------------- running
+# ----------------------------------------------------------------------------- a run's state
+
+#: What ``run_state`` can say; "missing" and "forced" are trained by every caller, "stale" only when asked.
+STATES = ("missing", "done", "stale", "forced")
 
 
-def run_lock_path(claim: str, cfg: RunConfig) -> Path:
-    """One lock per run, shared by every claim that holds the run (its record name has no claim in it)."""
-    return results_dir() / ".locks" / f"{record_path(claim, cfg).stem}.lock"
+def run_state(cfg: RunConfig, weights: bool = False) -> str:
+    """The one answer to "is this run done?", which notebooks, ``reproduce``, ``sweep`` and the cost estimate ask.
+
+    - "missing": no record, a "failed" one (retried), or, with ``weights`` (its claim keeps them), an "ok"
+      record without its checkpoint;
+    - "forced": a ``--force`` / ``FORCE`` block is running (``forced_since``) and the record, or with
+      ``weights`` its checkpoint, was made before the block began (so a run several claims hold is
+      retrained once per command);
+    - "stale": made by other code than the code here (``code_hash``); loaded and flagged, retrained only by
+      ``sweep --stale``;
+    - "done" otherwise.
+    """
+    path = record_path(cfg)
+    if not path.exists():
+        return "missing"
+    rec = read_record(path)
+    if rec["status"] == "failed":
+        return "missing"
+    kept = checkpoint_path(cfg)
+    needs_weights = weights and rec["status"] == "ok"
+    since = forced_since()
+    if since is not None and (_created(rec) < since or (needs_weights and not made_since(kept, since))):
+        return "forced"
+    if needs_weights and not kept.exists():
+        return "missing"
+    return "stale" if rec["stale"] else "done"
+
+
+def stored(cfg: RunConfig) -> dict[str, Any] | None:
+    """The finished ("ok" or "diverged") record of ``cfg``, or None; it may be stale (``rec["stale"]``)."""
+    path = record_path(cfg)
+    if not path.exists():
+        return None
+    rec = read_record(path)
+    return None if rec["status"] == "failed" else rec
+
+
+def run_lock_path(cfg: RunConfig) -> Path:
+    """One lock per run, in the results folder's ``.locks/`` (ignored by git), named by the run key."""
+    return results_dir() / ".locks" / f"{run_key(cfg)}.lock"
 
 
 @contextlib.contextmanager
-def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
+def run_lock(cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
     """Hold the run's lock while it trains, so two processes never train the same run; yields whether it is held.
 
-    An ``flock`` on ``.locks/<record stem>.lock`` in the results folder: the operating system releases it
-    when its owner exits, even by SIGKILL, so a killed sweep never leaves a run locked. The lock is the
-    run's, not the claim's: two claims that share a run (x1 and the claim that owns the cell) never
-    train it twice at once; the second finds the first's record as a twin. ``wait=False`` yields False at
-    once when another process holds it.
+    An ``flock`` on ``.locks/<key>.lock`` in the results folder: the operating system releases it when its owner
+    exits, even by SIGKILL, so a killed sweep never leaves a run locked. ``wait=False`` yields False at once when
+    another process holds it.
     """
-    path = run_lock_path(claim, cfg)
+    path = run_lock_path(cfg)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
     try:
@@ -247,51 +300,33 @@ def run_lock(claim: str, cfg: RunConfig, wait: bool = True) -> Iterator[bool]:
         except BlockingIOError:
             yield False
             return
-        for tmp in record_path(claim, cfg).parent.glob(f".{record_path(claim, cfg).name}.*.tmp"):
+        record = record_path(cfg)
+        for tmp in record.parent.glob(f".{record.name}.*.tmp"):
             tmp.unlink(missing_ok=True)  # half-written by an owner that was killed; never a record
         yield True
     finally:
         os.close(fd)
 
 
-def stored(claim: str, cfg: RunConfig, copy: bool = True, fresh: bool = False,
-           since: str | None = None) -> dict[str, Any] | None:
-    """The finished record of ``cfg`` (here, or a twin under another claim, copied here unless ``copy=False``),
-    or None; "failed" ones are retried, and with ``fresh`` stale ones too (made by other code). With
-    ``since`` (``forced_since``) only a current record made at or after that time counts."""
-    path = record_path(claim, cfg)
-    if path.exists():
-        rec = read_record(path)
-        if rec["status"] != "failed" and not ((fresh or since) and rec["stale"]) \
-                and (since is None or _created(rec) >= since):
-            return rec
-    return find_twin(claim, cfg, copy=copy, since=since)
-
-
-def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]], force: bool = False,
-                 failed: Callable[[BaseException], dict[str, Any]] | None = None,
-                 fresh: bool = False, once: bool = True) -> dict[str, Any]:
+def load_or_make(cfg: RunConfig, make: Callable[[], dict[str, Any]], *, weights: bool = False,
+                 retrain: Sequence[str] = ("missing", "forced"),
+                 failed: Callable[[BaseException], dict[str, Any]] | None = None) -> dict[str, Any]:
     """The store's one entry: the stored record of ``cfg``, or ``make()``'s record written atomically.
 
-    ``make`` runs under the run's lock (``run_lock``); a process that waited for the lock finds the
-    record its owner wrote and returns it. ``force`` makes a new record even when one exists; ``fresh``
-    makes one where the stored record is stale (made by other code) and loads the others. Under
-    ``statetrack reproduce --force`` (``forced_since``) a record made since the command started, here or
-    under another claim, counts as forced already: a run shared by claims is retrained once. If
-    ``make`` raises anything but bad input (``ValueError``), ``failed(error)`` is stored (a "failed"
-    record, retried next time) and the error re-raised.
+    ``make`` runs when ``run_state(cfg, weights)`` is one of ``retrain`` (add "stale" to replace records made
+    by other code), under the run's lock (``run_lock``): a process that waited for the lock finds the record
+    its owner wrote and returns it. If ``make`` raises anything but bad input (``ValueError``),
+    ``failed(error)`` is stored (a "failed" record, retried next time) and the error re-raised.
     """
-    since = forced_since() if force and once else None
+    def current() -> dict[str, Any] | None:
+        return None if run_state(cfg, weights) in retrain else read_record(record_path(cfg))
 
-    def done() -> dict[str, Any] | None:
-        return None if force and since is None else stored(claim, cfg, fresh=fresh, since=since)
-
-    if (rec := done()) is not None:
+    if (rec := current()) is not None:
         return rec
-    with run_lock(claim, cfg):
-        if (rec := done()) is not None:
+    with run_lock(cfg):
+        if (rec := current()) is not None:
             return rec  # made by the process that held the lock before us
-        path = record_path(claim, cfg)
+        path = record_path(cfg)
         try:
             rec = make()
         except ValueError:  # bad input (config, device): nothing is written
@@ -307,9 +342,9 @@ def load_or_make(claim: str, cfg: RunConfig, make: Callable[[], dict[str, Any]],
 def forced_since() -> str | None:
     """When the running ``--force`` began (``$STATETRACK_FORCED_SINCE``, ISO 8601 to the second), or None.
 
-    ``statetrack reproduce --force`` sets it once for all the notebooks it executes (their kernels inherit
-    it), so "retrain" means "retrain once in this command": x1 reuses the runs ne1 just retrained. A bad
-    value stops with the value and the allowed form.
+    ``forcing`` sets it for a command or a notebook's ``FORCE = True`` (kernels and workers inherit it), so
+    "retrain" means "retrain once in this command": x1 reuses the runs ne1 just retrained. A bad value stops
+    with the value and the allowed form.
     """
     value = os.environ.get(FORCED_SINCE, "").strip()
     if not value:
@@ -364,31 +399,6 @@ def _created(rec: dict[str, Any]) -> str:
     except (TypeError, ValueError):
         return ""
 
-
-def find_twin(claim: str, cfg: RunConfig, copy: bool = True, since: str | None = None) -> dict[str, Any] | None:
-    """The same run recorded under another claim (same key: same config, seed and schema), copied here.
-
-    Claims share cells (ne4's parity column holds ne1's Mamba and DeltaNet runs; x1 holds every claim's).
-    Training is deterministic given the key, so the record is reused rather than retrained; the copy keeps
-    its provenance and says where it came from (``copied_from``). Only finished ("ok" or "diverged") records
-    whose code is not stale are reused. ``copy=False`` only looks (for dry runs); ``since`` skips twins
-    made before that time (``stored``).
-    """
-    name = record_path(claim, cfg).name
-    for other in sorted(results_dir().glob(f"*/{name}")):
-        if other.parent.name == claim:
-            continue
-        rec = read_record(other)
-        if rec["status"] == "failed" or rec["stale"] or (since is not None and _created(rec) < since):
-            continue
-        if not copy:
-            return rec
-        rec = {k: v for k, v in rec.items() if k != "stale"}
-        rec["claim"], rec["copied_from"] = claim, f"{other.parent.name}/{other.name}"
-        path = record_path(claim, cfg)
-        write_record(path, rec)
-        return read_record(path)
-    return None
 
 
 # ----------------------------------------------------------------------------- paper numbers

@@ -6,7 +6,7 @@ seed, trains with ``training.fit`` and evaluates with ``evaluate.evaluate_run``;
 stored record when there is one and otherwise writes the new one atomically under the run's lock.
 
 With ``checkpoint=True`` the trained weights are kept too, next to the record
-(``checkpoint_path``: the record's name with ``.pt``), as a plain ``state_dict`` of tensors written
+(``results.checkpoint_path``: the record's name with ``.pt``), as a plain ``state_dict`` of tensors written
 atomically; ``load_model`` rebuilds the model from a record and loads them with
 ``torch.load(weights_only=True)``, so nothing is ever unpickled. Claims that only need accuracies
 keep no weights; x2 (the eigenvalue explorer) reads the learned transitions from them.
@@ -34,12 +34,7 @@ import torch
 
 from statetrack.config import ConfigError, RunConfig
 from statetrack.provenance import provenance
-from statetrack.results import SCHEMA_VERSION, RecordError, load_or_make, record_path, run_key
-
-
-def checkpoint_path(claim: str, cfg: RunConfig) -> Path:
-    """Where the weights of ``cfg``'s run under ``claim`` live: beside its record, ``<record stem>.pt``."""
-    return record_path(claim, cfg).with_suffix(".pt")
+from statetrack.results import SCHEMA_VERSION, RecordError, checkpoint_path, forcing, load_or_make, run_key
 
 
 def save_checkpoint(model: torch.nn.Module, path: Path) -> None:
@@ -132,7 +127,7 @@ def cpu_threads(device: torch.device):
 def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progress: bool = False,
         preset: str | None = None, checkpoint: bool = False) -> dict[str, Any]:
     """Train and evaluate one config and return its record (not written); ``checkpoint`` also writes the
-    trained weights to ``checkpoint_path(claim, cfg)`` (only for a run that did not diverge). A CPU run
+    trained weights to ``checkpoint_path(cfg)`` (only for a run that did not diverge). A CPU run
     uses ``run_threads()`` intra-op threads throughout (``cpu_threads``)."""
     from statetrack.training import resolve_device
 
@@ -174,7 +169,7 @@ def _run(cfg: RunConfig, claim: str, dev: torch.device, progress: bool, preset: 
     if fitted.status == "ok":
         record.update(evaluate(model, train=cfg.train, ev=cfg.eval, device=dev))
         if checkpoint:
-            save_checkpoint(model, checkpoint_path(claim, cfg))
+            save_checkpoint(model, checkpoint_path(cfg))
     record["provenance"] = {**provenance(dev, cfg), "train_time_s": round(fitted.train_time_s, 3),
                             "wall_time_s": round(time.perf_counter() - wall, 3)}
     return record
@@ -189,28 +184,15 @@ def failed_record(cfg: RunConfig, claim: str, preset: str | None, error: BaseExc
 
 def load_or_run(cfg: RunConfig, claim: str, force: bool = False, device: str | torch.device = "auto",
                 progress: bool = False, preset: str | None = None, checkpoint: bool = False) -> dict[str, Any]:
-    """The stored record of ``cfg`` if there is one (and not ``force``); otherwise train, store, return it.
+    """The stored record of ``cfg`` unless ``results.run_state`` says it is missing or forced; else train, store it.
 
-    A stored record with status "failed" is retried. A training error is stored as a failed record
-    (with the reason) and then raised. With ``checkpoint``, an "ok" record whose weights are missing
-    (e.g. one made by a claim that keeps none) is retrained so that its weights are kept.
+    ``force`` retrains inside a ``results.forcing`` block (once: a run already retrained by the running
+    command counts as done). A stored record with status "failed" is retried. A training error is stored
+    as a failed record (with the reason) and then raised. With ``checkpoint`` (the claim keeps weights) an
+    "ok" record whose weights are missing is retrained so that they are kept. ``claim`` is the claim the
+    run is made for (the record says so); the record's place depends on the run alone.
     """
-    if checkpoint and not force and not checkpoint_path(claim, cfg).exists():
-        from statetrack.results import stored
-
-        rec = stored(claim, cfg, copy=False)
-        force = rec is not None and rec["status"] == "ok"
-    return load_or_make(claim, cfg, lambda: run(cfg, claim, device=device, progress=progress, preset=preset,
-                                                checkpoint=checkpoint),
-                        force=force, failed=lambda e: failed_record(cfg, claim, preset, e),
-                        once=not checkpoint or weights_since(claim, cfg))
-
-
-def weights_since(claim: str, cfg: RunConfig) -> bool:
-    """Under ``reproduce --force`` (``results.forced_since``): whether the run's weights were kept since the command
-    began. Only then is a record made since then enough for a claim that keeps weights: a twin retrained under
-    another claim has none."""
-    from statetrack.results import forced_since, made_since
-
-    since = forced_since()
-    return since is not None and made_since(checkpoint_path(claim, cfg), since)
+    with forcing() if force else contextlib.nullcontext():
+        return load_or_make(cfg, lambda: run(cfg, claim, device=device, progress=progress, preset=preset,
+                                             checkpoint=checkpoint),
+                            weights=checkpoint, failed=lambda e: failed_record(cfg, claim, preset, e))

@@ -87,7 +87,7 @@ def scoreboard_markdown() -> str:
 
 def budget_markdown() -> str:
     """Per built claim: runs at the shown preset and their recorded training + evaluation minutes."""
-    from statetrack.results import load_records, run_key
+    from statetrack.results import load_records
 
     lines = ["| claim | preset | runs | recorded minutes (train + eval) | device |", "|---|---|---|---|---|"]
     total = 0.0
@@ -98,8 +98,7 @@ def budget_markdown() -> str:
         if v is None:
             lines.append(f"| {{ref}}`{c.id} <{c.id}>` | – | – | not run | – |")
             continue
-        keys = {run_key(cfg) for cfg in get_claim(c.id).grid(v.preset)}
-        recs = [r for r in load_records(c.id) if r["key"] in keys]
+        recs = load_records(list(dict.fromkeys(get_claim(c.id).grid(v.preset))))
         minutes = sum(r["provenance"].get("wall_time_s", 0) for r in recs) / 60
         total += minutes
         device = recs[0]["provenance"].get("device_name", "?") if recs else "exact parts only"

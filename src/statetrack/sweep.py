@@ -4,26 +4,24 @@
     statetrack sweep all --preset paper --executor slurm --partition gpu --time 240 --gpus-per-job 1
     statetrack sweep all --preset paper --dry-run                   # the grid and its estimated cost
 
-The grids are the claim modules' own (``claims.<id>.grid(preset)``): nothing is listed twice. A run is
-skipped when its record exists (here or as a twin under another claim); with ``stale=True``
-(``--stale``) a record made by other code than the code here (``results``: stale) is retrained. Each run trains under its
+The grids are the claim modules' own (``claims.<id>.grid(preset)``): nothing is listed twice. Whether a
+run trains is ``results.run_state``'s answer: missing or forced ones do; with ``stale=True`` (``--stale``)
+a record made by other code than the code here is retrained too. A run several claims hold is stored once,
+under its key, so it trains once. Each run trains under its
 per-run lock (``results.run_lock``, an ``flock`` released by the operating system when its owner
 dies), so two sweeps over the same grid never train the same run twice, and a killed sweep leaves
 no run locked; records are written atomically, so a kill at any moment leaves either the finished
-record or nothing. Rerunning the same command finishes only what is missing. A local pool trains a run
-that several claims hold once and copies it to the others (``schedule``), longest runs first; on a
-CPU each worker gets cores/N threads, so ``--workers 2`` on 2 cores runs two single-threaded trainings
-(the small models' steps are Python-bound and do not use a second thread). ``--force`` retrains every
-run once (``results.forcing``); ``statetrack reproduce --workers N`` calls this before its notebooks.
+record or nothing. Rerunning the same command finishes only what is missing. A local pool trains each
+run key once (``schedule``), longest runs first; every CPU run uses one thread (``runs.cpu_threads``), so
+``--workers 2`` on 2 cores runs two trainings side by side. ``--force`` retrains every run once
+(``results.forcing``); ``statetrack reproduce --workers N`` calls this before its notebooks.
 
 Slurm goes through submitit (a real scheduler; one array job, each task one run); its local executor
 runs the same path in the tests. Submitit pickles the job function and its arguments into its own
 folder and unpickles them there: files this module wrote, never files a user hands in.
 
-Cost estimates come from measured throughput: ``statetrack bench`` records training-step tokens per
-second per model and device (``benchmarks/results/*.json``); a run's cost is its tokens (steps × batch ×
-mean training length) over that throughput, scaled by its parameter count against the benchmarked
-model's. Evaluation is not included. Without a benchmark for the device the estimate says so.
+Cost estimates (``dry_run``) come from measured throughput (``statetrack.cost``); without a benchmark for
+the device the estimate says so.
 
 Used in: ``statetrack sweep``; the GPU-box runbook (book/gpu_runbook.md).
 """
@@ -31,8 +29,6 @@ Used in: ``statetrack sweep``; the GPU-box runbook (book/gpu_runbook.md).
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
 import os
 import shutil
 import sys
@@ -42,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from statetrack.config import ConfigError, ModelConfig, RunConfig, TaskConfig
+from statetrack.config import ConfigError, RunConfig
 
 EXECUTORS = ("local", "slurm", "submitit-local")
 
@@ -73,29 +69,17 @@ def _keeps_weights(claim: str) -> bool:
     return bool(getattr(get_claim(claim), "KEEP_WEIGHTS", False))
 
 
+def _todo(stale: bool) -> tuple[str, ...]:
+    """The run states (``results.run_state``) a sweep trains: missing and forced ones, and stale ones with ``stale``."""
+    return ("missing", "forced", "stale") if stale else ("missing", "forced")
+
+
 def is_done(item: Item, stale: bool = False) -> bool:
-    """Whether the run has a finished record, here or under another claim (nothing is written), and its
-    weights where the claim keeps them; with ``stale``, a stale record does not count; under ``--force``
-    (``results.forced_since``) only a record made since the command began counts."""
-    from statetrack.results import forced_since, read_record, record_path, stored
+    """Whether the sweep leaves the run alone: ``results.run_state`` (with the weights its claim keeps) is not one
+    the sweep trains (``stale``: a stale record is retrained too)."""
+    from statetrack.results import run_state
 
-    since = forced_since()
-    if not _weights_current(item.claim, item.cfg):
-        return False
-    own = record_path(item.claim, item.cfg)
-    if stale and own.exists() and read_record(own)["stale"]:
-        return False  # to be replaced: by a fresh twin's copy (``run_item``), else by training
-    return stored(item.claim, item.cfg, copy=False, fresh=stale, since=since) is not None
-
-
-def _weights_current(claim: str, cfg: RunConfig) -> bool:
-    """True unless ``claim`` keeps weights and this run's are missing (or, under ``--force``, older than the command)."""
-    from statetrack.results import forced_since
-    from statetrack.runs import checkpoint_path, weights_since
-
-    if not _keeps_weights(claim):
-        return True
-    return weights_since(claim, cfg) if forced_since() else checkpoint_path(claim, cfg).exists()
+    return run_state(item.cfg, weights=_keeps_weights(item.claim)) not in _todo(stale)
 
 
 def default_workers(device: str = "auto") -> int:
@@ -112,27 +96,24 @@ def default_workers(device: str = "auto") -> int:
 
 def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threads: int = 0,
              stale: bool = False) -> str:
-    """Run one item unless its record exists or another process holds its lock; returns what happened.
+    """Run one item unless its record is done or another process holds its lock; returns what happened.
 
-    Returns "done" (a record already existed, or a twin was copied), "busy" (another process is training it),
-    "trained" or "failed: <reason>". ``stale``: retrain a stale record. Under ``--force``
-    (``results.forced_since``, inherited by pool workers) a record made before the command began does not count.
-    Top-level, so process pools and submitit can pickle it.
+    Returns "done" (``results.run_state`` says the run needs nothing), "busy" (another process is training
+    it), "trained" or "failed: <reason>". ``stale``: retrain a stale record. Top-level, so process pools
+    and submitit can pickle it.
     """
     import torch
 
-    from statetrack.results import forced_since, load_or_make, run_lock, stored
+    from statetrack.results import load_or_make, run_lock, run_state
     from statetrack.runs import failed_record, run
 
     if threads:
         torch.set_num_threads(threads)
     cfg = RunConfig.from_dict(config)
-    since = forced_since()
     keep = _keeps_weights(claim)
-    weights = _weights_current(claim, cfg)
-    if weights and stored(claim, cfg, fresh=stale, since=since) is not None:
+    if run_state(cfg, weights=keep) not in _todo(stale):
         return "done"
-    with run_lock(claim, cfg, wait=False) as held:
+    with run_lock(cfg, wait=False) as held:
         if not held:
             return "busy"
     # The lock is taken again inside load_or_make; a process that takes it between these lines finds the
@@ -143,25 +124,22 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
         made.append(True)
         return run(cfg, claim, device=device, preset=preset, checkpoint=keep)
 
-    # A record without the weights its claim keeps is retrained to keep them: a twin (which has none) is no help.
-    retrain = since is not None or (not weights and stored(claim, cfg, copy=False) is not None)
     try:
-        load_or_make(claim, cfg, make, force=retrain, failed=lambda e: failed_record(cfg, claim, preset, e),
-                     fresh=stale, once=weights)
+        load_or_make(cfg, make, weights=keep, retrain=_todo(stale), failed=lambda e: failed_record(cfg, claim, preset, e))
     except Exception as e:  # recorded as failed; the sweep goes on
         return f"failed: {type(e).__name__}: {e}"
     return "trained" if made else "done"
 
 
 def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[Item]]:
-    """Split the missing runs into those to train, one per run key, longest first (for a pool), and the rest.
+    """Split the runs to train into one item per run key, longest first (for a pool), and the rest.
 
-    Claims share runs (x1 holds every claim's cells, ne4 holds ne1's); trained once, a shared run is then copied
-    to the other claims (``results.find_twin``), so two workers never train it at the same time. The one trained
-    is the one under a claim that keeps weights, if any (a copy has none). Longest first by the measured
-    throughput (``estimate_seconds``; unmeasured models count as long), so no worker is left with a long run
-    at the end.
+    Claims share runs (x1 holds every claim's cells, ne4 holds ne1's); a run is stored once, so it is trained
+    once, for the item whose claim keeps weights if any (``KEEP_WEIGHTS``). Longest first by the measured
+    throughput (``cost.estimate_seconds``; unmeasured models count as long), so no worker is left with a long
+    run at the end. The rest are the same runs under other claims: done once the first is trained.
     """
+    from statetrack.cost import bench_throughput, estimate_seconds
     from statetrack.results import run_key
 
     lead: dict[str, Item] = {}
@@ -171,66 +149,29 @@ def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[I
             lead[key] = it
     first = set(map(id, lead.values()))
     rest = [it for it in todo if id(it) not in first]
-    tp = _bench_throughput(device_type)
+    tp = bench_throughput(device_type)
     cost = {id(it): estimate_seconds(it.cfg, tp) for it in lead.values()}
     train = sorted(lead.values(), key=lambda it: -(cost[id(it)] if cost[id(it)] is not None else float("inf")))
     return train, rest
 
 
-# ----------------------------------------------------------------------------- cost
-
-
-def _bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
-    """model name → (tokens/s of a fast training step, its parameter count) from the newest bench record."""
-    from statetrack.provenance import repo_root
-
-    best: dict[str, tuple[float, int]] = {}
-    newest = ""
-    for path in sorted((repo_root() / "benchmarks" / "results").glob("*.json")):
-        data = json.loads(path.read_text())
-        env = data.get("environment", {})
-        if env.get("device", "cpu").split(":")[0] != device_type or env.get("created", "") < newest:
-            continue
-        steps = {m["model"]: (m["tokens_per_s"], m["params"]) for m in data.get("models", [])
-                 if m.get("backend") == "fast" and m.get("tokens_per_s")}
-        if steps:  # a record without training steps (e.g. ``bench --peers``) has no throughput to give
-            newest, best = env.get("created", ""), steps
-    return best
-
-
-@functools.lru_cache(maxsize=None)
-def _num_params(model: ModelConfig, task: TaskConfig) -> int:
-    """Parameters of a model for a task (built once per distinct pair; grids repeat them across seeds and rates)."""
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
-
-    t = make_task(task)
-    return sum(p.numel() for p in make_model(model, t.vocab_size, t.num_classes).parameters())
-
-
-def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -> float | None:
-    """Training seconds of one run from measured throughput (see the module docstring); None if unmeasured."""
-    if cfg.model.name not in throughput:
-        return None
-    tokens_per_s, bench_params = throughput[cfg.model.name]
-    params = _num_params(cfg.model, cfg.task)
-    tokens = cfg.train.num_steps * cfg.train.batch_size * (cfg.train.min_len + cfg.train.max_len) / 2
-    return tokens / tokens_per_s * max(1.0, params / bench_params)
+# ----------------------------------------------------------------------------- cost of a plan
 
 
 def dry_run(items: Sequence[Item], device_type: str, stale: bool = False) -> list[dict[str, Any]]:
     """Per claim: runs in the grid, runs still missing, estimated hours for the missing ones on ``device_type``.
 
     A run whose config another claim earlier in ``items`` also runs (x1 holds every claim's cells; ne4 holds
-    ne1's) is trained once and copied (``results.find_twin``), so it counts in ``runs`` and ``shared`` but not in
-    ``missing`` or ``hours``.
+    ne1's) is stored and trained once, so it counts in ``runs`` and ``shared`` but not in ``missing`` or
+    ``hours``; "missing" is what ``results.run_state`` says the sweep would train (``is_done``).
     """
+    from statetrack.cost import bench_throughput, estimate_seconds
     from statetrack.results import run_key
 
-    tp = _bench_throughput(device_type)
+    tp = bench_throughput(device_type)
     source = device_type
     if not tp and device_type != "cpu":
-        tp, source = _bench_throughput("cpu"), "cpu (no benchmark recorded for this device)"
+        tp, source = bench_throughput("cpu"), "cpu (no benchmark recorded for this device)"
     rows: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for it in items:
@@ -326,7 +267,7 @@ def _sweep(items: list[Item], preset: str, executor: str, workers: int, device: 
                                        stale): it for i, it in enumerate(train)}
                 for fut in cf.as_completed(futures):
                     tally(futures[fut], fut.result())
-        for it in rest:  # the shared runs: copied from the twin just trained (trained here if that one failed)
+        for it in rest:  # the same runs under other claims: done now (trained here if the first one failed)
             tally(it, run_item(it.claim, it.cfg.to_dict(), devices[0], preset, 0, stale))
     else:
         args = [(it.claim, it.cfg.to_dict(), preset) for it in todo]

@@ -385,27 +385,31 @@ def _setting(task: dict) -> str:
 
 
 def results_frame(claim_ids: list[str] | None = None) -> pd.DataFrame:
-    """Every stored run of every built claim, one row per (run, test length): ``results.tidy`` plus
-    ``claim``, ``setting`` (the task's settings in words, e.g. "modulus=5") and ``labels`` (supervision).
+    """Every stored run, one row per (run, test length) under each claim whose grid holds it at the run's
+    preset (else the claim it was made for): ``results.tidy`` plus ``claim``, ``setting`` (the task's settings
+    in words, e.g. "modulus=5") and ``labels`` (supervision). ``claim_ids`` keeps those claims' rows.
 
     Records come from ``results.results_dir()`` (``data/results`` unless ``STATETRACK_RESULTS_DIR`` moves
     it). Runs without accuracy by length (diverged, failed, or measured otherwise) add no rows.
     Used in: x2 (the explorer over all recorded results).
     """
-    from statetrack.claims import CLAIMS
+    from statetrack.claims import PRESETS, holders
     from statetrack.results import load_records, tidy
 
+    records = load_records()
+    held = {p: holders(p) for p in PRESETS if any(r.get("preset") == p for r in records)}
     frames = []
-    for cid in claim_ids or [c for c, info in CLAIMS.items() if info.notebook]:
-        for rec in load_records(cid):
-            try:
-                part = tidy([rec])
-            except (KeyError, TypeError):  # a record measured otherwise (no accuracy by length)
-                continue
-            if part.empty:
-                continue
-            task = rec["config"]["task"]
-            frames.append(part.assign(claim=cid, setting=_setting(task), labels=task.get("supervision", "")))
+    for rec in records:
+        try:
+            part = tidy([rec])
+        except (KeyError, TypeError):  # a record measured otherwise (no accuracy by length)
+            continue
+        if part.empty:
+            continue
+        task = rec["config"]["task"]
+        for cid in held.get(rec.get("preset"), {}).get(rec["key"]) or [rec["claim"]]:
+            if not claim_ids or cid in claim_ids:
+                frames.append(part.assign(claim=cid, setting=_setting(task), labels=task.get("supervision", "")))
     cols = ["claim", "task", "label", "setting", "labels", "seed", "lr", "key", "length", "acc", "normalized",
             "seq_acc", "stale"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)

@@ -19,11 +19,11 @@ Used in: every notebook and ``statetrack verify`` / ``reproduce``.
 from __future__ import annotations
 
 import importlib
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
+from statetrack.claims.common import Verdict
 from statetrack.config import ConfigError, RunConfig
 
 PRESETS = ("smoke", "quick", "paper")
@@ -92,50 +92,6 @@ def get_claim(claim_id: str) -> ModuleType:
     if not CLAIMS[claim_id].notebook:
         raise ConfigError(f"claim {claim_id!r} has no notebook yet; implemented: {', '.join(implemented())}")
     return importlib.import_module(f"statetrack.claims.{claim_id}")
-
-
-@dataclass
-class Verdict:
-    """A claim's verdict at one preset: the comparison table, whether it reproduced, and one line."""
-
-    claim: str
-    preset: str
-    reproduced: bool
-    line: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    stale: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "preset": self.preset, "reproduced": self.reproduced, "line": self.line,
-                "stale": self.stale, "rows": self.rows}
-
-    def frame(self, paper: dict[str, str] | None = None) -> Any:
-        """The verdict table as a pandas frame, one row per cell or exact check (what the claim pages show).
-
-        Args:
-            paper: paper columns to show, row key → heading, e.g. ``{"paper_best": "paper best (T3)"}``
-                (default: the paper's best and median where any row has them).
-        """
-        import pandas as pd
-
-        if paper is None:
-            paper = {k: k.replace("_", " ") for k in ("paper_best", "paper_median")
-                     if any(r.get(k) is not None for r in self.rows)}
-        out = []
-        for r in self.rows:
-            if r.get("part") == "not run":
-                out.append({"what": r["label"], **{h: r.get(k) for k, h in paper.items()}, "ours best": None,
-                            "ours median": None, "ours weakest": None, "seeds": 0, "rule": r["rule"], "pass": "–"})
-                continue
-            exact = r.get("part") in ("exact", "comparison")
-            row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
-            row.update({"ours best": r["ours"] if exact else r["ours_best"],
-                        "ours median": None if exact else r["ours_median"],
-                        "ours weakest": r["ours"] if exact else r["ours_weakest"],
-                        "seeds": r["part"] if exact else r["seeds"], "rule": r["rule"],
-                        "pass": {True: "PASS", False: "FAIL", None: "–"}[r["pass"]]})
-            out.append(row)
-        return pd.DataFrame(out)
 
 
 def _as_list(name: str, value: Any) -> Any:
@@ -251,29 +207,10 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
 
 
 def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
-    """Seconds ``cfg`` would take to train here (evaluation excluded).
+    """Seconds ``cfg`` would take to train here (evaluation excluded): ``cost.run_seconds``."""
+    from statetrack.cost import run_seconds
 
-    From the training throughput ``statetrack bench`` recorded for this kind of device (instant; see
-    ``sweep.estimate_seconds``), else, or with ``measure``, from timing a few real steps.
-    """
-    from dataclasses import replace
-
-    from statetrack.models import make_model
-    from statetrack.sweep import _bench_throughput
-    from statetrack.sweep import estimate_seconds as from_bench
-    from statetrack.tasks import make_task
-    from statetrack.training import fit, resolve_device
-
-    dev = resolve_device(device)
-    if not measure and (est := from_bench(cfg, _bench_throughput(dev.type))) is not None:
-        return est
-    task = make_task(cfg.task)
-    model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
-    probe = replace(cfg.train, num_steps=steps + 1, warmup_steps=0, eval_every=0)
-    fit(model, task, replace(probe, num_steps=1), cfg.seed, dev)  # warm-up step
-    t0 = time.perf_counter()
-    fit(model, task, replace(probe, num_steps=steps), cfg.seed, dev)
-    return (time.perf_counter() - t0) / steps * cfg.train.num_steps
+    return run_seconds(cfg, device, steps, measure)
 
 
 class NeedsConfirmation(ConfigError):
@@ -286,23 +223,24 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     """Everything that can be checked before the first run trains; returns the claim's grid.
 
     Checks, in order: the claim id, the preset and the grid's arguments; the device; every stored record
-    of the claim (a corrupt one is named); that the results folder can be written; that each missing
+    of the grid (a corrupt one is named); that the results folder can be written; that each missing
     run's estimated peak memory fits the device (``memory.check_memory``, unless ``ignore_memory``); and,
     for the ``paper`` preset on a CPU, the measured cost of the missing runs (``NeedsConfirmation`` unless
     ``confirm_long``). Raises ``ConfigError`` (or its subclasses) / ``RecordError`` naming the fault.
     """
-    from statetrack.results import check_writable, load_records, record_path, results_dir
+    from statetrack.results import check_writable, results_dir, run_state
     from statetrack.training import resolve_device
 
     claim = get_claim(claim_id)
     cfgs = claim.grid(check_preset(preset), seeds=seeds, **overrides)
     dev = resolve_device(device)
-    load_records(claim_id)  # validates every stored record; a corrupt one raises RecordError naming it
-    missing = [c for c in cfgs if force or not record_path(claim_id, c).exists()]
+    keep = bool(getattr(claim, "KEEP_WEIGHTS", False))
+    # run_state reads (and so validates) every stored record of the grid; a corrupt one raises RecordError naming it
+    missing = [c for c in dict.fromkeys(cfgs) if run_state(c, weights=keep) in ("missing", "forced") or force]
     if missing:
         from statetrack.memory import check_memory
 
-        check_writable(results_dir() / claim_id)
+        check_writable(results_dir())
         for c in dict.fromkeys(missing):
             check_memory(c, dev, ignore=ignore_memory)
     if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
@@ -323,7 +261,7 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     ``preflight`` runs first, so bad input, an unwritable results folder, a corrupt record or an
     unconfirmed paper preset on a CPU stop before anything trains. A claim module that sets
     ``KEEP_WEIGHTS = True`` (x2) keeps each run's trained weights beside its record
-    (``runs.checkpoint_path``).
+    (``results.checkpoint_path``).
     """
     from statetrack.runs import load_or_run
 
@@ -334,6 +272,17 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
             for c in cfgs]
 
 
+def holders(preset: str) -> dict[str, list[str]]:
+    """Run key → the implemented claims whose default grid at ``preset`` holds that run (a run is stored once)."""
+    from statetrack.results import run_key
+
+    out: dict[str, list[str]] = {}
+    for cid in implemented():
+        for key in dict.fromkeys(map(run_key, get_claim(cid).grid(check_preset(preset)))):
+            out.setdefault(key, []).append(cid)
+    return out
+
+
 def verify_claim(claim_id: str, preset: str | None = None) -> Verdict | None:
     """The verdict from stored records at ``preset`` (or the most thorough preset whose grid is complete).
 
@@ -342,11 +291,9 @@ def verify_claim(claim_id: str, preset: str | None = None) -> Verdict | None:
     from statetrack.results import load_records
 
     claim = get_claim(claim_id)
-    by_key = {r["key"]: r for r in load_records(claim_id)}
-    from statetrack.results import run_key
-
     for p in ([check_preset(preset)] if preset else ["paper", "quick", "smoke"]):
-        keys = [run_key(c) for c in claim.grid(p)]
-        if all(k in by_key for k in keys):
-            return claim.verdict([by_key[k] for k in keys], p)
+        grid = claim.grid(p)
+        records = load_records(grid)  # those that exist, in grid order (a failed one counts as failing)
+        if len(records) == len(grid):
+            return claim.verdict(records, p)
     return None

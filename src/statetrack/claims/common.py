@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TaskConfig, TrainConfig
@@ -202,6 +202,50 @@ class Check:
 # ----------------------------------------------------------------------------- verdicts
 
 
+@dataclass
+class Verdict:
+    """A claim's verdict at one preset: the comparison table, whether it reproduced, and one line."""
+
+    claim: str
+    preset: str
+    reproduced: bool
+    line: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    stale: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "preset": self.preset, "reproduced": self.reproduced, "line": self.line,
+                "stale": self.stale, "rows": self.rows}
+
+    def frame(self, paper: dict[str, str] | None = None) -> Any:
+        """The verdict table as a pandas frame, one row per cell or exact check (what the claim pages show).
+
+        Args:
+            paper: paper columns to show, row key → heading, e.g. ``{"paper_best": "paper best (T3)"}``
+                (default: the paper's best and median where any row has them).
+        """
+        import pandas as pd
+
+        if paper is None:
+            paper = {k: k.replace("_", " ") for k in ("paper_best", "paper_median")
+                     if any(r.get(k) is not None for r in self.rows)}
+        out = []
+        for r in self.rows:
+            if r.get("part") == "not run":
+                out.append({"what": r["label"], **{h: r.get(k) for k, h in paper.items()}, "ours best": None,
+                            "ours median": None, "ours weakest": None, "seeds": 0, "rule": r["rule"], "pass": "–"})
+                continue
+            exact = r.get("part") in ("exact", "comparison")
+            row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
+            row.update({"ours best": r["ours"] if exact else r["ours_best"],
+                        "ours median": None if exact else r["ours_median"],
+                        "ours weakest": r["ours"] if exact else r["ours_weakest"],
+                        "seeds": r["part"] if exact else r["seeds"], "rule": r["rule"],
+                        "pass": {True: "PASS", False: "FAIL", None: "–"}[r["pass"]]})
+            out.append(row)
+        return pd.DataFrame(out)
+
+
 def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
           cell_of: Callable[[dict[str, Any]], dict[str, Any]],
           rule_of: Callable[[dict[str, Any]], Rule | None],
@@ -228,8 +272,6 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
         weakest score over seeds, the paper's numbers, the rule and whether every run met it), then
         one row per exact check.
     """
-    from statetrack.claims import Verdict
-
     cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for r in records:
         cell = cell_of(r)
@@ -290,13 +332,13 @@ def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]
     from statetrack.results import paper_numbers
 
     out: dict[Any, dict[str, Any]] = {}
-    for table, field in tables.items():
+    for table, column in tables.items():
         for row in paper_numbers(table):
             key = key_of(row)
             if key is None:
                 continue
             entry = out.setdefault(key, {"paper_source": [], "paper_provenance": row["provenance"]})
-            entry[f"paper_{field}"] = row["value"]
+            entry[f"paper_{column}"] = row["value"]
             if row.get("spread") is not None:
                 entry["paper_mad"] = row["spread"]
             entry["paper_source"].append(row["source"])

@@ -16,8 +16,8 @@ the other rows take the owner's depth (their predictions hold at any depth).
 | perm FSM | 25 states, 4 letters, every letter a permutation | bl3         | 2–10 → 500                   |
 
 Grid: a cell (row × column) that the owning claim runs at the preset is *that claim's run*: x1
-takes its config from the owner's ``grid`` (nothing duplicated), so ``results.find_twin`` copies
-the owner's record instead of training (``copied_from`` says where it came from). The other cells
+takes its config from the owner's ``grid`` (nothing duplicated), so the run key is the owner's and
+the one stored record serves both (its ``claim`` says which claim it was made for). The other cells
 are *fills*: the column's protocol (task, training and test settings of the owner's bilinear or
 recurrent reference cell) with the family's model as another claim configures it (Mamba, DeltaNet:
 the column owner's if it has the family, else ne1's; sLSTM, mLSTM, Transformer: ne4's; LSTM: bl3's;
@@ -401,7 +401,7 @@ def board(verdict_rows: list[dict[str, Any]], records: list[dict[str, Any]], pre
     source: dict[tuple[str, str], set[str]] = {}
     for r in records:
         c = cell_of(r)
-        origin = r.get("copied_from", "").split("/")[0] or r["claim"]
+        origin = r["claim"]
         source.setdefault((c["model"], c["task"]), set()).add(origin)
     out = []
     for v in verdict_rows:

@@ -15,7 +15,7 @@ matrices (``statetrack.spectra``, the first layer's A(x) per token):
 
 The runs are the very configurations other claims record (ne1's [−1,1] parity models, bl7's Z_5
 rotation and full models, ne2's Z_3 rotation model, at the same preset and seeds), retrained here
-with their weights kept (``KEEP_WEIGHTS``: ``runs.checkpoint_path`` beside each record, loaded with
+with their weights kept (``KEEP_WEIGHTS``: ``results.checkpoint_path`` beside each record, loaded with
 ``torch.load(weights_only=True)``). Training is deterministic given the run key, so each x2 record
 carries the accuracy of the other claim's record of the same key.
 
@@ -111,7 +111,7 @@ def analyse(record: dict[str, Any], model=None) -> dict[str, Any]:
         return out
     if model is None:
         try:
-            model = load_model(record, checkpoint_path(ID, cfg))
+            model = load_model(record, checkpoint_path(cfg))
         except RecordError as e:
             out["error"] = str(e)
             return out
@@ -183,7 +183,7 @@ def eigen_frame(record: dict[str, Any], model=None) -> Any:
     from statetrack.runs import checkpoint_path, load_model
 
     cfg = RunConfig.from_dict(record["config"])
-    model = model if model is not None else load_model(record, checkpoint_path(ID, cfg))
+    model = model if model is not None else load_model(record, checkpoint_path(cfg))
     parity = cfg.task.name == "parity"
     windows = sp.all_windows(model, range(2)) if parity else torch.arange(cfg.task.modulus).unsqueeze(1)
     tr = sp.transitions(model, windows)
@@ -247,7 +247,7 @@ def rotation_turns(record: dict[str, Any], model=None) -> list[dict[str, Any]]:
     from statetrack.runs import checkpoint_path, load_model
 
     cfg = RunConfig.from_dict(record["config"])
-    model = model if model is not None else load_model(record, checkpoint_path(ID, cfg))
+    model = model if model is not None else load_model(record, checkpoint_path(cfg))
     m = cfg.task.modulus
     theta = model.tables()[0][:m, 0].detach().double()  # (m,) first block's angle per number token
     turns = (theta / (2 * math.pi / m) + 0.5) % m - 0.5  # in [−0.5, m − 0.5): a root j sits at j, never at m
