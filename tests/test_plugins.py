@@ -232,3 +232,29 @@ def test_leaderboard_bad_input_is_one_line_exit_2_nothing_written(installed, tmp
         assert not out.exists() and not list(results_dir().rglob("*.json"))
     finally:
         _forget("spiral_model")
+
+
+def test_a_store_read_without_the_plug_in_says_so_and_carries_on(tmp_path, monkeypatch):
+    """Records made by a plug-in that is not installed are named as such (not as corrupt), and the rest loads."""
+    from statetrack.models import PLUGINS, load_plugins
+    from statetrack.results import MissingPlugin, load_records, read_record, record_path
+    from statetrack.runs import load_or_run
+
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    monkeypatch.syspath_prepend(str(_site(tmp_path / "site")))
+    load_plugins(reload=True)
+    from statetrack.cli import build_config
+
+    cfg = build_config("parity", "gated_rotation", ["model.backend=reference"], "smoke", 0)
+    rec = load_or_run(cfg, "adhoc", device="cpu", preset="smoke")
+    assert rec["provenance"]["plugin"]["distribution"] == DIST and PLUGINS["gated_rotation"]
+    path = record_path(cfg)
+    builtin = build_config("parity", "mamba", ["model.d_model=8", "model.d_state=2"], "smoke", 0)
+    load_or_run(builtin, "adhoc", device="cpu", preset="smoke")
+    _forget("gated_rotation")  # the plug-in is gone from this install
+    with pytest.raises(MissingPlugin, match="plug-in model 'gated_rotation' .*statetrack-example 0.1.0.*not installed"):
+        read_record(path)
+    with pytest.warns(UserWarning, match="gated_rotation"):
+        left = load_records()
+    assert [r["key"] for r in left] == [read_record(record_path(builtin))["key"]]
+    assert path.exists()  # reading never deletes or rewrites a record

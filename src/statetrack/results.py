@@ -42,6 +42,7 @@ import json
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from typing import Any
 import statetrack.models  # noqa: F401  (registers the model configs that RunConfig.from_dict rebuilds)
 import statetrack.tasks  # noqa: F401  (registers the task configs likewise)
 from statetrack.config import ConfigError, RunConfig
+from statetrack.models import known_model
 from statetrack.provenance import code_hash, repo_root
 
 SCHEMA_VERSION = 1
@@ -62,6 +64,10 @@ class RecordError(ValueError):
     def _render_traceback_(self) -> list[str]:
         """In a notebook (IPython, papermill) show the one-line message, not a traceback: it is bad input."""
         return [f"{type(self).__name__}: {self}"]
+
+
+class MissingPlugin(RecordError):
+    """A record made by a plug-in model that is not installed here: not corrupt, just unreadable on this install."""
 
 
 # ----------------------------------------------------------------------------- paths
@@ -172,6 +178,12 @@ def read_record(path: Path) -> dict[str, Any]:
         raise RecordError(f"result record {path} has schema {rec['schema']}; this code reads schema {SCHEMA_VERSION}")
     if rec["status"] not in STATUSES:
         raise RecordError(f"corrupt result record {path}: status {rec['status']!r} is not one of {list(STATUSES)}")
+    model = rec["config"].get("model") if isinstance(rec["config"].get("model"), dict) else {}
+    plugin = rec["provenance"].get("plugin")
+    if isinstance(model.get("name"), str) and isinstance(plugin, dict) and not known_model(model["name"]):
+        raise MissingPlugin(f"result record {path} was made by the plug-in model {model['name']!r} "
+                            f"({plugin.get('distribution') or 'no distribution'} {plugin.get('version') or ''}), "
+                            "which is not installed here; install it to read this record")
     try:
         cfg = RunConfig.from_dict(rec["config"])
     except ConfigError as e:
@@ -231,8 +243,15 @@ def load_records(cfgs: Sequence[RunConfig] | None = None) -> list[dict[str, Any]
     in the store."""
     if cfgs is not None:
         return [read_record(p) for p in map(record_path, cfgs) if p.exists()]
-    root = results_dir()
-    return [read_record(p) for p in sorted(root.glob("*/*.json")) if not p.parent.name.startswith(".")]
+    out = []
+    for p in sorted(results_dir().glob("*/*.json")):
+        if p.parent.name.startswith("."):
+            continue
+        try:
+            out.append(read_record(p))
+        except MissingPlugin as e:  # said once per record, and the rest of the store still loads
+            warnings.warn(str(e), stacklevel=2)
+    return out
 
 
 # ----------------------------------------------------------------------------- a run's state
