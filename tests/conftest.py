@@ -1,4 +1,5 @@
-"""Shared fixtures. Every test writes run records into a temporary folder, never into data/results."""
+"""Shared fixtures. Every test writes run records into a temporary folder, never into data/results, and runs
+with one torch thread."""
 
 import os
 from pathlib import Path
@@ -10,7 +11,11 @@ import torch
 @pytest.fixture(autouse=True)
 def _isolated_results(tmp_path, monkeypatch):
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path / "results"))
-    torch.set_num_threads(2)
+    # One intra-op thread, as every CPU run of the package trains (runs.cpu_threads) and the theory checks
+    # compute. The tests' tensors are small and most loops are per step: with two threads torch hands each tiny
+    # op to its pool (log_sigmoid on 16 numbers: 0.003 ms with one thread, 0.2-0.5 ms with two), which made the
+    # op, model and theory tests about three times slower on two cores (116 s against 37 s for ten modules).
+    torch.set_num_threads(1)
     from statetrack.provenance import repo_root
 
     real = repo_root() / "data" / "results"

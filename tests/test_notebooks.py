@@ -2,7 +2,7 @@
 
 Each notebook is executed once per session by papermill (``smoke_runs`` in conftest.py, the same executions
 the book build uses); ``test_smoke_run_prints_a_verdict`` checks the executed notebook: a verdict line for this
-claim at smoke, its records written to the session's scratch folder, no error output.
+claim at smoke, a record of every run of its smoke grid in the session's scratch folder, no error output.
 
 There is no nbval rerun any more. It reran each executed notebook against the outputs it had just written,
 loading the records that run had just stored: the code compared with itself, at the price of one more kernel
@@ -47,12 +47,16 @@ def _outputs_text(nb) -> str:
 
 
 @pytest.mark.parametrize("claim", implemented())
-def test_smoke_run_prints_a_verdict(smoke_runs, claim):
+def test_smoke_run_prints_a_verdict(smoke_runs, claim, monkeypatch):
+    from statetrack.claims import get_claim
+    from statetrack.results import record_path
+
     nb = nbformat.read(smoke_runs.executed(claim), as_version=4)
-    results_dir = smoke_runs.results
     m = VERDICT.search(_outputs_text(nb))
     assert m and m.group(1) == claim and m.group(2) == "smoke"
-    assert list((results_dir / claim).glob("*.json")), "the smoke run wrote its records to the temporary folder"
+    monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(smoke_runs.results))
+    missing = [str(record_path(c)) for c in get_claim(claim).grid("smoke") if not record_path(c).exists()]
+    assert not missing, f"the smoke run did not write these records to the session's folder: {missing}"
     assert not any(o.get("output_type") == "error" for c in nb.cells for o in c.get("outputs", []))
 
 
