@@ -6,18 +6,11 @@ import dataclasses
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import ne2
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
-
-
-def _rec(cfg, value):
-    """A record with a chosen test score, to exercise the rules (not a result); None = diverged."""
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 GOOD = {"diagonal": 0.0, "rotation": 1.0, "mamba": 0.0, "deltanet1": 0.0, "deltanet2": 0.0}
@@ -26,7 +19,7 @@ PASSING = [Check("exact", 0.0, "= 0", True)]
 
 def _records(preset="quick", **scores):
     values = {**GOOD, **scores}
-    return [_rec(c, values[ne2.model_of({"config": c.to_dict()})]) for c in ne2.grid(preset)]
+    return [fake_record(c, values[ne2.model_of({"config": c.to_dict()})]) for c in ne2.grid(preset)]
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])

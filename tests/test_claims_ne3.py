@@ -6,22 +6,15 @@ import dataclasses
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import ne3
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
 
 
-def _rec(cfg, value):
-    """A record with a chosen test score, to exercise the rules (not a result); None = diverged."""
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
-
-
 def _records(neg, pos, preset="quick"):
-    return [_rec(c, neg if c.model.eig_range == "[-1,1]" else pos) for c in ne3.grid(preset)]
+    return [fake_record(c, neg if c.model.eig_range == "[-1,1]" else pos) for c in ne3.grid(preset)]
 
 
 PASSING = [Check("exact", 1.0, "= 1", True)]
@@ -68,7 +61,7 @@ def test_verdict_rules(neg, pos, checks, expected):
 
 def test_one_failing_seed_fails_its_cell():
     recs = _records(1.0, 0.0)
-    recs[1] = _rec(ne3.grid("quick")[1], 0.5)  # seed 1 of [-1,1] drifts
+    recs[1] = fake_record(ne3.grid("quick")[1], 0.5)  # seed 1 of [-1,1] drifts
     v = ne3.verdict(recs, "quick", checks=PASSING)
     assert not v.reproduced and v.rows[0]["pass"] is False and v.rows[0]["ours_weakest"] == 0.5
 

@@ -5,19 +5,13 @@ import dataclasses
 
 import pytest
 
+from helpers import fake_record
 from statetrack.claims import ne1, ne4
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
 
 PASSING = [Check("exact", 1.0, "= 1", True)]
-
-
-def _rec(cfg, value):
-    rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": "ok" if value is not None else "diverged"}
-    if value is not None:
-        rec["summary"] = {"ood_normalized": value, "id_normalized": 1.0}
-    return rec
 
 
 def _paper_like(cfg, arith=None):
@@ -92,7 +86,7 @@ def test_parity_rule(model, eig, value, ok):
     cfgs = ne4.grid("quick")
     pairs = [(c, _paper_like(c)) for c in cfgs]
     scores = _mutate(pairs, model, eig, 1, value) if model else [s for _, s in pairs]
-    recs = [_rec(c, None if s != s else s) for c, s in zip(cfgs, scores)]
+    recs = [fake_record(c, None if s != s else s) for c, s in zip(cfgs, scores)]
     v = ne4.verdict(recs, "quick", checks=PASSING)
     assert v.reproduced is ok
     not_run = [r for r in v.rows if r["part"] == "not run"]
@@ -110,14 +104,14 @@ def test_comparison_check_on_the_arithmetic_columns(neg, pos, ok):
     arith = {}
     for task, n, p in zip(ne4.COMPARED, neg, pos):
         arith[("DeltaNet", "[-1,1]", task)], arith[("DeltaNet", "[0,1]", task)] = n, p
-    v = ne4.verdict([_rec(c, _paper_like(c, arith)) for c in cfgs], "smoke", checks=PASSING)
+    v = ne4.verdict([fake_record(c, _paper_like(c, arith)) for c in cfgs], "smoke", checks=PASSING)
     comp = [r for r in v.rows if r["part"] == "comparison"]
     assert len(comp) == 1 and comp[0]["pass"] is ok and v.reproduced is ok
 
 
 def test_no_comparison_without_both_ranges():
     cfgs = [c for c in ne4.grid("smoke") if c.model.name != "deltanet" or c.model.eig_range == "[-1,1]"]
-    v = ne4.verdict([_rec(c, _paper_like(c)) for c in cfgs], "smoke", checks=PASSING)
+    v = ne4.verdict([fake_record(c, _paper_like(c)) for c in cfgs], "smoke", checks=PASSING)
     assert not [r for r in v.rows if r["part"] == "comparison"]
 
 
@@ -137,7 +131,7 @@ def test_a_tampered_exact_part_fails_its_check_and_the_claim(smoke_part, edit, l
     edit(part)
     checks = ne4.checks("smoke", part)
     assert [c.label for c in checks if not c.passed] == [label]
-    recs = [_rec(c, _paper_like(c, {("DeltaNet", "[-1,1]", t): 0.9 for t in ne4.TASKS[1:]}))
+    recs = [fake_record(c, _paper_like(c, {("DeltaNet", "[-1,1]", t): 0.9 for t in ne4.TASKS[1:]}))
             for c in ne4.grid("smoke")]
     assert not ne4.verdict(recs, "smoke", checks=checks).reproduced
 
@@ -147,7 +141,7 @@ def test_the_fourth_column_is_shown_not_compared():
     cfgs = ne4.grid("smoke")
     arith = {("DeltaNet", "[-1,1]", t): 0.9 for t in ne4.COMPARED} | {("DeltaNet", "[0,1]", t): 0.2 for t in ne4.COMPARED}
     arith |= {("DeltaNet", "[-1,1]", "mod_arith_brackets_mult"): 0.0, ("DeltaNet", "[0,1]", "mod_arith_brackets_mult"): 0.5}
-    v = ne4.verdict([_rec(c, _paper_like(c, arith)) for c in cfgs], "smoke", checks=PASSING)
+    v = ne4.verdict([fake_record(c, _paper_like(c, arith)) for c in cfgs], "smoke", checks=PASSING)
     shown = [r for r in v.rows if r.get("task") == "mod_arith_brackets_mult" and r["part"] == "trained"]
     assert len(shown) == 2 and all(r["pass"] is None for r in shown) and v.reproduced
     assert {r["paper_median"] for r in shown} == {0.113, 0.129}  # data/paper/ne_table5.csv
