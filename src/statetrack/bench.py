@@ -1,6 +1,6 @@
 """Speed and precision benchmarks: every recurrence's fast path against its reference, on CPU or GPU.
 
-Three tables (PERFORMANCE.md 8):
+Three tables:
 
 1. **ops**: for every registered pair (``models.ops.PAIRS``), forward and forward+backward times of
    the sequential reference and the fast path, their ratio (R1), and how far the fast path's
@@ -297,7 +297,7 @@ def run(device: str = "cpu", scale: str | None = None, pairs: list[str] | None =
 
 
 def format_tables(res: dict[str, Any]) -> str:
-    """The three tables as text; the ratio columns are what the issue asks for."""
+    """The three tables as text; the ratio columns are the ones speed targets are stated in."""
     lines = [f"statetrack bench: scale {res['scale']} on {res['environment'].get('gpu') or res['environment']['cpu']}, "
              f"torch {res['environment']['torch']}"]
     lines.append("")

@@ -6,7 +6,7 @@ them with permutation letters) against the fsm task's own labels, with normaliza
 and "none" (identical predictions: scale invariance), and the additive variant as the contrast
 where scaling the state changes predictions. **Trained:** a full bilinear model learns a random
 machine from words of 2–10 letters and is tested at length 500. The machine's letters are all
-permutations, because uniformly random tables synchronise (CALIBRATION.md R2.3) and then even weak
+permutations, because uniformly random tables synchronise and then even weak
 models look good at 500.
 
 Presets:
@@ -17,7 +17,7 @@ Presets:
 | quick  | 20 × 50 × 1,000 (1,000 words) and 2 × 10 × 10,000        | 25 states, 4 perm letters| full, H = 64     | lr 3e-3, batch 128, 800 steps, lengths 2–10   | 500       | 3     |
 | paper  | 20 × 50 × 10,000 (1,000 words)                           | 50 states, 10 letters (5 perm) | full, H = 128 | Adam, 100k steps × 64, lengths 2–10, 3 lrs  | 500       | 3     |
 
-The quick recipe is CALIBRATION.md round 3 (this machine, seed 0: 1.000 at 500 in 16 s); the quick
+The quick recipe was chosen on unrecorded CPU calibration runs (book/recipes.md); the quick
 exact part runs 1,000 words of 1,000 letters (about 4 s on one thread) plus a 10,000-letter horizon,
 because 1,000 words of 10,000 letters take about 45 s here (the paper preset runs them).
 
@@ -60,7 +60,7 @@ _EVAL = {
     "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024),
 }
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-PAPER_LRS = (1e-3, 1e-4, 1e-5)  # PAPERS.md 2.5 [I]: BL takes the best of 3 rates; the values are a guess
+PAPER_LRS = (1e-3, 1e-4, 1e-5)  # BL takes the best of 3 rates (secondary source); the values are a guess
 
 #: Exact part per preset: blocks of (machines, words per machine, length).
 EXACT = {

@@ -1,4 +1,4 @@
-"""Claim bl2 (BL modular-addition table; PAPERS.md 2.6, 2.6a): bilinear RNNs add mod m at length 500, the baselines do not.
+"""Claim bl2 (BL modular-addition table, secondary-sourced; book/papers.md): bilinear RNNs add mod m at length 500, the baselines do not.
 
 BL (secondary source, unverified) trains on Z_m (the running sum of numbers 0..m−1, mod m) for
 m ∈ {2, 3, 5, 10, 25, 50} with lengths 2–10 and tests at length 500: the full and block-diagonal
@@ -24,7 +24,7 @@ Presets (label after every token, train lengths 2–10, test: accuracy at positi
 | paper  | 2, 3, 5, 10, 25, 50 | full, CP (rank 64), block 2, diagonal, R2: H 128; LSTM, Elman 256; Mamba, Transformer 1, 2, 4 layers D 128 | 100k steps × 64, lrs 1e-3/1e-4/1e-5 | 3 |
 
 Quick keeps the slice a 2-core CPU trains in about 4 minutes: m = 2 (parity, where the diagonal
-must succeed), m = 3 (where it must fail) and m = 25 (where the LSTM falls off, CALIBRATION.md §2);
+must succeed), m = 3 (where it must fail) and m = 25 (where the LSTM falls off in our calibration runs);
 Elman, the deeper Mamba and Transformer stacks, and m = 5, 10, 50 are "not run at this preset".
 
 Verdict rule, applied to every seed (normalized accuracy at length 500, 0 = chance):
@@ -72,7 +72,7 @@ _MODELS = {"smoke": ("full", "block2", "diagonal", "lstm", "mamba1", "transforme
            "quick": ("full", "cp", "block2", "diagonal", "rotation", "lstm", "mamba1", "transformer1"),
            "paper": MODELS}
 _SEEDS = {"smoke": (0,), "quick": (0,), "paper": (0, 1, 2)}
-PAPER_LRS = (1e-3, 1e-4, 1e-5)  # PAPERS.md 2.5 [I]: best of 3 rates; the values are a guess (as bl3)
+PAPER_LRS = (1e-3, 1e-4, 1e-5)  # best of 3 rates (secondary source); the values are a guess (as bl3)
 
 _WIDTH = {"smoke": dict(bilinear=8, rnn=16, stack=16), "quick": dict(bilinear=64, rnn=128, stack=64),
           "paper": dict(bilinear=128, rnn=256, stack=128)}
@@ -172,8 +172,8 @@ _PAPER_MODELS = {"Bilinear (full)": ("full",), "Block-diag b=1 (real diagonal)":
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's mod-addition numbers (secondary sources, unverified), keyed by (row, m).
 
-    The table (PAPERS.md 2.6) merges Mamba's and the Transformer's depths into one row, so every depth
-    gets that number; Elman and CP come from the summary of the full text (2.6a), at m = 50 only.
+    The secondary notes' table merges Mamba's and the Transformer's depths into one row, so every depth
+    gets that number; Elman and CP come from the summary of the full text (bl_summary.csv), at m = 50 only.
     """
     out: dict[tuple[str, int], dict[str, Any]] = {}
     for table in ("bl_modular_addition", "bl_summary"):

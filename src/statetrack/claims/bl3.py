@@ -1,11 +1,11 @@
-"""Claim bl3 (BL random-FSM table; PAPERS.md 2.6, 2.6a): on random state machines the bilinear RNN generalises to length 500 and the baselines do not.
+"""Claim bl3 (BL random-FSM table, secondary-sourced; book/papers.md): on random state machines the bilinear RNN generalises to length 500 and the baselines do not.
 
 BL (secondary source, unverified) reports normalized accuracy at length 500 of 1.00 for the full
-bilinear model against 0.09 for an LSTM and 0.07 for Mamba at 50 states (2.6a), and a table for
-2–25 states (2.6). BL does not say how the machines were drawn, and that decides the result: a
+bilinear model against 0.09 for an LSTM and 0.07 for Mamba at 50 states (data/paper/bl_summary.csv), and a table for
+2–25 states (data/paper/bl_fsm.csv). BL does not say how the machines were drawn, and that decides the result: a
 uniformly random table synchronises (random words send every start state to one state within a
 few dozen letters), so a model that only gets the last letters right scores well at any length
-(CALIBRATION.md R2.3: an LSTM 0.988 at 500). A table whose letters are all permutations never
+(an LSTM scored close to 1 at 500 in our unrecorded calibration runs). A table whose letters are all permutations never
 synchronises. So every cell runs on both samplings, and ``theory.synchronization`` measures each
 machine: the fraction of 40-letter words that synchronise, and the *window ceiling*, the best
 accuracy at length 500 of any predictor that sees only the last 40 letters.
@@ -19,8 +19,7 @@ Presets (machines: ``table_seed`` 0, 4 letters; "uniform" = no permutation lette
 | quick  | 25                | full bilinear H 64 (lr 3e-3), LSTM 128 (lr 1e-2)     | 800 steps × 128, lengths 2–10                   | 500  | 2     |
 | paper  | 2, 5, 10, 25, 50  | full, CP (rank 64), block 2 (H 128), LSTM 256, Elman 256, Mamba 4 layers, Transformer 4 layers | Adam, 100k steps × 64, lengths 2–10, lrs 1e-3/1e-4/1e-5 | 500 | 3 |
 
-The quick recipe is CALIBRATION.md round 3 (this machine, seed 0: LSTM −0.001 and bilinear 1.000
-on the permutation machine; LSTM 0.988 on the uniform one). The quick full-bilinear permutation
+The quick recipe was chosen on unrecorded CPU calibration runs (book/recipes.md). The quick full-bilinear permutation
 cell is bl1's trained cell, so its records are reused, not retrained. Our pilots (seed 0): LSTM on
 the permutation machine, seed 1, 0.04; full bilinear on the uniform table 0.50 at 800 steps, 0.57
 at 1,600 (in-distribution 1.00 both): the bilinear model's extrapolation on a synchronising
@@ -62,7 +61,7 @@ NAMES = {"full": "full bilinear", "cp": "CP bilinear", "block2": "block-diagonal
 PASS_BILINEAR, PASS_BASELINE = 0.9, 0.2  # normalized accuracy at length 500
 BASELINE_FROM = 10  # the baseline rule applies to permutation machines with at least this many states
 ALPHABET = 4
-WINDOW = 40  # letters a forgetful predictor may see (CALIBRATION.md R2.3 tabled 10, 20, 40)
+WINDOW = 40  # letters a forgetful predictor may see (our calibration compared 10, 20, 40)
 SYNC_LEVEL = 0.5  # a uniform table's window ceiling (normalized) must reach this
 CHANCE_SLACK = 0.05  # a permutation machine's window ceiling (normalized) must stay within this of chance
 SYNC_WORDS = 4096  # random words per synchronisation estimate
@@ -72,7 +71,7 @@ HEADLINE = "LSTM, 25 states, permutation"  # the scoreboard's row (BL: 0.00)
 STATES = {"smoke": (5,), "quick": (25,), "paper": (2, 5, 10, 25, 50)}
 _MODELS = {"smoke": ("full", "lstm"), "quick": ("full", "lstm"), "paper": MODELS}
 _SEEDS = {"smoke": (0,), "quick": (0, 1), "paper": (0, 1, 2)}
-PAPER_LRS = (1e-3, 1e-4, 1e-5)  # PAPERS.md 2.5 [I]: best of 3 rates; the values are a guess
+PAPER_LRS = (1e-3, 1e-4, 1e-5)  # best of 3 rates (secondary source); the values are a guess
 
 _FIELDS = {  # preset → model → (registry name, fields)
     "smoke": {"full": ("bilinear", dict(variant="full", d_model=8)), "lstm": ("lstm", dict(d_model=16, d_embed=8))},

@@ -1,6 +1,6 @@
-"""Claim bl4 (BL modular-arithmetic comparisons; PAPERS.md 2.6a): on modular arithmetic mod 50 the full bilinear RNN reaches 0.99 at length 500, an LSTM 0.64, Mamba 0.08, and a block-diagonal model with blocks of 64 only 0.21.
+"""Claim bl4 (BL modular-arithmetic comparisons, secondary-sourced; book/papers.md): on modular arithmetic mod 50 the full bilinear RNN reaches 0.99 at length 500, an LSTM 0.64, Mamba 0.08, and a block-diagonal model with blocks of 64 only 0.21.
 
-BL does not give the task's grammar (PAPERS.md 2.4, 2.7). We use the package's ``per_step``
+BL does not give the task's grammar (book/papers.md). We use the package's ``per_step``
 format (``tasks.modular``): digits 0..m−1 alternating with +, −, × (× first, no brackets), and the
 value of the expression so far as the label after every digit. This is our inference: BL's other
 tasks label every step and are tested at length 500, which the NE format (one answer after ``=``)
@@ -53,7 +53,7 @@ PASS_FULL, PASS_BASELINE = 0.9, 0.7  # normalized accuracy at length 500
 MODULUS = {"smoke": 3, "quick": 5, "paper": 50}
 _MODELS = {"smoke": ("full", "lstm"), "quick": MODELS, "paper": MODELS}
 _SEEDS = {"smoke": (0,), "quick": (0,), "paper": (0, 1, 2)}
-PAPER_LRS = (1e-3, 1e-4, 1e-5)  # PAPERS.md 2.5 [I]: best of 3 rates; the values are a guess
+PAPER_LRS = (1e-3, 1e-4, 1e-5)  # best of 3 rates (secondary source); the values are a guess
 #: Exact part per preset: (moduli, sequences, length).
 EXACT = {"smoke": ((2, 3), 1000, 50), "quick": ((2, 3, 5), 1000, 500), "paper": ((2, 3, 5, 7), 1000, 1000)}
 
@@ -131,7 +131,7 @@ _PAPER_MODELS = {"Bilinear (full)": "full", "Block-diag b=64": "block", "LSTM": 
 
 
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
-    """BL's modular-arithmetic numbers (2.6a; secondary source, unverified), keyed by (model, m)."""
+    """BL's modular-arithmetic numbers (data/paper/bl_summary.csv; secondary source, unverified), keyed by (model, m)."""
     def key(row):
         if row["task"] != "modular_arithmetic" or row["model"] not in _PAPER_MODELS:
             return None

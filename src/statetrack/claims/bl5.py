@@ -1,9 +1,9 @@
-"""Claim bl5 (BL block-size ablation; PAPERS.md 2.2, 2.6a): a block-diagonal bilinear RNN tracks a task only once its blocks are large enough.
+"""Claim bl5 (BL block-size ablation, secondary-sourced; book/papers.md): a block-diagonal bilinear RNN tracks a task only once its blocks are large enough.
 
 BL (summary of the full text, secondary source, unverified), all at length 500: block size 1 (the
 real diagonal) instead of the full model drops modular addition at m = 50 from 1.00 to 0.02; on a
 random state machine with 50 states block size 1 scores 0.00 and block size 64 scores 1.00; on
-modular arithmetic at m = 50 block size 64 instead of full drops 0.99 to 0.21. PAPERS.md 2.2 reads
+modular arithmetic at m = 50 block size 64 instead of full drops 0.99 to 0.21. The secondary notes read
 this as "a block of size b represents an FSM with at most b states".
 
 What our block model can and cannot do (``theory.block_size``, checked exactly in ``checks``): b
@@ -59,12 +59,12 @@ NAMES = {"Z5": "Z5 (modular addition, m = 5)", "S5machine": "S5 machine (5 state
          "Z50": "Z50 (modular addition, m = 50)", "machine50": "50-state permutation machine (4 letters)",
          "arith50": "modular arithmetic, m = 50"}
 PASS, FAIL = 0.9, 0.1
-HEADLINE = "S5machine, b=3"  # the scoreboard's row: below the threshold (ours 4, PAPERS.md's reading 5)
+HEADLINE = "S5machine, b=3"  # the scoreboard's row: below the threshold (ours 4, the secondary notes' reading 5)
 WIDTH = {"smoke": 12, "quick": 60, "paper": 128}
 BLOCKS = {"smoke": (1, 2, 4, 12), "quick": (1, 2, 3, 4, 5, 60), "paper": (1, 2, 4, 8, 16, 32, 64, 128)}
 _TASKS = {"smoke": ("Z5", "S5machine"), "quick": ("Z5", "S5machine"), "paper": TASKS}
 _SEEDS = {"smoke": (0,), "quick": (0,), "paper": (0, 1, 2)}
-PAPER_LRS = (1e-3, 1e-4, 1e-5)  # PAPERS.md 2.5 [I], as bl2 and bl3
+PAPER_LRS = (1e-3, 1e-4, 1e-5)  # a guess, as bl2 and bl3
 _TRAIN = {
     "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
     "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),

@@ -1,4 +1,4 @@
-"""Claim bl6 (BL additive-terms ablation; PAPERS.md 2.6a): removing the additive terms helps diagonal and 2×2-block bilinear models, has no clear effect on the full model, and helps the frozen random diagonal network on parity at length 400.
+"""Claim bl6 (BL additive-terms ablation, secondary-sourced; book/papers.md): removing the additive terms helps diagonal and 2×2-block bilinear models, has no clear effect on the full model, and helps the frozen random diagonal network on parity at length 400.
 
 The ablation changes one field, ``additive``: the pure update h_t = A(x_t) h_{t−1} against the
 affine h_t = A(x_t) h_{t−1} + B x_t + b, both normalized every step, for the full, block-diagonal
@@ -58,7 +58,7 @@ PASS = 0.9  # pure runs where the model can represent the task
 HELPS = 0.2  # median(pure) − median(affine) at least this where BL says removing the terms helps
 NO_EFFECT = 0.1  # |median(pure) − median(affine)| at most this for the full model
 FROZEN_RELIABLE_H, FROZEN_SUCCESS, FROZEN_GAP = 8, 0.99, 0.5
-#: (variant, task) cells whose pure form can represent the task (BL's hierarchy, PAPERS.md 2.2)
+#: (variant, task) cells whose pure form can represent the task (BL's hierarchy)
 CAN_SOLVE = {("full", "parity"), ("full", "Z5"), ("full", "Z25"), ("block2", "parity"), ("block2", "Z5"),
              ("block2", "Z25"), ("diagonal", "parity")}
 #: comparison → (variant, task) cells it applies to
@@ -83,7 +83,7 @@ _EVAL = {
     "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024),
 }
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-PAPER_LRS = (1e-3, 1e-4, 1e-5)  # PAPERS.md 2.5 [I]: best of 3 rates; the values are a guess
+PAPER_LRS = (1e-3, 1e-4, 1e-5)  # best of 3 rates (secondary source); the values are a guess
 FROZEN = {  # preset → (H values, draws per H, test words, test length)
     "smoke": ((1, 4), 20, 64, 100),
     "quick": ((1, 2, 4, 8), 100, 128, 400),

@@ -20,7 +20,7 @@ Vocabulary (one word per concept):
 - a *check* counts in the verdict like a run does: an exact, training-free computation (a hand-built
   construction run against ground truth), or a comparison across runs (``Check(..., part="comparison")``).
 
-Learning rates follow the NE protocol (PAPERS.md 1.3): when a cell ran several, the rate with the
+Learning rates follow the NE protocol (NE App. E.1.1): when a cell ran several, the rate with the
 best median score over seeds is kept and only its runs are judged.
 
 Used in: every module in ``statetrack.claims``.

@@ -13,8 +13,8 @@ Presets (lengths count input tokens):
 |        |                                         |              | steps, DeltaNet 1000                    |        |       |
 | paper  | 2 layers, D=128, conv 4 (NE App. E.1.1) | final answer | 100k steps × 1024, lengths 2–39         | 39–255 | 3     |
 
-The quick recipe was chosen on pilot runs (seeds 0–5, reported in the closing note of the
-foundation issue). At lr 3e-3 (the prototype calibration's rate) our Mamba [-1,1] failed to
+The quick recipe was chosen on pilot runs (seeds 0–5, not recorded; see the book's page
+*How the quick recipes were chosen*, book/recipes.md). At lr 3e-3 (the prototype calibration's rate) our Mamba [-1,1] failed to
 extrapolate in 2 of 3 seeds, and DeltaNet [-1,1] without the short convolution or at lr 3e-3 fitted
 lengths ≤ 40 exactly but drifted at longer ones in some seeds; lr 1e-2 for both, and the paper's
 convolution of width 4 for DeltaNet, passed in every pilot seed.
@@ -23,7 +23,7 @@ The NE code counts the answer token in a sequence's length, so the paper's train
 test lengths 40–256 are 2–39 and 39–255 input tokens here. The paper preset sweeps the NE learning
 rate grid and, as the paper does, keeps for each model the rate with the best median over seeds.
 
-Verdict rule (the issue's acceptance rule, applied to every seed): each [-1,1] run reaches
+Verdict rule (applied to every seed): each [-1,1] run reaches
 normalized accuracy ≥ 0.9 on the test lengths and each [0,1] run stays ≤ 0.1. A diverged run has no
 accuracy and counts against the claim.
 

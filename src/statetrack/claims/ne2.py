@@ -30,7 +30,7 @@ Test lengths 11–40 at smoke, 11–500 otherwise.
 Why these settings (pilots in the notebook's "Choices we made"): one 2×2 block (H=2) because every
 block of a bias-free rotation readout must hold its angle to ~π/(m·500) for length 500, and a
 single block does that at lr 1e-2 in about a thousand steps, where 32 blocks at lr 3e-3 drift
-(CALIBRATION.md R2.4); the real diagonal gets the calibrated H=64. The single block is not
+in our unrecorded calibration runs (book/recipes.md); the real diagonal gets the calibrated H=64. The single block is not
 seed-proof on Z_3: in pilots 17 of 20 seeds were exact at 500, and seed 0 (one of the preset's)
 settles in a lopsided solution that drifts beyond length ~150 under every recipe we tried.
 

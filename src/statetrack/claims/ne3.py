@@ -25,7 +25,7 @@ Presets (lengths count input tokens; "exact sizes" are the rollouts of ``checks`
 |--------|---------------------------------------------|---------------------------------------|----------|-------|-----------------------------------------------------------------------|
 | smoke  | DeltaNet D=8, 2 heads                       | 10 steps, length 8                    | 9–16     | 1     | 200; 20 × 200; 50 × 500; 50 × 200                                     |
 | quick  | DeltaNet 1 layer, D=64, 4 heads, no conv,   | lr 2e-3, batch 128, length 32,        | 33–128   | 2     | 2,000; 1,000 × 1,000; 1,000 × 2,000; 1,000 × 1,000                    |
-|        | no MLP (CALIBRATION.md R2.2)                | 500 steps                             |          |       |                                                                       |
+|        | no MLP (book/recipes.md)                    | 500 steps                             |          |       |                                                                       |
 | paper  | as quick, D=128 with a 4× MLP (NE App. E.2) | lr 1e-4, batch 512, 312,500 steps     | 33–500   | 3     | 20,000; 1,000 × 10,000; 1,000 × 10,000; 1,000 × 10,000                |
 
 Verdict rule. Exact: every check holds (see ``checks``). Trained, on every seed: DeltaNet [−1, 1]

@@ -18,10 +18,10 @@ are our 2–39 / 39–255, as in ne1):
 | paper  | 7 × 4 (Tables 3 and 5, all columns)  | NE App. E.1.1: parity 2 layers, D = 128, 4 heads;  | final answer, 100k steps × 1024 (mLSTM 512),   | 39–255 | 3     |
 |        |                                      | arithmetic 3 layers (xLSTM: 2, D = 64, 1 head)     | lengths 2–39, lr grid {1e-2, 1e-3, 5e-4, 1e-4} |        |       |
 
-The quick parity recipe is CALIBRATION.md round 3 for the xLSTMs and the Transformer (seed 0 there:
-sLSTM 1.000, mLSTM −0.001, Transformer 0.003) and ne1's recipe for Mamba and DeltaNet. Modular
-arithmetic does not separate within CPU minutes (CALIBRATION.md R2.1 and round 3: DeltaNet, sLSTM
-and LSTM at chance after 1,200–1,500 steps), so its 14 cells are "not run" at quick; ``tasks`` runs
+The quick parity recipe for the xLSTMs and the Transformer was chosen on unrecorded CPU calibration
+runs (book/recipes.md); Mamba and DeltaNet use ne1's recipe. Modular arithmetic did not separate
+within CPU minutes in those runs (DeltaNet, sLSTM and LSTM stayed at chance after 1,200–1,500
+steps), so its 14 cells are "not run" at quick; ``tasks`` runs
 them anyway with a small recipe (``_MODEL_FIELDS["quick"]["arith"]``, a pilot, never a verdict).
 Table 5's fourth column is "not run" at quick for a measured reason: ``pilot_grid`` trains DeltaNet
 [0,1] and [-1,1] on it with that recipe on seeds 100–101 (disjoint from the verdict seeds), and the

@@ -1,12 +1,12 @@
 """Claim ne5 (NE Fig. 4 and Fig. 7): S5 word problems versus depth, sequence accuracy up to length 500.
 
 NE train Mamba and DeltaNet, each with eigenvalues in [0, 1] or [−1, 1] and 1–5 layers, plus a
-one-layer "full matrix simple" baseline, on four variants of the S5 word problem (PAPERS.md 1.4):
+one-layer "full matrix simple" baseline, on four variants of the S5 word problem (NE App. E.2):
 swaps only, swaps + 3-cycles, 4 tokens per transition, and all of S5; training length 32 (64 for
 the 4-token variant, our reading), test length 500, sequence accuracy against the length. The
 paper gives plots only, so each qualitative statement becomes a rule:
 
-| id | statement (PAPERS.md 1.4)                                  | rule (L_gen: quick 100, paper 500; 2T = twice the training length) |
+| id | statement (NE App. E.2)                                    | rule (L_gen: quick 100, paper 500; 2T = twice the training length) |
 |----|------------------------------------------------------------|---------------------------------------------------------------------|
 | R1 | swaps: DeltaNet [−1,1] with even 1 layer solves it         | every 1-layer DeltaNet [−1,1] run: seq acc @L_gen ≥ 0.9             |
 | R2 | swaps: DeltaNet [0,1] (5 layers) generalises only slightly | every DeltaNet [0,1] run, any depth: seq acc @2T ≤ 0.1              |
@@ -18,7 +18,7 @@ paper gives plots only, so each qualitative statement becomes a rule:
 | C3 | 4 tokens: DeltaNet [−1,1] 5 layers good to ~200 (1 of 3    | its best seed: seq acc @200 ≥ 0.9 (comparison check)                |
 |    | seeds failed)                                              |                                                                     |
 
-The full-matrix baseline's runs are shown, not judged (PAPERS.md records no statement about them).
+The full-matrix baseline's runs are shown, not judged (the paper makes no statement about them).
 
 Exact part (``checks``, from ``theory.word_problems``): the package's bilinear "full" model (state
 size 32) with hand-set weights tracks every variant against the task's labels; the fewest
@@ -71,7 +71,7 @@ _MODEL_FIELDS = {  # preset → model → fields (num_layers and eig_range are a
     "smoke": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
               "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=0),
               "full": dict(variant="full", d_model=8)},
-    # DeltaNet as ne3's quick cell (CALIBRATION.md R2.2 without the MLP), so the runs are shared.
+    # DeltaNet as ne3's quick cell (without the MLP; book/recipes.md), so the runs are shared.
     "quick": {"deltanet": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),
               "mamba": dict(d_model=64, d_state=16, expand=2, d_conv=4, mlp_ratio=0),
               "full": dict(variant="full", d_model=32)},

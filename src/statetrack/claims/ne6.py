@@ -2,7 +2,7 @@
 
 NE train Mamba and DeltaNet in both ranges on the Z60 word problem (the running sum mod 60) with
 training lengths 32 and 64, and on a variant with 2 tokens per element (one seed each). Their
-findings (PAPERS.md 1.4), with the authors' own caveat that Mamba [−1,1]'s lead is likely shortcut
+findings (NE App. E.2, Fig. 8), with the authors' own caveat that Mamba [−1,1]'s lead is likely shortcut
 learning, become comparison checks on a run's *score*, the mean sequence accuracy over every
 evaluated length (1 to the longest test length: the area under Fig. 8's curve):
 
@@ -31,7 +31,7 @@ Presets (lengths count input tokens):
 |        | length 32, length 64, and 2 tokens per element at length 64      | App. E.2, as ne5)                       |        |       |
 
 The quick preset does not reproduce Fig. 8 and cannot: within a CPU budget (about 1e-3 of the
-paper's sequences) no model fits even the training lengths (CALIBRATION.md round 3), so C1 is
+paper's sequences) no model fits even the training lengths (as in our unrecorded calibration runs, book/recipes.md), so C1 is
 judged on runs at chance and C2 is not run. The page says so.
 
 Used in: notebooks/ne6_z60_addition.md, ``statetrack verify``.

@@ -1,7 +1,7 @@
 """Claim ne7 (NE §5.3, Table 4, Figs. 5, 9 and 10): language modelling with [0,1] versus [-1,1], in miniature.
 
 NE train DeltaNet (340M, 1.3B) and Mamba (370M) language models on 100B tokens of FineWeb in both
-eigenvalue ranges with identical hyperparameters (PAPERS.md 1.5) and find: training is as stable with
+eigenvalue ranges with identical hyperparameters (NE §5.3, App. E.3) and find: training is as stable with
 [-1,1]; validation perplexity is about the same (Table 4: Wiki ppl 24.68 vs 24.54 for DeltaNet 340M,
 24.84 vs 25.02 for Mamba 370M); on code and math DeltaNet [-1,1] has lower perplexity as the context
 grows past the training context (Figs. 5 and 10), while Mamba [-1,1] is worse there. Their scale is
@@ -9,7 +9,7 @@ out of reach here; the *direction* is not. We train byte-level models on two cor
 installation has (``tasks.byte_lm``: the standard library's code and its reference documentation)
 and turn the direction into rules, judged per preset:
 
-| id | statement (PAPERS.md 1.5)                          | rule                                                                        |
+| id | statement (NE §5.3)                                | rule                                                                        |
 |----|----------------------------------------------------|-----------------------------------------------------------------------------|
 | R1 | training is stable in both ranges                  | every DeltaNet and Mamba run: no divergence, and its smoothed training loss |
 |    |                                                    | never rises more than ``LOSS_RISE_MAX`` nats above its running minimum      |

@@ -1,4 +1,4 @@
-"""The BL paper's bilinear RNN family as one registered model, ``bilinear`` (PAPERS.md 2.2, 2.3).
+"""The BL paper's bilinear RNN family as one registered model, ``bilinear`` (BL §2; book/papers.md).
 
 One layer, no residual stack: token → transition → state → bias-free linear head at every position::
 
@@ -21,23 +21,23 @@ Glossary (paper symbol → code name): H → ``d_model``; W → ``transition`` (
 W^{(h1)} → ``left``, V = W^{(h2)} → ``right``); R → ``rank``; b → ``block_size``; B, b (additive) →
 ``in_proj``; h_0 → ``h0``; the readout → ``head``.
 
-Choices the paper leaves open (PAPERS.md 2.7), all ours:
+Choices the paper leaves open (book/papers.md), all ours:
 
 - **Input.** ``input="onehot"`` (default): x_t = e_token, so A(x_t) is simply a learned matrix (block,
   diagonal, angle) per token, D = vocab size; the padding token has its own transition and is never
   supervised. ``input="embedding"``: x_t = E[token] with a learned E (V, D), D = ``d_input``; the
   model forms the per-token tables ``Σ_k W_k E[v, k]`` once per forward, never per position.
 - **h_0.** Learned, used as h0/‖h0‖ (so its scale is not a free parameter); initialised N(0, 1).
-- **Normalization.** ``"every_step"`` (default): h ← h/‖h‖ after every step, training and test; CALIBRATION.md 2
-  measured it as essential for length generalization (0.25 vs 1.00 at T = 500 on Z_25). Without the
+- **Normalization.** ``"every_step"`` (default): h ← h/‖h‖ after every step, training and test; our
+  CPU calibration found it essential for length generalization (book/recipes.md). Without the
   additive term the recurrence is linear in h and the head has no bias, so the argmax is scale
   invariant: normalizing changes the logits' scale (what the loss sees), never the prediction, and
   for the pure model it equals normalizing only the readout. ``"none"``: the head reads the raw state.
   ``"inference"``: raw state in training, normalized every step in eval mode, the policy the
-  unverified secondary notes attribute to the paper (PAPERS.md 2.2); for the pure model its
+  unverified secondary notes attribute to the paper (book/papers.md); for the pure model its
   predictions equal "none"'s except where "none" would overflow.
-- **Init.** "full" and "block": each token's matrix (each block) Haar-random orthogonal, CALIBRATION's
-  measured choice (the most monotone training; near-identity and N(0, 1/H) also worked). "cp": U, V
+- **Init.** "full" and "block": each token's matrix (each block) Haar-random orthogonal, our CPU
+  calibration's choice (the most monotone training; near-identity and N(0, 1/H) also worked). "cp": U, V
   semi-orthogonal, s_v = W^{(x)ᵀ} e_v = ±U(0.5, 1) (with R = H and s = ±1 this would be orthogonal).
   "rotation": θ ~ U(−π, π), the Haar measure on SO(2) per block. "diagonal": w ~ U(−1, 1); its
   Haar analogue, random ±1, would start the model as BL Prop. 3's frozen parity solver. With

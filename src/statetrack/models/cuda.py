@@ -15,7 +15,7 @@ from torch import nn
 def cuda_graph_mixers(model: nn.Module, batch: int, length: int) -> nn.Module:
     """Capture every block's mixer (forward and backward) as CUDA graphs for inputs of shape (batch, length, D).
 
-    Sequential loops on a GPU are bound by kernel-launch latency (PERFORMANCE.md 0.2, 4); replaying a
+    Sequential loops on a GPU are bound by kernel-launch latency; replaying a
     captured graph removes most of it without ``torch.compile``-ing an unrolled loop. Uses
     ``torch.cuda.make_graphed_callables``; the graphed forward runs only in training mode, with grad
     enabled, for exactly the captured shape; any other call (eval, another length) runs the eager

@@ -1,7 +1,7 @@
 """Sequence mixers with a selectable eigenvalue range (NE Eq. 2): Mamba, DeltaNet and DeltaProduct.
 
 All are linear RNN layers ``H_t = A(x_t) H_{t-1} + B(x_t)`` whose transition eigenvalues lie in
-[0, 1] in the original models. ``eig_range="[-1,1]"`` is the NE paper's change (PAPERS.md 1.1):
+[0, 1] in the original models. ``eig_range="[-1,1]"`` is the NE paper's change (NE Eq. 2):
 
 | layer    | A(x_t), eig_range "[0,1]"                  | A(x_t), eig_range "[-1,1]"             |
 |----------|--------------------------------------------|----------------------------------------|

@@ -2,7 +2,7 @@
 
 Not residual stacks: token → embedding (width ``d_embed``) → ``num_layers`` recurrent layers of
 width D = ``d_model`` → a linear head at every position, as in the BL paper's LSTM baseline
-(PAPERS.md 2.2; CALIBRATION.md 2 measured LSTM-128 with embedding 32, the defaults here)::
+(BL's baselines; the defaults here, LSTM-128 with embedding 32, follow our CPU calibration)::
 
     e_t = E[x_t]                                              (B, T, d_embed)
     Elman:  h_t = tanh(W_ih e_t + b_ih + W_hh h_{t−1} + b_hh)  per layer (B, T, D)
@@ -11,7 +11,7 @@ width D = ``d_model`` → a linear head at every position, as in the BL paper's 
 
 The parameters live in one ``nn.RNN(nonlinearity="tanh")`` / ``nn.LSTM`` module (PyTorch's default
 init, U(−1/√D, 1/√D), zero initial state). ``backend="fast"`` calls that module (oneDNN / ATen
-on CPU, cuDNN on CUDA; PERFORMANCE.md 5); ``backend="reference"`` runs the cell equations as a
+on CPU, cuDNN on CUDA); ``backend="reference"`` runs the cell equations as a
 Python loop (``ops.elman_sequential`` / ``ops.lstm_sequential``) on the same weight tensors, so the
 two backends share a state dict and agree up to rounding.
 
@@ -57,7 +57,7 @@ class ElmanConfig(ModelConfig):
 @dataclass(frozen=True)
 class LSTMConfig(ElmanConfig):
     """LSTM (gates i, f, g, o in PyTorch's order). Fields as for ``elman``; the defaults (D = 128,
-    embedding 32, one layer) are BL's LSTM baseline as calibrated in CALIBRATION.md 2.
+    embedding 32, one layer) are BL's LSTM baseline as our CPU calibration set it (book/recipes.md).
     """
 
     name: ClassVar[str] = "lstm"

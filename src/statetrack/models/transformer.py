@@ -16,7 +16,7 @@ Which the papers used:
 
 - NE (Grazzi et al., Table 3): the Transformer row comes from the xLSTM formal-language setup
   (Beck et al. 2024), which our design notes describe as a GPT-2-style decoder; the position scheme it
-  used is not recorded in PAPERS.md, so ``learned`` here is our choice, stated in the claim notebook.
+  used is not stated by either paper, so ``learned`` here is our choice, stated in the claim notebook.
 - BL's follow-up (arXiv 2602.18333): a GPT-2-architecture Transformer, 6 layers, d = 256 [P], i.e.
   learned absolute positions.
 

@@ -1,6 +1,6 @@
 """xLSTM (Beck et al. 2024) as registered residual-stack models: ``mlstm`` = xLSTM[1:0], ``slstm`` = xLSTM[0:1].
 
-NE Table 3 (PAPERS.md 1.3) compares both on parity and modular arithmetic: 2 blocks, D = 128,
+NE Table 3 (App. E.1.1) compares both on parity and modular arithmetic: 2 blocks, D = 128,
 4 heads for parity; embedding 64 and 1 head for modular arithmetic. Each model stacks one mixer type
 in ``model.SequenceModel``'s pre-norm residual blocks (``x + mixer(LN(x))``, then the optional MLP).
 

@@ -44,7 +44,7 @@ question "does more context help" needs context that belongs to the same text); 
 with probability proportional to the positions a document offers, from ``eval.seed``, so every run
 sees the same test bytes.
 
-Implements the data side of NE §5.3 (PAPERS.md 1.5) in miniature: FineWeb and CodeParrot are
+Implements the data side of NE §5.3 (NE App. E.3) in miniature: FineWeb and CodeParrot are
 replaced by corpora that need no download.
 
 Used in: ne7.

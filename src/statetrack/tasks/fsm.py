@@ -13,11 +13,11 @@ Letter 0 is the permutation 0→1→2→0; letter 1 is a non-invertible map that
 The table of a run is drawn once from its own generator seeded with ``table_seed``, so every
 training seed and the test set see the same machine. A uniformly random letter is almost never a
 permutation, so random words synchronise the machine within a few dozen letters and errors do not
-persist (CALIBRATION.md R2.3); ``num_permutation_letters`` makes the first p letters uniformly
+persist; ``num_permutation_letters`` makes the first p letters uniformly
 random permutations of the states, which keeps the state information alive.
 
-Implements the BL random state machine task (PAPERS.md 2.4; BL does not state how δ is sampled,
-uniform random δ and start state 0 are our choice) and the demo of BL Prop. 1 (PAPERS.md 2.3).
+Implements the BL random state machine task (book/papers.md; BL does not state how δ is sampled,
+uniform random δ and start state 0 are our choice) and the demo of BL Prop. 1.
 
 Used in: bl1, bl3, bl5.
 """

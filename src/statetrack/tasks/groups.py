@@ -17,7 +17,7 @@ The answer after token i is the product x_0·x_1·…·x_i, where p·q means "ap
 
 The order matters: the inputs 1 2 give the answers 1 3, since (0,2,1)·(1,0,2) = (1,2,0).
 
-With ``tokens_per_element = k`` > 1 (NE's "4 tokens per transition", PAPERS.md 1.4), positions
+With ``tokens_per_element = k`` > 1 (NE's "4 tokens per transition", NE App. E.2), positions
 p ≡ 0 (mod k) hold a drawn element and the others a blank token (id |G|, the identity); the answer
 at position p is the product of the elements at positions q with q + k − 1 <= p, so each element
 enters the answer k − 1 tokens late, at the last blank of its block, and positions 0..k−2 answer
@@ -37,8 +37,8 @@ Groups, all as permutation tuples with id 0 the identity:
 The element ids are ours; NE's S5 ids come from the ``abstract_algebra`` package and differ, which
 changes nothing for a learned embedding and head.
 
-Implements PAPERS.md 1.4 (NE App. E.2: S5, swaps only, swaps + 3-cycles, 4 tokens per transition,
-Z60) and the S3 word problem of BL Prop. 2's demo (PAPERS.md 2.3).
+Implements NE App. E.2 (S5, swaps only, swaps + 3-cycles, 4 tokens per transition,
+Z60) and the S3 word problem of a demonstration of BL Prop. 2.
 
 Used in: ne5, ne6, bl7.
 """

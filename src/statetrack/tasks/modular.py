@@ -33,7 +33,7 @@ Token ids of ``modular_arithmetic`` (m = 5 in brackets), the same with and witho
 |-------|---------------|-------|-------|-------|-------|-------|-------|-----|
 | id    | 0..m−1        | m (5) | m+1 (6) | m+2 (7) | m+3 (8) | m+4 (9) | m+5 (10) | m+6 (11) |
 
-For m = 5 this is the id table of the NE code's bracket task (PAPERS.md 1.3); the NE code's
+For m = 5 this is the id table of the NE code's bracket task (official NE code); the NE code's
 no-bracket task uses other ids (PAD 0, digits d+5), which changes nothing for a learned embedding.
 
 Lengths count input tokens. NE's "length 2n+1" (n numbers, n − 1 operators, ``=`` and the answer
@@ -41,9 +41,9 @@ token) is our length 2n: the answer is a target, not an input. So without bracke
 sequence has an even length >= 2 (``valid_length`` rounds down); with brackets it is an expression
 of exactly length − 1 tokens followed by ``=``, and any length >= 2 exists.
 
-Implements PAPERS.md 1.3 (NE Table 3: mod. arithmetic with and without brackets) and 2.4 (BL:
-modular addition; modular arithmetic, whose grammar BL does not state). CALIBRATION.md R2.1 and
-round 1 section 2 measure what a CPU preset reaches on them.
+Implements NE Table 3's tasks (mod. arithmetic with and without brackets) and BL's (modular
+addition; modular arithmetic, whose grammar BL does not state); see the book's page *What the papers
+report* (book/papers.md). How the CPU presets on them were chosen is on book/recipes.md.
 
 Used in: bl2, bl4, bl5, bl6, bl7, ne4.
 """
@@ -129,7 +129,7 @@ class ModularArithmeticConfig(TaskConfig):
             Delétang et al. protocol; not prefix-closed). "per_step": no ``=``; the answer at every
             number is the value of the expression ending there, operators have no answer
             (prefix-closed). "per_step" is our guess at BL's modular arithmetic, whose grammar BL
-            does not give (PAPERS.md 2.4, 2.7); it is an inference, not BL's stated protocol.
+            does not give (book/papers.md); it is an inference, not BL's stated protocol.
     """
 
     name: ClassVar[str] = "modular_arithmetic"
@@ -252,7 +252,7 @@ def _running_values(digits: torch.Tensor, ops: torch.Tensor, m: int) -> torch.Te
 def _bracket_expression(n: int, draw: Callable[[int], int], m: int, out: list[int]) -> int:
     """Append a random bracketed expression of exactly ``n`` tokens to ``out``; return its value mod m.
 
-    The grammar of Delétang et al. as in the NE code (PAPERS.md 1.3): lengths 1–4 are ``d``,
+    The grammar of Delétang et al. as in the official NE code: lengths 1–4 are ``d``,
     ``-d``, ``(d)``, ``(-d)``; longer ones are ``(L op R)`` with op uniform over {+, −}, the left
     length uniform in [1, n−4] and the right length n − 3 − left. ``draw(k)`` returns an integer
     uniform in [0, k).

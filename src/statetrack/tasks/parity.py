@@ -6,8 +6,8 @@ Worked example (length 6; input ids are the bits, 2 is padding)::
     answers  1 1 0 1 1 0        (ones so far: 1 1 2 3 3 4, taken mod 2)
 
 With ``supervision="final"`` only the last answer (0) is a training label, the NE protocol
-(PAPERS.md 1.3: the answer is predicted at the last-bit position). With ``"every"`` each answer is a
-label, the protocol of our quick preset (CALIBRATION.md 1). Parity is Z_2, the smallest group whose
+(in the official NE code the answer is predicted at the last-bit position). With ``"every"`` each answer is a
+label, the protocol of our quick preset (book/recipes.md). Parity is Z_2, the smallest group whose
 word problem needs a negative eigenvalue (NE Thm 1).
 
 Used in: ne1, ne4, bl8.

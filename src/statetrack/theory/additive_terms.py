@@ -10,7 +10,7 @@ adds a frozen random input term u_v ~ N(0, 1)^H per bit v:
 a sum over *positions*. Its sign now depends on where the bits are, not only on how many: if
 |w_v| < 1 the last few terms dominate (the unit remembers a short window), if |w_v| > 1 the first
 few do. Either way the sign no longer carries the parity of the whole word, and a readout fitted
-on two examples fails. BL's ablation (PAPERS.md 2.6a, secondary source, unverified): removing the
+on two examples fails. BL's ablation (secondary source, unverified; book/papers.md): removing the
 additive terms helps the frozen random multiplicative RNN on parity at test length 400.
 
 Hand-worked example, H = 1, w_0 = 0.5, w_1 = −0.5, u_0 = u_1 = 1, h_0 = 1: the pure unit is

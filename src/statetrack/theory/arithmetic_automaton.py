@@ -28,7 +28,7 @@ as the identity.
 word "t + p" ends in (t, p)), and two different pairs are told apart by a two-token suffix: "× 0"
 answers t, "+ 0" answers t + p. Any correct machine must therefore be in m² different states
 after these m² words (Myhill–Nerode), so m² is the minimum: 25 at m = 5, 2,500 at m = 50. BL's
-widths and grammar are unknown (PAPERS.md 2.7), so whether a 64-wide bilinear model can represent
+widths and grammar are unknown (book/papers.md), so whether a 64-wide bilinear model can represent
 m = 50 exactly is open; a one-hot construction cannot.
 
 Ground truth is always the task's own labels (``Task.sample``), and the tests add Python's own

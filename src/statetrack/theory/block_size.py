@@ -32,7 +32,7 @@ Why not smaller (the limits the trained runs then meet):
   4, 5, and the two 3-dimensional ones fix no vector of the point stabiliser A4). This is the
   character table, not computed here; the trained runs of bl5 probe it.
 
-So "b ≥ the number of states" (PAPERS.md 2.2) is sufficient, not necessary: Z_m needs only b = 2,
+So "b ≥ the number of states" (BL's hierarchy as secondary sources state it) is sufficient, not necessary: Z_m needs only b = 2,
 and a 5-state machine whose letters are permutations needs 4, not 5.
 
 Hand-worked example (Z_3, b = 2): ρ(v) = R(2πv/3), c_0 = (1, 0), c_1 = (−½, √3/2), c_2 = (−½, −√3/2)::

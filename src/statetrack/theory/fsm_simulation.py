@@ -227,7 +227,7 @@ def synchronised_fraction(table: torch.Tensor, words: torch.Tensor, windows: lis
     """Fraction of ``words`` whose last w letters send every start state to one state, for each w.
 
     A machine that synchronises forgets its past: a model with roughly right local dynamics
-    re-synchronises and its errors do not persist (CALIBRATION.md R2.3). A machine whose letters are
+    re-synchronises and its errors do not persist. A machine whose letters are
     all permutations never synchronises (every fraction 0), so errors cannot wash out.
 
     Args:

@@ -1,6 +1,6 @@
 """NE Thm 2 on the input 1^k: a real diagonal state is eventually 1- or 2-periodic, a rotation by 2π/3 counts mod 3.
 
-NE Theorem 2 (PAPERS.md 1.2): a finite-precision linear RNN counts modulo m (m not a power of 2)
+NE Theorem 2: a finite-precision linear RNN counts modulo m (m not a power of 2)
 only if some transition has an eigenvalue with a nonzero imaginary part. Feed the input 1^k
 (only ones, so A and b are the same at every step) to one real diagonal layer::
 

@@ -16,7 +16,7 @@
 
 Every pair is also registered in ``registry.PAIRS`` with an input maker, so the tests and the
 benchmark iterate over one list. No function here holds parameters; all of them run on CPU or CUDA
-and in fp32 or fp64 (PERFORMANCE.md 7).
+and in fp32 or fp64 (never bf16 or TF32 in a state recurrence).
 
 Used in: models/layers.py and the models built on it; benchmarks/.
 """

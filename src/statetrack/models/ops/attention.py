@@ -8,7 +8,7 @@ key is in the past.
 
 Hand-worked example: with q = 0 every score is 0, so o_i is the mean of v_1..v_i.
 
-Unlike the recurrences, attention may run under bf16 autocast (PERFORMANCE.md 7): it holds no state
+Unlike the recurrences, attention may run under bf16 autocast: it holds no state
 that carries rounding from step to step. Neither function switches autocast off.
 
 Used in: the ``transformer`` model (models/transformer.py); benchmarks/.

@@ -1,4 +1,4 @@
-"""Bilinear rules h_t = A(x_t) h_{t−1} (+ u(x_t)), optionally h_t ← h_t/‖h_t‖ (BL §2; PAPERS.md 2.2).
+"""Bilinear rules h_t = A(x_t) h_{t−1} (+ u(x_t)), optionally h_t ← h_t/‖h_t‖ (BL §2).
 
 The BL paper's recurrence is ``h_t[i] = Σ_jk W[i,j,k] h_{t−1}[j] x_t[k]``, i.e. ``h_t = A(x_t) h_{t−1}``
 with ``A(x) = Σ_k W_k x_k``. Every input here is a token id, so every rule takes a per-token *table*
@@ -21,7 +21,7 @@ step, the additive term included). All return ``(h (B, T, H), h_last (B, H))``.
 Hand-worked example: H = 2, one token whose A is the swap [[0, 1], [1, 0]], h_0 = (1, 0): h = (0, 1),
 (1, 0), (0, 1), ... With the rotation θ = π/2: h = (0, 1), (−1, 0), (0, −1), (1, 0).
 
-Fast paths (PERFORMANCE.md 0, 5, 6: never build (B, T, H, H); loops over ``unbind`` beat scans on a
+Fast paths (never build (B, T, H, H); loops over ``unbind`` beat scans on a
 CPU for dense matrices):
 
 - dense, block, CP, diagonal, and rotation with an additive term: one custom autograd Function
@@ -42,7 +42,7 @@ CPU for dense matrices):
   once and projects nothing else out (the gradient through a rotated unit vector is tangential).
 
 No function holds parameters; all run on CPU or CUDA in fp32 or fp64 and switch autocast off
-inside (PERFORMANCE.md 7). Zero-norm states are not guarded: normalizing h = 0 gives NaN, in the
+inside. Zero-norm states are not guarded: normalizing h = 0 gives NaN, in the
 reference as in the fast path.
 
 Used in: models/bilinear.py (the ``bilinear`` model); bl1–bl8.
@@ -88,7 +88,7 @@ def _finish_step(z: Tensor, u: Tensor | None, tok_t: Tensor, normalize: bool) ->
 def bilinear_dense_sequential(
     A: Tensor, tokens: Tensor, h0: Tensor, u: Tensor | None = None, normalize: bool = True
 ) -> tuple[Tensor, Tensor]:
-    """h_t = A_{x_t} h_{t−1} (+ u_{x_t}), then h_t/‖h_t‖ if normalize (BL full bilinear, PAPERS.md 2.2).
+    """h_t = A_{x_t} h_{t−1} (+ u_{x_t}), then h_t/‖h_t‖ if normalize (BL full bilinear).
 
     The reference: a loop that gathers each row's matrix and multiplies.
 
@@ -496,7 +496,7 @@ def bilinear_cp(
 ) -> tuple[Tensor, Tensor]:
     """h_t = L diag(s_{x_t}) Rᵀ h_{t−1} (+ u_{x_t}), then h_t/‖h_t‖ if normalize; fast ``bilinear_cp_sequential``.
 
-    Same contract. Two thin GEMMs per step (PERFORMANCE.md 5), graph-free, hand-written backward;
+    Same contract. Two thin GEMMs per step, graph-free, hand-written backward;
     dL and dR are one (H, B·T)·(B·T, R) GEMM each at the end. Not twice differentiable. The forward
     costs what the reference's does (the same two GEMMs); the gain is in the backward (2 threads, B128
     T10 H64 R16: forward+backward 1.2 vs 1.6 ms).
@@ -571,7 +571,7 @@ def _orthogonal(n: int, *lead: int, device, gen: torch.Generator) -> Tensor:
 
 
 def _near_unit(*shape: int, device, gen: torch.Generator) -> Tensor:
-    """±(1 − 1e-3·u), u ~ U(0, 1): random signs, modulus just below 1 (PERFORMANCE.md 3's diagonal case)."""
+    """±(1 − 1e-3·u), u ~ U(0, 1): random signs, modulus just below 1."""
     sign = torch.randint(0, 2, shape, generator=gen, device=device).to(torch.float64) * 2 - 1
     return sign * (1 - 1e-3 * torch.rand(*shape, generator=gen, device=device, dtype=torch.float64))
 
@@ -622,7 +622,7 @@ def _rotation_inputs(size: dict, T: int, dtype: torch.dtype, device, gen: torch.
     return theta.to(dtype), tokens, h0.to(dtype)
 
 
-# Sizes: "cpu" is CALIBRATION's training step (B128, T10, H64, V = m + 1 = 26 for m = 25), "cpu_long" a
+# Sizes: "cpu" is the quick BL training step (B128, T10, H64, V = m + 1 = 26 for m = 25), "cpu_long" a
 # longer sequence; "gpu" the paper's H = 256 at T = 500 with m = 50.
 _SIZES = {"cpu": {"B": 128, "T": 10, "V": 26, "H": 64}, "cpu_long": {"B": 32, "T": 128, "V": 26, "H": 64},
           "gpu": {"B": 256, "T": 500, "V": 51, "H": 256}}

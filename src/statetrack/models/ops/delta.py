@@ -13,12 +13,12 @@ Pairs:
 Optional GPU backend: ``delta_rule_fla`` / ``delta_product_fla`` call fla's Triton
 ``chunk_delta_rule`` when fla imports and the tensors are on CUDA, else fall back to the chunked op
 with a one-time warning. fla's kernel refuses fp32 and keeps the state in bf16 for the ``W·S``
-product (PERFORMANCE.md 2.1), so it is a speed reference, never the default.
+product, so it is a speed reference, never the default.
 
 Hand-worked example: k = e_1, β = 2, v = 0 gives S ← (I − 2 e_1 e_1ᵀ) S: the first row of S flips sign.
 
 Both functions switch autocast off inside, so a caller's bf16 autocast cannot turn the state
-matmuls into bf16 (PERFORMANCE.md 7).
+matmuls into bf16.
 
 Used in: ne1, ne4, ne5, ne6, ne7 (the DeltaNet layer).
 """
@@ -98,8 +98,8 @@ def delta_rule_chunked(
 ) -> tuple[Tensor, Tensor]:
     """S_t = (I - β_t k_t k_tᵀ) S_{t-1} + β_t k_t v_tᵀ, o_t = S_tᵀ q_t; chunkwise WY/UT form (fla's DeltaNet).
 
-    Same contract as ``delta_rule_sequential``; exact up to rounding in fp32 and fp64, for any β
-    (PERFORMANCE.md 2.1). Derivation, inside one chunk of C steps starting from state S
+    Same contract as ``delta_rule_sequential``; exact up to rounding in fp32 and fp64, for any β.
+    Derivation, inside one chunk of C steps starting from state S
     (rows of K, V, Q are k_t, v_t, q_t; Δ has rows ``Δ_t = β_t (v_t - S_{t-1}ᵀ k_t)``):
 
     - ``S_t = S + Σ_{i≤t} k_i Δ_iᵀ``, so ``Δ_t = β_t (v_t - Sᵀ k_t - Σ_{i<t} (k_tᵀ k_i) Δ_i)``, i.e.
@@ -138,7 +138,7 @@ def delta_rule_chunked(
     beta = beta.reshape(B, H, NC, C)  # (B, H, NC, C)
 
     # Autocast off: under a caller's bf16 autocast the matmuls below would silently drop to bf16,
-    # which is useless for state tracking (PERFORMANCE.md 3, 7). Inputs keep their own dtype.
+    # which is useless for state tracking. Inputs keep their own dtype.
     with torch.autocast(device_type=q.device.type, enabled=False):
         # UT transform for all chunks at once.
         eye = torch.eye(C, dtype=k.dtype, device=k.device)  # (C, C)
@@ -257,7 +257,7 @@ def delta_product_chunked(
     """DeltaProduct by interleaving: the delta rule on length T·n_h, read every n_h-th step (fla's gated_deltaproduct).
 
     Same contract as ``delta_product_sequential``. The n_h (k, v, β) triples of token t become
-    sub-steps t·n_h … t·n_h + n_h − 1 of one delta-rule sequence (PERFORMANCE.md 2.1); the query is
+    sub-steps t·n_h … t·n_h + n_h − 1 of one delta-rule sequence; the query is
     placed on the last sub-step, so the output read there is ``S_tᵀ q_t`` after all n_h writes.
     ``delta_rule_chunked`` does the rest, exactly (up to rounding) for any β. Cost ×n_h.
 
@@ -335,7 +335,7 @@ def delta_rule_fla(
     bf16 (fla asserts non-fp32 inputs), laid out as fla's (B, T, H, d), and the kernel is called with
     ``scale=1`` (our o_t = S_tᵀ q_t has no 1/√d) and no in-kernel L2 norm (the layer normalises). The
     initial state stays fp32; fla keeps its running state in fp32 but rounds it to bf16 for ``W·S``
-    every chunk, so expect ~1e-2 relative error growing with T/C (PERFORMANCE.md 2.1). Outputs are cast
+    every chunk, so expect ~1e-2 relative error growing with T/C. Outputs are cast
     back to the inputs' dtype. Anywhere else (CPU tensors, fla missing) this warns once and runs
     ``delta_rule_chunked`` with ``chunk_size``, which fla ignores (its chunk is 64).
 

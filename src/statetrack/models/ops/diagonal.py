@@ -6,7 +6,7 @@ eigenvalues (NE Eq. 2) are entries a_t < 0; everything is in linear space, so si
 
 Hand-worked example: scalar a_t = −1, b_t = 1, h_0 = 0 gives h = 1, 0, 1, 0, ... (parity of t).
 
-Why this fast path (PERFORMANCE.md 2.3, 3): on a CPU a loop over ``unbind`` beats log-depth and
+Why this fast path: on a CPU a loop over ``unbind`` beats log-depth and
 chunked scans; what remains to save is autograd's per-step graph. Measured on 2 threads (ms,
 fwd+bwd): 2.6–2.8 vs 6.5–7.1 at B64 T40 S(32, 8); 12.4–13.8 vs 20–25 at B32 T128 S(1024,).
 
@@ -104,7 +104,7 @@ def diagonal_recurrence(a: Tensor, b: Tensor, h0: Tensor | None = None) -> tuple
 
     Same contract and same arithmetic as the reference, but the loop runs without building an autograd
     graph and the backward is the hand-written adjoint recurrence (see ``_DiagonalRecurrence``).
-    Log-depth or chunked scans are slower than this loop on CPU (PERFORMANCE.md 2.3, 3), and a loop
+    Log-depth or chunked scans are slower than this loop on CPU, and a loop
     keeps negative ``a`` exact. Not twice differentiable.
 
     Args:

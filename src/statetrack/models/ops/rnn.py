@@ -8,8 +8,7 @@ Pairs (PyTorch's weight layout and gate order, so both take ``nn.RNN`` / ``nn.LS
 | [i f g o] = W_ih x_t + b_ih + W_hh h_{t−1} + b_hh; c_t = σ(f) c_{t−1} + σ(i) tanh(g); h_t = σ(o) tanh(c_t) | ``lstm_sequential`` | ``lstm_native`` |
 
 The references are Python loops over ``unbind`` that autograd differentiates; the fast paths are
-torch's native kernels (oneDNN for the fp32 LSTM on CPU, a C++ loop otherwise; cuDNN on CUDA),
-PERFORMANCE.md 5.
+torch's native kernels (oneDNN for the fp32 LSTM on CPU, a C++ loop otherwise; cuDNN on CUDA).
 
 Why ``torch._VF`` and not ``torch.func.functional_call`` on an ``nn.LSTM``: ``_VF.rnn_tanh`` and
 ``_VF.lstm`` are exactly the calls ``nn.RNN.forward`` / ``nn.LSTM.forward`` make, and they take the

@@ -9,12 +9,12 @@ from the saved inputs and one saved state per chunk, the idea of mamba-ssm's CUD
 Shapes: u, Δ (B, T, E·D); A (E·D, N), negative reals (−exp(A_log)); B, C (B, T, N); h (B, E·D, N).
 The decay is s_t = exp(Δ_t A) ∈ (0, 1] for eig_range "[0,1]" and a_t = 2 s_t − 1 ∈ (−1, 1] for NE's
 "[-1,1]"; the input term (Δ_t u_t) ⊗ B_t is the same for both. Everything is in linear space, so
-negative decays need no sign bookkeeping (PERFORMANCE.md 0.4).
+negative decays need no sign bookkeeping.
 
 Hand-worked example (E·D = N = 1): A = −ln 2, Δ_t = 1, u_t = 1, B_t = C_t = 1, h_0 = 0 gives
 s = 1/2 and y = 1, 1.5, 1.75, ... for "[0,1]"; a = 0 and y = 1, 1, 1, ... for "[-1,1]".
 
-Why this fast path (issue 13): a profile of the Mamba training step put ~65 % of its time in the
+Why this fast path: a profile of the Mamba training step put ~65 % of its time in the
 full-size (B, T, E·D, N) tensors around the scan (building a and b, their backward, and the readout
 h·C whose backward is a large ``bmm``) and only ~20 % in the scan. Fusing keeps every (E·D, N)-sized
 temporary at (B, C, E·D, N) for a chunk of C steps, which stays in cache on a CPU.
