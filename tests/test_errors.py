@@ -56,10 +56,19 @@ def _cli(argv):
         return e.code
 
 
+def _smoke_path():
+    """Where ``verify`` / ``reproduce ne1 --preset smoke`` look for ne1's first smoke run (the results folder in use)."""
+    from statetrack.claims import ne1
+    from statetrack.results import record_path
+
+    return record_path(ne1.grid("smoke")[0])
+
+
 @pytest.fixture
 def results(tmp_path):
     folder = tmp_path / "results"
-    corrupt = folder / "ne1" / "parity-mamba-pos-s0-00000000.json"
+    corrupt = _smoke_path()
+    assert corrupt.is_relative_to(folder)
     return folder, corrupt
 
 
@@ -347,7 +356,7 @@ def test_notebooks_in_a_pool_stop_at_the_first_failure_and_name_it(tmp_path):
 
 # ----------------------------------------------------------------------------- corrupt and hostile files
 
-NE1_RECORD = sorted((DATA / "results" / "ne1").glob("parity-mamba-neg-s0-*.json"))[0]
+NE1_RECORD = sorted((DATA / "results" / "parity").glob("mamba-neg-s0-*.json"))[0]  # a committed ne1 record
 
 
 def _record():
@@ -402,7 +411,7 @@ def test_corrupt_record_names_file_and_field(capsys, results, index, door):
 
     folder, _ = results
     make, needle = RECORD_CASES[index]
-    path = folder / "ne1" / NE1_RECORD.name
+    path = _smoke_path()
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(make(_record())))
     before = _snapshot(folder)
@@ -429,7 +438,7 @@ def test_unreadable_record_is_named(capsys, results, name):
     from statetrack.results import read_record
 
     folder, _ = results
-    path = folder / "ne1" / NE1_RECORD.name
+    path = _smoke_path()
     path.parent.mkdir(parents=True)
     path.write_bytes(UNREADABLE[name])
     before = _snapshot(folder)
@@ -444,7 +453,7 @@ def test_unreadable_record_is_named(capsys, results, name):
 
 def test_a_folder_where_a_record_should_be_is_named(capsys, results):
     folder, _ = results
-    path = folder / "ne1" / NE1_RECORD.name
+    path = _smoke_path()
     path.mkdir(parents=True)
     assert _cli(["reproduce", "ne1", "--preset", "smoke"]) == 2
     err = capsys.readouterr().err
@@ -453,7 +462,7 @@ def test_a_folder_where_a_record_should_be_is_named(capsys, results):
 
 # checkpoints (x2 keeps weights; runs.load_model reads them with torch.load(weights_only=True))
 
-X2_RECORD = sorted((DATA / "results" / "x2").glob("*.json"))[0]
+X2_RECORD = sorted((DATA / "results").glob("*/*.pt"))[0].with_suffix(".json")  # a committed run with weights (x2)
 
 
 class _RunsCode:
