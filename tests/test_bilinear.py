@@ -1,5 +1,5 @@
 """Tests for the bilinear family: the ops (fast paths against the fp64 loop), the ``bilinear`` model, and
-hand-built constructions of BL's propositions (PAPERS.md 2.3).
+hand-built constructions of BL's propositions (BL Props 1-3).
 
 Ground truth is never the code's own fast output: the fp64 reference loops, finite differences, a
 hand-worked example, an explicit FSM table walk, the tasks' own labels, and dense matrices probed

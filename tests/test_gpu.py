@@ -3,10 +3,10 @@
 1. Every registered model, forward and backward on CUDA in fp32 with TF32 off, against the same
    model in fp64 on the CPU: norm-relative error of logits and of all parameter gradients < 1e-4
    (CPU fp32 against the same reference: ≤ 4e-7 on logits, ≤ 7e-6 on gradients for every model
-   registered today; TF32 would be ~1e-3, PERFORMANCE.md 3).
+   registered today; TF32 would be ~1e-3).
 2. The fla backend (skipped unless fla imports): fla's bf16 Triton kernel against our fp32 chunked
    op, within bf16 tolerance (3e-2 on outputs and states, 1e-1 on gradients; fla rounds the state
-   to bf16 every chunk, PERFORMANCE.md 2.1), and the layer really uses it (no fallback warning).
+   to bf16 every chunk), and the layer really uses it (no fallback warning).
 3. ``models.cuda.cuda_graph_mixers``: the CUDA-graphed forward + backward equals eager over two training
    steps (so in-place parameter updates reach the graph), and other shapes fall back to eager.
 
@@ -43,7 +43,7 @@ pytestmark = [
 
 @pytest.fixture(autouse=True)
 def no_tf32():
-    """PERFORMANCE.md 7: state recurrences in true fp32. Restores the caller's flags afterwards."""
+    """State recurrences in true fp32 (TF32 off). Restores the caller's flags afterwards."""
     saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

@@ -10,8 +10,8 @@ Tolerances are norm-relative, ``‖x - ref‖ / ‖ref‖``:
   lengths (T ≤ 70) the measured errors of outputs, states and every gradient are ≤ 1.1e-7 for the
   diagonal rule and 1e-7 to 6e-7 for the delta rule, worst 1.1e-6 with dk = 2 (strongly correlated
   keys make the UT solve less well conditioned). 1e-5 leaves ≥ 9× headroom, while a convention bug
-  (error O(1)) or a bf16/TF32 leak (≥ 1e-3, PERFORMANCE.md 3) fails loudly. It is also the fast-path
-  gate of PERFORMANCE.md 7.
+  (error O(1)) or a bf16/TF32 leak (≥ 1e-3) fails loudly. It is also the gate every fast path
+  must pass (state recurrences in true fp32).
 - fp64 fast path vs fp64 reference: ``FP64_TOL = 1e-12``; the two differ only by summation order.
 
 Runtime: a few seconds on 2 CPU threads.
@@ -416,7 +416,7 @@ def test_fast_paths_on_cuda_match_cpu_reference():
     q, k, v, beta, S0 = delta_inputs(2, 2, 70, 8, 8, 2.0, True, gen)
     o_ref, S_ref = delta_rule_sequential(*(x.double() for x in (q, k, v, beta, S0)))
     prev_tf32 = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False  # PERFORMANCE.md 7: no TF32 in state recurrences
+    torch.backends.cuda.matmul.allow_tf32 = False  # no TF32 in state recurrences
     try:
         o, S = delta_rule_chunked(*(x.cuda() for x in (q, k, v, beta, S0)))
     finally:

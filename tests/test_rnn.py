@@ -236,7 +236,7 @@ def test_cudnn_matches_cpu_fp64_reference(name):
     inputs = pair.make_inputs({"B": 3, "D": 16, "d_in": 8}, 37, torch.float64, "cpu", gen)
     ref = pair.reference(*inputs)
     saved = torch.backends.cudnn.allow_tf32
-    torch.backends.cudnn.allow_tf32 = False  # PERFORMANCE.md 7
+    torch.backends.cudnn.allow_tf32 = False  # state recurrences in true fp32
     try:
         leaves = [x.float().cuda().requires_grad_() for x in inputs]
         out = pair.fast(*leaves)

@@ -535,6 +535,7 @@ CONFIGS = [
     pytest.param(("modular_arithmetic", {}), id="modular_arithmetic-ne"),
     pytest.param(("modular_arithmetic", {"brackets": True}), id="modular_arithmetic-ne-brackets"),
     pytest.param(("modular_arithmetic", {"format": "per_step"}), id="modular_arithmetic-per_step"),
+    pytest.param(("modular_arithmetic_mult", {}), id="modular_arithmetic_mult"),
     pytest.param(("fsm", {}), id="fsm"),
     pytest.param(("fsm", {"num_permutation_letters": 2}), id="fsm-permutations"),
     pytest.param(("word_problem", {}), id="word_problem-S5"),

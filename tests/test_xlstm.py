@@ -453,7 +453,7 @@ def test_bad_config_values():
 def test_fast_paths_on_cuda_match_cpu_fp64_reference():
     gen = torch.Generator().manual_seed(6)
     saved = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False  # PERFORMANCE.md 7
+    torch.backends.cuda.matmul.allow_tf32 = False  # state recurrences in true fp32
     try:
         inputs = mlstm_inputs(2, 3, 70, 8, 8, "sigmoid", True, gen)
         want = mlstm_recurrent(*inputs)
