@@ -35,7 +35,7 @@ book: venv
 	env -u MPLBACKEND $(BIN)/statetrack reproduce $(IDS) --preset $(PRESET) --workers $(WORKERS)
 	env -u MPLBACKEND $(BIN)/statetrack book
 
-# Unit tests, every notebook at the smoke preset under nbval, and the book build.
+# Unit tests, every notebook at the smoke preset under papermill, the book build and the browser test.
 test: venv
 	env -u MPLBACKEND $(BIN)/python -m pytest
 
