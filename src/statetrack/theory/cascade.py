@@ -196,18 +196,27 @@ def _compose(f: Transformation, g: Transformation) -> Transformation:
     return tuple(g[x] for x in f)
 
 
-def monoid_size(automaton: Automaton) -> int:
-    """The number of transformations q ↦ q·w over all words w ≠ ε (the transition semigroup), by closure."""
-    seen = set(automaton.letters)
+def _closure(start, successors) -> set:
+    """Everything reachable from the items of ``start`` by repeatedly applying ``successors`` (item → iterable)."""
+    seen = set(start)
     frontier = list(seen)
     while frontier:
-        f = frontier.pop()
-        for a in automaton.letters:
-            g = _compose(f, a)
-            if g not in seen:
-                seen.add(g)
-                frontier.append(g)
-    return len(seen)
+        for y in successors(frontier.pop()):
+            if y not in seen:
+                seen.add(y)
+                frontier.append(y)
+    return seen
+
+
+def _reachable(cascade) -> set:
+    """The cascade states reachable from its start state (``cascade.step`` over every letter)."""
+    letters = range(len(cascade.automaton.letters))
+    return _closure({cascade.initial}, lambda c: (cascade.step(c, a) for a in letters))
+
+
+def monoid_size(automaton: Automaton) -> int:
+    """The number of transformations q ↦ q·w over all words w ≠ ε (the transition semigroup), by closure."""
+    return len(_closure(automaton.letters, lambda f: (_compose(f, a) for a in automaton.letters)))
 
 
 # ----------------------------------------------------------------------------- GH factors of a layer letter
@@ -350,14 +359,7 @@ class _Holonomy:
         self.N, self.letters = N, aut.letters
         self.Q = Q = frozenset(range(N))
         ident = tuple(range(N))
-        images, frontier = {Q}, [Q]
-        while frontier:
-            S = frontier.pop()
-            for f in aut.letters:
-                T = _image(f, S)
-                if T not in images:
-                    images.add(T)
-                    frontier.append(T)
+        images = _closure({Q}, lambda S: (_image(f, S) for f in aut.letters))
         images |= {frozenset({q}) for q in range(N)}
         self.sets = sorted(images, key=_key)
         # orbit[S][T] = a monoid element g (or the identity) with S·g = T, found breadth first
@@ -613,21 +615,8 @@ def verify_cascade(cascade: Cascade) -> SymbolicCheck:
         q = int(dec[c])
         for a, f in enumerate(aut.letters):
             wrong += int(dec[cascade.step(c, a)]) != f[q]
-    reach, frontier = {cascade.initial}, [cascade.initial]
-    while frontier:
-        c = frontier.pop()
-        for a in range(len(aut.letters)):
-            d = cascade.step(c, a)
-            if d not in reach:
-                reach.add(d)
-                frontier.append(d)
-    q_reach, frontier = {aut.initial}, [aut.initial]
-    while frontier:
-        q = frontier.pop()
-        for f in aut.letters:
-            if f[q] not in q_reach:
-                q_reach.add(f[q])
-                frontier.append(f[q])
+    reach = _reachable(cascade)
+    q_reach = _closure({aut.initial}, lambda q: (f[q] for f in aut.letters))
     letters_ok = all(_is_permutation(f) or len(set(f)) == 1 for layer in cascade.layers for f in layer.letters)
     return SymbolicCheck(len(valid), len(reach), len(valid) * len(aut.letters), wrong,
                          {int(dec[c]) for c in reach} >= q_reach, int(dec[cascade.initial]) == aut.initial, letters_ok)
@@ -871,15 +860,7 @@ def cascade_check(automaton: Automaton, num_words: int = 1000, length: int = 100
 
 def corrupt_decoder(cascade: Cascade, seed: int = 0) -> Cascade:
     """A copy whose decoder sends one reachable cascade state (drawn with ``seed``) to a wrong automaton state."""
-    reach, frontier = {cascade.initial}, [cascade.initial]
-    while frontier:
-        c = frontier.pop()
-        for a in range(len(cascade.automaton.letters)):
-            d = cascade.step(c, a)
-            if d not in reach:
-                reach.add(d)
-                frontier.append(d)
-    c = random.Random(seed).choice(sorted(reach))
+    c = random.Random(seed).choice(sorted(_reachable(cascade)))
     dec = cascade.decoder.clone()
     dec[c] = (int(dec[c]) + 1) % cascade.automaton.num_states
     return replace(cascade, decoder=dec)
