@@ -39,6 +39,17 @@ from statetrack.evaluate import best_of, median_mad
 DEFAULT_METRIC = "ood_normalized"
 
 
+# ----------------------------------------------------------------------------- shared constants
+
+NE_PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)  # NE App. E.1.1: the best median over seeds among these rates
+BL_PAPER_LRS = (1e-3, 1e-4, 1e-5)  # BL: best of three rates (secondary source); the values are our guess
+MODEL_NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet", "transformer": "Transformer", "mlstm": "mLSTM",
+               "slstm": "sLSTM", "lstm": "LSTM", "elman": "Elman", "full": "full bilinear", "cp": "CP bilinear",
+               "block": "block-diagonal bilinear", "block2": "block-diagonal b=2", "diagonal": "real diagonal (b=1)",
+               "rotation": "R2 (rotation blocks)", "deltaproduct": "DeltaProduct", "gated_deltanet": "Gated DeltaNet",
+               "pd_ssm": "PD-SSM", "complex_diagonal": "complex diagonal"}  # one display name per model
+
+
 # ----------------------------------------------------------------------------- arguments
 
 
@@ -212,10 +223,29 @@ class Verdict:
     line: str
     rows: list[dict[str, Any]] = field(default_factory=list)
     stale: bool = False
+    word: str = ""
+    statements: list[Any] = field(default_factory=list)  # ``Outcome`` per statement
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "preset": self.preset, "reproduced": self.reproduced, "line": self.line,
-                "stale": self.stale, "rows": self.rows}
+        return {"claim": self.claim, "preset": self.preset, "verdict": self.word, "reproduced": self.reproduced,
+                "line": self.line, "stale": self.stale, "statements": [o.to_dict() for o in self.statements],
+                "tally": {"paper": tally(self.statements, False), "ours": tally(self.statements, True)},
+                "rows": self.rows}
+
+    def table(self) -> Any:
+        """The statements as a pandas frame (what a claim page shows first): one row per statement."""
+        import pandas as pd
+
+        out = []
+        for o in self.statements:
+            d = o.to_dict()
+            seeds = "–" if d["seeds"] is None else f"{d['seeds_pass']} of {d['seeds']}"
+            out.append({"statement": d["id"], "paper's claim": d["text"], "source": d["source"] + (
+                " (ours)" if d["ours"] else ""), "kind": d["kind"], "rule": d["rule"],
+                "paper": "–" if d["paper"] is None else f"{d['paper']:.3g}",
+                "ours": "–" if d["value"] is None else f"{d['value']:.3g}", "seeds passing": seeds,
+                "outcome": d["outcome"] + (f" ({d['reason']})" if d["reason"] else "")})
+        return pd.DataFrame(out).set_index("statement") if out else pd.DataFrame()
 
     def frame(self, paper: dict[str, str] | None = None) -> Any:
         """The verdict table as a pandas frame, one row per cell or exact check (what the claim pages show).
@@ -316,6 +346,329 @@ def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
     line += f" {legend}" if legend else ""
     line += f"; {diverged} run(s) diverged or failed and count as failing" if diverged else ""
     return Verdict(claim, preset, reproduced, line, rows, stale=any(r.get("stale") for r in records))
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+Kind = Literal["possible", "fails", "impossible", "comparison", "exact"]
+Statistic = Literal["best", "median", "every", "value"]
+Provenance = Literal["paper text", "official code", "secondary source", "ours"]
+KINDS = ("possible", "fails", "impossible", "comparison", "exact")
+STATISTICS = ("best", "median", "every", "value")
+PROVENANCES = ("paper text", "official code", "secondary source", "ours")
+TRAINED_PRESETS = ("quick", "paper")  # where a trained statement is judged unless it says otherwise
+SMOKE_REASON = "smoke checks that the pipeline runs end to end; its runs are too short to learn anything"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One pre-registered statement of a claim: what a paper says, where, which cells it reads, and the rule.
+
+    Kinds:
+
+    - ``possible``: a model learns it (NE Table 3's [-1,1] parity); judged on ``statistic`` of each cell it
+      reads. A diverged run scores as a failing run (the lowest under ``≥``, the highest under ``≤``).
+    - ``fails``: a paper reports that a model does not learn it, without a theorem; like ``possible``.
+    - ``impossible``: a theorem forbids it; every seed must obey (one counterexample refutes it), so the
+      statistic is ``every``. A diverged run is left out and reported, never counted either way.
+    - ``comparison``: ``statistic`` of the cells ``where`` minus that of the cells ``against``, against the
+      rule (e.g. "[-1,1]'s median beats [0,1]'s by ≥ 0.5").
+    - ``exact``: a training-free construction or count: the checks whose labels match ``checks``
+      (``fnmatch`` pattern) must all hold.
+
+    Fields:
+        id: unique within the claim, e.g. ``"ne1.parity-neg"``.
+        text: the paper's claim in our words.
+        source: where it comes from, e.g. "NE Table 3", "BL Prop 1".
+        provenance: "paper text", "official code", "secondary source" or "ours" (our demonstration).
+        kind, statistic: as above.
+        rule: the threshold, e.g. ``at_least(0.9)``; for a comparison, a rule on the difference.
+        why: why this threshold (a theorem's bound at the lengths tested, chance, the paper's number with a
+            stated tolerance; never a figure from our own runs).
+        where: the cells read, as field → value (or a tuple of allowed values) of the claim's ``cell_of``.
+        against: a comparison's second group of cells, in the same form.
+        checks: an exact statement's check labels (an ``fnmatch`` pattern).
+        presets: where it is judged (default: quick and paper; an exact statement also at smoke).
+        not_run: preset → the measured reason it is not judged there.
+        paper: the paper's number for this statistic, where it gives one (the contract test feeds it back).
+    """
+
+    id: str
+    text: str
+    source: str
+    provenance: Provenance
+    kind: Kind
+    statistic: Statistic
+    rule: Rule
+    why: str
+    where: dict[str, Any] = field(default_factory=dict)
+    against: dict[str, Any] | None = None
+    checks: str | None = None
+    presets: tuple[str, ...] | None = None
+    not_run: dict[str, str] = field(default_factory=dict)
+    paper: float | None = None
+
+    def __post_init__(self):
+        problems = [f"kind {self.kind!r}" for _ in [0] if self.kind not in KINDS]
+        problems += [f"statistic {self.statistic!r}" for _ in [0] if self.statistic not in STATISTICS]
+        problems += [f"provenance {self.provenance!r}" for _ in [0] if self.provenance not in PROVENANCES]
+        if self.kind == "impossible" and self.statistic != "every":
+            problems.append("an impossible statement is judged on every seed (statistic 'every')")
+        if (self.kind == "exact") != (self.checks is not None):
+            problems.append("an exact statement, and only one, names its checks")
+        if (self.kind == "comparison") != (self.against is not None):
+            problems.append("a comparison, and only one, names the cells it is against")
+        if problems:
+            raise ValueError(f"statement {self.id}: " + "; ".join(problems))
+
+    @property
+    def ours(self) -> bool:
+        return self.provenance == "ours"
+
+    def judged_at(self) -> tuple[str, ...]:
+        if self.presets is not None:
+            return self.presets
+        return ("smoke", *TRAINED_PRESETS) if self.kind == "exact" else TRAINED_PRESETS
+
+    def reason_not_run(self, preset: str) -> str | None:
+        """None where the statement is judged at ``preset``, else why not."""
+        if preset in self.judged_at():
+            return None
+        if preset in self.not_run:
+            return self.not_run[preset]
+        return SMOKE_REASON if preset == "smoke" else f"judged at {', '.join(self.judged_at())} only"
+
+    def describe(self) -> str:
+        """The statistic and threshold in words, e.g. "best of seeds ≥ 0.9"."""
+        stat = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
+        if self.kind == "exact":
+            return f"every check {self.checks!r} holds"
+        if self.kind == "comparison":
+            return f"{stat[self.statistic]}: {_fmt_where(self.where)} − {_fmt_where(self.against)} {self.rule}"
+        return f"{stat[self.statistic]} {self.rule}"
+
+
+def _fmt_where(where: dict[str, Any] | None) -> str:
+    return ", ".join(f"{k}={'/'.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in (where or {}).items()) \
+        or "every cell"
+
+
+def matches(cell: dict[str, Any], where: dict[str, Any]) -> bool:
+    """Whether a cell (field → value) is one of those ``where`` names (a tuple value allows any of its items)."""
+    return all(cell.get(k) in v if isinstance(v, tuple) else cell.get(k) == v for k, v in where.items())
+
+
+def _failing(rule: Rule) -> float:
+    """The score a diverged run counts as under a ``possible``/``fails`` rule: the worst it can be."""
+    return float("-inf") if rule.op == ">=" else float("inf")
+
+
+def _stat(values: Sequence[float], statistic: str, rule: Rule) -> float:
+    """``statistic`` over one cell's scores: ``best`` the highest score (what NE's best-of-seeds reports, whatever
+    the rule's direction), ``median``, ``every`` the score closest to failing ``rule``."""
+    if not values:
+        return float("nan")
+    if statistic == "best":
+        return max(values)
+    if statistic == "median":
+        from statistics import median
+
+        return float(median(values))
+    return min(values) if rule.op == ">=" else max(values)
+
+
+@dataclass
+class Outcome:
+    """A statement judged at one preset: holds, fails or not run, with the value and the seeds that pass."""
+
+    statement: Statement
+    outcome: Literal["holds", "fails", "not run"]
+    value: float | None = None
+    seeds_pass: int | None = None
+    seeds: int | None = None
+    diverged: int = 0
+    reason: str | None = None
+    cells: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.statement
+        val = None if self.value is None or self.value != self.value or abs(self.value) == float("inf") else self.value
+        return {"id": s.id, "text": s.text, "source": s.source, "provenance": s.provenance, "kind": s.kind,
+                "ours": s.ours, "statistic": s.statistic, "rule": s.describe(), "threshold": s.rule.threshold,
+                "op": s.rule.op, "metric": s.rule.metric, "why": s.why, "paper": s.paper, "value": val,
+                "outcome": self.outcome, "reason": self.reason, "seeds_pass": self.seeds_pass, "seeds": self.seeds,
+                "diverged": self.diverged, "cells": self.cells}
+
+
+def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]],
+             checks: Sequence[Check], label_of: Callable[[dict[str, Any]], str]) -> Outcome:
+    """One statement at ``preset`` from the grid's cells (key → (cell, runs)) and the exact checks."""
+    s, rule = statement, statement.rule
+    reason = s.reason_not_run(preset)
+    if reason:
+        return Outcome(s, "not run", reason=reason)
+    if s.kind == "exact":
+        from fnmatch import fnmatchcase
+
+        hits = [c for c in checks if fnmatchcase(c.label, s.checks)]
+        if not hits:
+            return Outcome(s, "not run", reason="no check of this preset matches")
+        ok = sum(c.passed for c in hits)
+        return Outcome(s, "holds" if ok == len(hits) else "fails", value=float(ok), seeds_pass=ok, seeds=len(hits),
+                       cells=[c.label for c in hits])
+
+    def group(where):
+        out = []
+        for cell, runs in cells.values():
+            if matches(cell, where):
+                _, chosen = select_lr(runs, rule.metric)
+                out.append((cell, [score(r, rule.metric) for r in chosen], [r["config"]["seed"] for r in chosen]))
+        return out
+
+    mine = group(s.where)
+    if not mine:
+        return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it reads")
+    diverged = sum(v != v for _, vals, _ in mine for v in vals)
+    labels = [label_of(c) for c, _, _ in mine]
+    if s.kind == "comparison":
+        theirs = group(s.against)
+        if not theirs:
+            return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it is compared with")
+        diverged += sum(v != v for _, vals, _ in theirs for v in vals)
+        # a diverged run counts against the statement: the worst value for its side
+        worst_a, worst_b = (float("-inf"), float("inf")) if rule.op == ">=" else (float("inf"), float("-inf"))
+        a = [v if v == v else worst_a for _, vals, _ in mine for v in vals]
+        b = [v if v == v else worst_b for _, vals, _ in theirs for v in vals]
+        if s.statistic == "every":  # every run of one side against every run of the other
+            diff = (min(a) - max(b)) if rule.op == ">=" else (max(a) - min(b))
+        else:
+            up = Rule(">=", 0.0)  # best = highest on both sides
+            diff = _stat(a, s.statistic, up) - _stat(b, s.statistic, up)
+        by_seed_a = {sd: v for _, vals, sds in mine for v, sd in zip(vals, sds)}
+        by_seed_b = {sd: v for _, vals, sds in theirs for v, sd in zip(vals, sds)}
+        common = sorted(set(by_seed_a) & set(by_seed_b))
+        passing = sum(rule.passes(by_seed_a[sd] - by_seed_b[sd]) for sd in common)
+        return Outcome(s, "holds" if rule.passes(diff) else "fails", value=diff, seeds_pass=passing,
+                       seeds=len(common), diverged=diverged, cells=labels + [label_of(c) for c, _, _ in theirs])
+    seeds_pass = sum(rule.passes(v) for _, vals, _ in mine for v in vals)
+    n = sum(len(vals) for _, vals, _ in mine)
+    if s.kind == "impossible":  # diverged runs are no evidence either way: left out, reported
+        kept = [[v for v in vals if v == v] for _, vals, _ in mine]
+        if not any(kept):
+            return Outcome(s, "not run", reason="every run it reads diverged", diverged=diverged, seeds=n,
+                           cells=labels)
+        values = [_stat(k, "every", rule) for k in kept if k]
+        n -= diverged
+    else:
+        values = [_stat([v if v == v else _failing(rule) for v in vals], s.statistic, rule) for _, vals, _ in mine]
+    weakest = min(values) if rule.op == ">=" else max(values)
+    holds = all(rule.passes(v) for v in values)
+    return Outcome(s, "holds" if holds else "fails", value=weakest, seeds_pass=seeds_pass, seeds=n,
+                   diverged=diverged, cells=labels)
+
+
+PAPER_TOLERANCE = 0.1  # on normalized accuracy (0 = chance, 1 = perfect): a tenth of the way from chance to perfect
+
+
+def from_paper(id: str, text: str, source: str, kind: Kind, statistic: Statistic, paper: float,
+               where: dict[str, Any], *, provenance: Provenance = "paper text", tolerance: float = PAPER_TOLERANCE,
+               metric: str = DEFAULT_METRIC, **fields: Any) -> Statement:
+    """A statement judged against the paper's own number with a stated tolerance: ours ≥ paper − tolerance
+    for what a model learns (``possible``), ours ≤ paper + tolerance for what it does not (``fails``)."""
+    if kind == "possible":
+        rule, sign = Rule(">=", round(paper - tolerance, 6), metric), "−"
+    else:
+        rule, sign = Rule("<=", round(paper + tolerance, 6), metric), "+"
+    why = f"the paper's {statistic} {paper:g} {sign} the tolerance {tolerance:g} ({source})"
+    return Statement(id, text, source, provenance, kind, statistic, rule, why, where=where, paper=paper, **fields)
+
+
+WORDS = ("reproduced", "partly reproduced", "not reproduced", "not run at this preset")
+
+
+def verdict_word(outcomes: Sequence[Outcome]) -> str:
+    """A claim's word from its statements: the paper's where any is judged, else ours.
+
+    reproduced: every judged statement holds; partly reproduced: some do; not reproduced: none does, or an
+    ``impossible`` statement is violated (a violated theorem is never "partly"); not run at this preset:
+    none is judged.
+    """
+    judged = [o for o in outcomes if o.outcome != "not run"]
+    paper = [o for o in judged if not o.statement.ours]
+    use = paper or judged
+    if not use:
+        return "not run at this preset"
+    held = sum(o.outcome == "holds" for o in use)
+    if any(o.outcome == "fails" and o.statement.kind == "impossible" for o in use) or held == 0:
+        return "not reproduced"
+    return "reproduced" if held == len(use) else "partly reproduced"
+
+
+def tally(outcomes: Sequence[Outcome], ours: bool) -> dict[str, int]:
+    """Statements held / judged / not run, the paper's (``ours=False``) or ours."""
+    mine = [o for o in outcomes if o.statement.ours == ours]
+    return {"held": sum(o.outcome == "holds" for o in mine), "judged": sum(o.outcome != "not run" for o in mine),
+            "not_run": sum(o.outcome == "not run" for o in mine), "total": len(mine)}
+
+
+def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statements: Sequence[Statement], *,
+           cell_of: Callable[[dict[str, Any]], dict[str, Any]],
+           label_of: Callable[[dict[str, Any]], str] | None = None,
+           paper_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+           checks: Sequence[Check] = (), not_run: Sequence[dict[str, Any]] = ()) -> Verdict:
+    """A claim's verdict at ``preset``: each statement judged on the grid's records and exact checks.
+
+    Args:
+        claim, preset: for the verdict line.
+        records: the runs of one preset's grid.
+        statements: the claim's statements (``Statement``), every preset's.
+        cell_of: a record → the fields that name its cell, e.g. ``{"model": "Mamba", "eig_range": "[-1,1]"}``;
+            statements select cells by these fields and they become columns of the cell table.
+        label_of: a cell → a short row label (default: its values joined by spaces).
+        paper_of: a cell → the paper's numbers for it (keys such as ``paper_best``, ``paper_median``).
+        checks: the exact checks of this preset.
+        not_run: cells of the paper's table this preset does not run; each becomes a row "not run at this
+            preset", with its ``reason`` (the measured why) where given.
+    Returns:
+        A ``Verdict`` whose ``statements`` are the outcomes and whose ``rows`` are the cell table (one row
+        per cell: selected learning rate, best/median/MAD/min/max over seeds, the paper's numbers), the
+        not-run cells and the exact checks.
+    """
+    ids = [s.id for s in statements]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{claim}: statement ids repeat: {ids}")
+    label_of = label_of or (lambda c: " ".join(str(v) for v in c.values()))
+    cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for r in records:
+        cell = cell_of(r)
+        cells.setdefault(tuple(cell.items()), (cell, []))[1].append(r)
+    outcomes = [evaluate(s, preset, cells, checks, label_of) for s in statements]
+    rows = []
+    for cell, runs in cells.values():
+        lr, chosen = select_lr(runs)
+        agg = summary([score(r) for r in chosen])
+        rows.append({"part": "trained", "label": label_of(cell), **cell, **(paper_of(cell) if paper_of else {}),
+                     **{f"ours_{k}": v for k, v in agg.items()}, "seeds": len(chosen),
+                     "diverged": sum(r["status"] != "ok" for r in chosen), "lr": lr, "metric": DEFAULT_METRIC,
+                     "rule": "", "pass": None})
+    for entry in not_run:
+        cell = {k: v for k, v in entry.items() if k != "reason"}
+        reason = entry.get("reason")
+        rows.append({"part": "not run", "label": label_of(cell), **cell, **(paper_of(cell) if paper_of else {}),
+                     "rule": "not run at this preset" + (f": {reason}" if reason else ""), "pass": None})
+    rows += [c.row() for c in checks]
+    word = verdict_word(outcomes)
+    paper, ours = tally(outcomes, False), tally(outcomes, True)
+    line = f"{claim} verdict ({preset}): {word.upper()}: {paper['held']}/{paper['judged']} of the paper's statements hold"
+    if ours["total"]:
+        line += f"; ours {ours['held']}/{ours['judged']}"
+    failing = [o.statement.id for o in outcomes if o.outcome == "fails"]
+    line += f"; failing: {', '.join(failing)}" if failing else ""
+    skipped = paper["not_run"] + ours["not_run"]
+    line += f"; {skipped} not run at this preset" if skipped else ""
+    return Verdict(claim, preset, word == "reproduced", line, rows, stale=any(r.get("stale") for r in records),
+                   word=word, statements=outcomes)
 
 
 # ----------------------------------------------------------------------------- paper numbers

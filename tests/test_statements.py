@@ -1,0 +1,251 @@
+"""The statement contract: every statement of every claim can fail and can hold, on synthetic records.
+
+For each statement judged at ``quick`` (and ``paper`` where its grid is small enough to fake), records are
+made for the claim's own grid with scores chosen from the statement's rule alone: scores on the wrong side of
+its threshold must make it fail, scores at the paper's own number (where the statement carries one) or on the
+right side must make it hold. An exact statement is judged on the claim's checks with one of its checks
+flipped. A statement that cannot be made to fail (or to hold) is a defect, and the test names it.
+
+Also here: the protocol's own rules against hand-computed outcomes (best/median/every, the NaN rule, the
+verdict words), and "at least three seeds for every cell a statement judges at quick".
+
+The synthetic records are never results; ``helpers.fake_record`` marks them as made for tests.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import pytest
+
+from helpers import fake_record
+from statetrack.claims import get_claim, implemented
+from statetrack.claims.common import (Check, Outcome, Statement, at_least, at_most, decide, from_paper,
+                                      verdict_word)
+
+CONTRACT_PRESETS = ("quick",)
+MARGIN = 0.2  # how far past the threshold a violating score sits
+
+
+@functools.lru_cache(maxsize=None)
+def _checks(claim_id: str, preset: str) -> tuple[Check, ...]:
+    claim = get_claim(claim_id)
+    return tuple(claim.checks(preset)) if hasattr(claim, "checks") else ()
+
+
+def _converted() -> list[str]:
+    return [cid for cid in implemented() if hasattr(get_claim(cid), "statements")]
+
+
+def test_every_claim_is_a_table_of_statements():
+    assert _converted() == implemented()
+
+
+def _statement_cases():
+    out = []
+    for cid in _converted():
+        claim = get_claim(cid)
+        for s in claim.statements():
+            for preset in CONTRACT_PRESETS:
+                if s.reason_not_run(preset) is None:
+                    out.append(pytest.param(cid, s.id, preset, id=f"{cid}.{s.id}@{preset}"))
+    return out
+
+
+def _records(claim, preset: str, value_of) -> list[dict]:
+    """A record of every run of the claim's grid at ``preset``, scoring ``value_of(cell, metric)`` on every metric
+    the claim's statements read."""
+    metrics = {s.rule.metric for s in claim.statements()}
+    out = []
+    for cfg in dict.fromkeys(claim.grid(preset)):
+        probe = fake_record(cfg, 0.0)
+        cell = claim.cell_of(probe)
+        values = {m: value_of(cell, m) for m in metrics}
+        if any(v is None for v in values.values()):
+            out.append(fake_record(cfg, None))
+            continue
+        main = values.get("ood_normalized", 0.0)
+        out.append(fake_record(cfg, main, summary={"id_normalized": 1.0, **values}, by_length=True))
+    return out
+
+
+def _outcome(claim, preset: str, records, statement_id: str, checks) -> Outcome:
+    v = claim.verdict(records, preset, checks=list(checks))
+    return next(o for o in v.statements if o.statement.id == statement_id)
+
+
+def _side(s: Statement, good: bool) -> float:
+    """A score on the right (``good``) or wrong side of a one-group statement's threshold."""
+    t = s.rule.threshold
+    if good and s.paper is not None:
+        return s.paper
+    up = s.rule.op == ">="
+    return t + (0.05 if up else -0.05) if good else t - MARGIN if up else t + MARGIN
+
+
+def _comparison_values(s: Statement, good: bool) -> tuple[float, float]:
+    t = s.rule.threshold
+    diff = (t + 0.05 if s.rule.op == ">=" else t - 0.05) if good else (t - MARGIN if s.rule.op == ">=" else t + MARGIN)
+    return 0.5 + diff / 2, 0.5 - diff / 2
+
+
+@pytest.mark.parametrize("claim_id,statement_id,preset", _statement_cases())
+def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
+    from statetrack.claims.common import matches
+
+    claim = get_claim(claim_id)
+    s = next(x for x in claim.statements() if x.id == statement_id)
+    checks = _checks(claim_id, preset)
+    if s.kind == "exact":
+        mine = [c for c in checks if __import__("fnmatch").fnmatchcase(c.label, s.checks)]
+        assert mine, f"DEFECT {claim_id}.{s.id}: no check of {preset} matches {s.checks!r}"
+        records = _records(claim, preset, lambda cell, m: 0.5)
+        good = [Check(c.label, c.value, c.rule, True, c.detail, c.part) for c in checks]
+        bad = [Check(c.label, c.value, c.rule, c.label != mine[0].label and c.passed, c.detail, c.part)
+               for c in checks]
+        assert _outcome(claim, preset, records, s.id, good).outcome == "holds", f"{claim_id}.{s.id} cannot hold"
+        assert _outcome(claim, preset, records, s.id, bad).outcome == "fails", f"DEFECT {claim_id}.{s.id} cannot fail"
+        return
+
+    def value_of(good):
+        def f(cell, metric):
+            if metric != s.rule.metric:
+                return 0.5
+            if s.kind == "comparison":
+                a, b = _comparison_values(s, good)
+                return a if matches(cell, s.where) else b if matches(cell, s.against) else 0.5
+            return _side(s, good) if matches(cell, s.where) else 0.5
+        return f
+
+    checks = [Check(c.label, c.value, c.rule, True, c.detail, c.part) for c in checks]
+    held = _outcome(claim, preset, _records(claim, preset, value_of(True)), s.id, checks)
+    failed = _outcome(claim, preset, _records(claim, preset, value_of(False)), s.id, checks)
+    assert held.outcome == "holds", f"{claim_id}.{s.id} cannot hold at {preset}: {held}"
+    assert failed.outcome == "fails", f"DEFECT {claim_id}.{s.id} cannot be made to fail at {preset}: {failed}"
+
+
+@pytest.mark.parametrize("claim_id", _converted())
+def test_statements_are_well_formed(claim_id):
+    claim = get_claim(claim_id)
+    statements = claim.statements()
+    assert statements, f"{claim_id} has no statements"
+    ids = [s.id for s in statements]
+    assert len(ids) == len(set(ids)), f"{claim_id}: repeated statement ids"
+    for s in statements:
+        assert s.text and s.source and s.why, f"{claim_id}.{s.id}: text, source and why are required"
+        if s.provenance == "ours":
+            assert "ours" in s.source.lower() or s.source, s.id
+    headline = getattr(claim, "HEADLINE", None)
+    assert headline in ids, f"{claim_id}: HEADLINE {headline!r} is not one of its statement ids"
+
+
+@pytest.mark.parametrize("claim_id", _converted())
+def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
+    from statetrack.claims.common import matches
+
+    claim = get_claim(claim_id)
+    by_cell: dict[tuple, set] = {}
+    for cfg in claim.grid("quick"):
+        cell = claim.cell_of(fake_record(cfg, 0.0))
+        by_cell.setdefault((tuple(cell.items()), cfg.train.lr), set()).add(cfg.seed)
+    for s in claim.statements():
+        if s.kind == "exact" or s.reason_not_run("quick"):
+            continue
+        groups = [s.where] + ([s.against] if s.against is not None else [])
+        for where in groups:
+            seeds = [len(v) for (cell, _), v in by_cell.items() if matches(dict(cell), where)]
+            assert seeds, f"{claim_id}.{s.id} reads no cell of the quick grid"
+            assert min(seeds) >= 3, f"{claim_id}.{s.id} is judged at quick on {min(seeds)} seed(s)"
+
+
+# ----------------------------------------------------------------------------- the protocol itself
+
+
+def _cfgs(n_cells: int, n_seeds: int):
+    from statetrack.claims.ne1 import grid
+
+    cfgs = grid("quick")
+    by = {}
+    for c in cfgs:
+        by.setdefault((c.model.name, c.model.eig_range), []).append(c)
+    return list(by.items())[:n_cells]
+
+
+def _verdict(scores_by_cell, statements):
+    recs = []
+    for (cell, cfgs), scores in zip(_cfgs(len(scores_by_cell), 3), scores_by_cell):
+        recs += [fake_record(c, v) for c, v in zip(cfgs, scores)]
+    return decide("t", "quick", recs, statements,
+                  cell_of=lambda r: {"m": r["config"]["model"]["name"], "e": r["config"]["model"]["eig_range"]})
+
+
+def _s(kind="possible", statistic="best", rule=None, **kw):
+    return Statement("s", "a model learns it", "T", kw.pop("provenance", "paper text"), kind, statistic,
+                     rule or at_least(0.9), "test", **kw)
+
+
+@pytest.mark.parametrize("statistic,scores,expect", [
+    ("best", [0.2, 0.95, 0.5], "holds"), ("best", [0.2, 0.85, 0.5], "fails"),
+    ("median", [0.2, 0.95, 0.91], "holds"), ("median", [0.2, 0.95, 0.5], "fails"),
+    ("every", [0.91, 0.95, 0.99], "holds"), ("every", [0.91, 0.95, 0.89], "fails"),
+    ("best", [float("nan"), 0.95, 0.5], "holds"),  # a diverged seed is a failing seed, best of three still holds
+    ("median", [float("nan"), float("nan"), 0.95], "fails"),  # two failing seeds of three: the median fails
+    ("every", [float("nan"), 0.95, 0.95], "fails"),
+])
+def test_possible_statistics_match_hand_computed(statistic, scores, expect):
+    scores = [None if x != x else x for x in scores]
+    o = _verdict([scores], [_s(statistic=statistic, where={"m": "mamba", "e": "[0,1]"})]).statements[0]
+    assert o.outcome == expect
+    assert o.seeds == 3 and o.seeds_pass == sum(x is not None and x >= 0.9 for x in scores)
+
+
+def test_impossible_leaves_diverged_runs_out_and_reports_them():
+    s = _s(kind="impossible", statistic="every", rule=at_most(0.1), where={"m": "mamba", "e": "[0,1]"})
+    o = _verdict([[None, 0.05, 0.02]], [s]).statements[0]
+    assert (o.outcome, o.diverged, o.seeds, o.seeds_pass) == ("holds", 1, 2, 2)
+    o = _verdict([[None, 0.05, 0.3]], [s]).statements[0]
+    assert o.outcome == "fails"
+    o = _verdict([[None, None, None]], [s]).statements[0]
+    assert o.outcome == "not run" and o.diverged == 3
+
+
+def test_comparison_is_a_difference_of_statistics_and_a_diverged_run_counts_against_it():
+    s = _s(kind="comparison", statistic="median", rule=at_least(0.5), where={"e": "[-1,1]", "m": "mamba"},
+           against={"e": "[0,1]", "m": "mamba"})
+    cells = [[0.0, 0.1, 0.2], [0.9, 0.8, 0.95]]  # ne1's grid order: mamba [0,1], mamba [-1,1]
+    o = _verdict(cells, [s]).statements[0]
+    assert o.outcome == "holds" and math.isclose(o.value, 0.9 - 0.1)
+    o = _verdict([[0.0, 0.1, 0.2], [0.9, None, None]], [s]).statements[0]
+    assert o.outcome == "fails"
+
+
+def test_verdict_words():
+    def o(kind, outcome, ours=False):
+        return Outcome(_s(kind=kind, statistic="every" if kind == "impossible" else "best",
+                          provenance="ours" if ours else "paper text",
+                          rule=at_most(0.1) if kind == "impossible" else at_least(0.9)), outcome)
+
+    assert verdict_word([o("possible", "holds"), o("fails", "holds")]) == "reproduced"
+    assert verdict_word([o("possible", "holds"), o("fails", "fails")]) == "partly reproduced"
+    assert verdict_word([o("possible", "fails"), o("fails", "fails")]) == "not reproduced"
+    assert verdict_word([o("possible", "holds"), o("impossible", "fails")]) == "not reproduced"
+    assert verdict_word([o("possible", "not run")]) == "not run at this preset"
+    assert verdict_word([o("possible", "holds"), o("possible", "fails", ours=True)]) == "reproduced"
+    assert verdict_word([o("possible", "not run"), o("possible", "fails", ours=True)]) == "not reproduced"
+
+
+def test_from_paper_threshold_is_the_papers_number_with_the_tolerance():
+    s = from_paper("a", "x", "NE Table 3", "possible", "best", 0.999, {"m": "mamba"})
+    assert s.rule.op == ">=" and math.isclose(s.rule.threshold, 0.899) and s.paper == 0.999
+    s = from_paper("b", "x", "NE Table 3", "fails", "median", 0.017, {"m": "mamba"})
+    assert s.rule.op == "<=" and math.isclose(s.rule.threshold, 0.117)
+
+
+def test_malformed_statements_are_refused():
+    with pytest.raises(ValueError, match="every seed"):
+        _s(kind="impossible", statistic="best")
+    with pytest.raises(ValueError, match="names its checks"):
+        _s(kind="exact", statistic="value")
+    with pytest.raises(ValueError, match="against"):
+        _s(kind="comparison")
