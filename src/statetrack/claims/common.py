@@ -568,6 +568,13 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
                    diverged=diverged, cells=labels)
 
 
+def with_metric(records: Sequence[dict[str, Any]], name: str, fn: Callable[[dict[str, Any]], float]
+                ) -> list[dict[str, Any]]:
+    """Copies of ``records`` whose summary carries ``name`` = ``fn(record)`` (e.g. sequence accuracy at one length
+    from ``by_length``), so a statement can read it as its ``rule.metric``; a run that did not finish is kept as is."""
+    return [{**r, "summary": {**r["summary"], name: float(fn(r))}} if r.get("status") == "ok" else r for r in records]
+
+
 PAPER_TOLERANCE = 0.1  # on normalized accuracy (0 = chance, 1 = perfect): a tenth of the way from chance to perfect
 
 
