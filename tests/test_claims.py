@@ -5,8 +5,8 @@ import math
 import pytest
 
 from helpers import fake_record
-from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
-                                      judge, paper_lookup, score, select_lr, summary)
+from statetrack.claims.common import (Cell, Statement, Verdict, at_least, at_most, check_choice, check_lrs, check_seeds,
+                                      decide, expand, paper_lookup, score, select_lr, summary)
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.results import run_key
@@ -46,34 +46,7 @@ def test_summary_and_rules_treat_nan_as_failing():
     hi, lo = at_least(0.9), at_most(0.1)
     assert hi.passes(0.9) and not hi.passes(0.89) and not hi.passes(float("nan"))
     assert lo.passes(0.1) and not lo.passes(0.11) and not lo.passes(float("nan"))
-    assert hi.weakest([0.95, 0.91, float("nan")]) == 0.91 and lo.weakest([0.0, 0.05]) == 0.05
     assert str(hi) == "≥ 0.9" and str(lo) == "≤ 0.1"
-
-
-@pytest.mark.parametrize("values,checks,expected", [
-    pytest.param({"[0,1]": 0.0, "[-1,1]": 1.0}, [True], True, id="all-pass"),
-    pytest.param({"[0,1]": 0.0, "[-1,1]": 1.0}, [True, False], False, id="exact-check-fails"),
-    pytest.param({"[0,1]": 0.5, "[-1,1]": 1.0}, [], False, id="run-fails"),
-    pytest.param({"[0,1]": 0.0, "[-1,1]": None}, [], False, id="diverged-fails"),
-])
-def test_judge_counts_runs_and_checks(values, checks, expected):
-    recs = [fake_record(c, values[c.model.eig_range]) for c in expand([_cell("[0,1]"), _cell("[-1,1]")], [0, 1])]
-    v = judge("xx", "quick", recs, cell_of=lambda r: {"eig_range": r["config"]["model"]["eig_range"]},
-              rule_of=lambda c: at_least(0.9) if c["eig_range"] == "[-1,1]" else at_most(0.1),
-              checks=[Check(f"c{i}", 1.0, "exact", ok) for i, ok in enumerate(checks)])
-    assert v.reproduced is expected
-    runs_ok = sum(2 for eig, x in values.items() if x is not None and (x >= 0.9 if eig == "[-1,1]" else x <= 0.1))
-    tail = f" and {sum(checks)}/{len(checks)} checks meet their rule" if checks else " meet their rule"
-    tail += "; 2 run(s) diverged or failed and count as failing" if None in values.values() else ""
-    assert v.line == f"xx verdict (quick): {'REPRODUCED' if expected else 'NOT REPRODUCED'}: {runs_ok}/4 runs" + tail
-    assert len(v.rows) == 2 + len(checks) and len(v.frame()) == 2 + len(checks)
-
-
-def test_a_cell_without_a_rule_is_shown_not_judged():
-    recs = [fake_record(c, 0.3) for c in expand([_cell()], [0])]
-    v = judge("xx", "smoke", recs, cell_of=lambda r: {"m": "Mamba"}, rule_of=lambda c: None,
-              checks=[Check("exact", 1.0, "= 1", True)])
-    assert v.reproduced and v.rows[0]["pass"] is None and v.rows[0]["rule"] == "shown, not judged"
 
 
 def test_paper_lookup_merges_tables_by_key():
@@ -125,12 +98,12 @@ def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
 
 
 def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
-    recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0])]
-    v = judge("xx", "quick", recs, cell_of=lambda r: {"task": "parity"}, rule_of=lambda c: at_least(0.9),
-              not_run=[{"task": "mod_arith"}])
-    assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 runs")
+    recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]
+    st = Statement("s", "x", "T", "paper text", "possible", "best", at_least(0.9), "test", where={"task": "parity"})
+    v = decide("xx", "quick", recs, [st], cell_of=lambda r: {"task": "parity"}, not_run=[{"task": "mod_arith"}])
+    assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 of the paper's statements hold")
     assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
-    assert list(v.frame()["pass"]) == ["PASS", "–"]
+    assert list(v.frame()["note"]) == ["", "not run at this preset"]
 
 
 def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
@@ -141,38 +114,17 @@ def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
     assert select(["bl2", "ne1"]) == ["bl2", "ne1"]  # named ids keep the order asked for
 
 
-@pytest.mark.slow
-def test_each_headline_names_a_judged_row_of_the_committed_verdict(monkeypatch):
-    """A claim module's HEADLINE is the scoreboard's row; a label that no longer matches any row fell back
-    silently to another row before (ne5, ne6, ne7 and bl5 did). Slow (every claim's verdict from the
-    committed records, about 30 s): run it with -m slow after changing a claim's labels."""
-    from statetrack.claims import get_claim, implemented
-    from statetrack.provenance import repo_root
-    from statetrack.scoreboard import verify_claim
-
-    monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(repo_root() / "data" / "results"))  # read only
-
-    checked = 0
-    for claim in implemented():
-        prefer = getattr(get_claim(claim), "HEADLINE", None)
-        v = verify_claim(claim)
-        if prefer is None or v is None:
-            continue
-        labels = [r["label"] for r in v.rows if r.get("pass") is not None]
-        assert prefer in labels, f"{claim}.HEADLINE {prefer!r} is not a judged row; rows: {labels}"
-        checked += 1
-    assert checked >= 10
-
-
-def test_a_headline_check_shows_its_value_and_whether_it_held():
-    from statetrack.claims import Verdict
+def test_the_headline_is_the_named_statement_else_the_papers_first_judged_one():
+    from statetrack.claims.common import Outcome
     from statetrack.scoreboard import headline
 
-    rows = [{"part": "trained", "label": "A", "pass": True, "ours_best": 0.9, "seeds": 3},
-            Check("B ratio", -0.004, "within ±0.05", True, part="comparison").row(),
-            Check("C exact", 1.0, "= 1", False).row()]
-    v = Verdict("zz1", "quick", True, "line", rows)
-    assert headline(v, "B ratio") == ("B ratio", "–", "-0.004 (holds)")
-    assert headline(v, "C exact") == ("C exact", "–", "1.000 (fails)")
-    assert headline(v, "A") == ("A", "–", "0.900 (best of 3)")
-    assert headline(v, None) == ("A", "–", "0.900 (best of 3)")
+    def st(id, ours=False):
+        return Statement(id, f"claim {id}", "T", "ours" if ours else "paper text", "possible", "best", at_least(0.9),
+                         "test", where={}, paper=None if ours else 1.0)
+
+    outcomes = [Outcome(st("a", ours=True), "holds", 0.95, 3, 3), Outcome(st("b"), "fails", 0.5, 1, 3),
+                Outcome(st("c"), "not run", reason="r")]
+    v = Verdict("zz1", "quick", False, "line", [], statements=outcomes)
+    assert headline(v, "a")["ours"] == "0.950 (3 of 3 seeds pass): holds"
+    assert headline(v, None)["what"].startswith("claim b") and headline(v, None)["paper_number"] == "1.000"
+    assert headline(v, "c")["what"].startswith("claim b")  # a statement not judged is never the headline

@@ -317,22 +317,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"      {o['status']}")
             continue
         print(f"      {o['line']}" + ("  [STALE: the code changed since these runs]" if o["stale"] else ""))
-        for r in o["rows"]:
-            print("      " + row_line(r))
+        for st in o["statements"]:
+            print("      " + statement_line(st))
     return 0
 
 
-def row_line(r: dict[str, Any]) -> str:
-    """One verdict row as a line of ``statetrack verify``: a trained cell or an exact check."""
-    mark = {True: "PASS", False: "FAIL", None: "shown"}[r["pass"]]
-    if r.get("part") in ("exact", "comparison"):
-        return f"{r['label']:<34} {r['part']} {r['ours']:.4g}  rule {r['rule']}: {mark}"
-    if r.get("part") == "not run":
-        return f"{r['label']:<34} not run at this preset"
-    ref = next((r[k] for k in ("paper_best", "paper_median") if r.get(k) is not None), None)
-    paper = "n/a" if ref is None else f"{ref:.3f}"
-    return (f"{r['label']:<34} paper {paper}  ours best {r['ours_best']:.3f} median {r['ours_median']:.3f} "
-            f"(n={r['seeds']})  rule {r['rule']}: {mark}")
+def statement_line(st: dict[str, Any]) -> str:
+    """One statement as a line of ``statetrack verify``: id, source, rule, paper's number, ours, seeds, outcome."""
+    def num(x):
+        return "–" if x is None else f"{x:.3g}"
+
+    seeds = "" if st["seeds"] is None else f"  {st['seeds_pass']}/{st['seeds']} pass"
+    tail = f" ({st['reason']})" if st["reason"] else ""
+    return (f"{st['id']:<28} {st['source'] + (' (ours)' if st['ours'] else ''):<22} {st['rule']:<30} "
+            f"paper {num(st['paper'])}  ours {num(st['value'])}{seeds}: {st['outcome'].upper()}{tail}")
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:

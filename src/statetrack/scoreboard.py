@@ -6,7 +6,8 @@ include them. A claim's status is one of
 
 | status | meaning |
 |---|---|
-| reproduced / not reproduced | the verdict rule applied to every run (and exact check) of the shown preset |
+| reproduced / partly reproduced / not reproduced | the claim's statements judged at the shown preset (``claims.common.verdict_word``) |
+| not run at this preset | records exist, but no statement is judged at that preset |
 | not run | the claim is built, but no preset has all its records |
 | not built yet | the claim has no notebook yet |
 
@@ -20,34 +21,32 @@ from typing import Any
 
 from statetrack.claims import CLAIMS, Verdict, get_claim, verify_claim
 
-STATUS = {True: "**reproduced**", False: "**not reproduced**"}
-
-
 def _fmt(x: Any) -> str:
     return "–" if x is None or x != x else f"{x:.3f}"
 
 
-def headline(v: Verdict, prefer: str | None = None) -> tuple[str, str, str]:
-    """The row a reader looks at first: (what, paper's number, ours) of the row labelled ``prefer`` (a claim
-    module's ``HEADLINE``: a trained cell or a check), else the first judged row with a paper number, else the
-    first judged trained row, else the exact checks' count."""
-    judged = [r for r in v.rows if r.get("pass") is not None]
-    chosen = [r for r in judged if r["label"] == prefer]
-    if chosen and chosen[0].get("part") != "trained":  # a check: its value and whether it held
-        r = chosen[0]
-        return r["label"], "–", f"{_fmt(r['ours'])} ({'holds' if r['pass'] else 'fails'})"
-    trained = [r for r in judged if r.get("part") == "trained"]
-    with_paper = [r for r in trained if r.get("paper_best") is not None or r.get("paper_median") is not None]
-    if chosen or with_paper or trained:
-        r = (chosen or with_paper or trained)[0]
-        paper = r.get("paper_best") if r.get("paper_best") is not None else r.get("paper_median")
-        return r["label"], _fmt(paper), f"{_fmt(r['ours_best'])} (best of {r['seeds']})"
-    exact = [r for r in judged if r.get("part") in ("exact", "comparison")]
-    return "exact checks", "–", f"{sum(r['pass'] for r in exact)}/{len(exact)} hold"
+def headline(v: Verdict, prefer: str | None = None) -> dict[str, Any]:
+    """The statement a reader looks at first: the one ``prefer`` names (a claim module's ``HEADLINE``), else the
+    first judged statement of the paper's, else the first judged one; None when none is judged."""
+    judged = [o for o in v.statements if o.outcome != "not run"]
+    chosen = ([o for o in judged if o.statement.id == prefer] or [o for o in judged if not o.statement.ours]
+              or judged)
+    if not chosen:
+        return {"what": "–", "paper_number": "–", "ours": "–"}
+    o = chosen[0]
+    seeds = f" ({o.seeds_pass} of {o.seeds} seeds pass)" if o.seeds else ""
+    return {"what": f"{o.statement.text} ({o.statement.describe()})", "paper_number": _fmt(o.statement.paper),
+            "ours": f"{_fmt(o.value)}{seeds}: {o.outcome}"}
+
+
+def _tally(t: dict[str, int]) -> str:
+    return f"{t['held']}/{t['judged']}" + (f" (+{t['not_run']} not run)" if t["not_run"] else "")
 
 
 def rows() -> list[dict[str, Any]]:
-    """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): status, preset, headline, rule line."""
+    """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, headline."""
+    from statetrack.claims.common import tally
+
     out = []
     for c in CLAIMS.values():
         row = {"claim": c.id, "paper": c.paper, "source": c.source, "title": c.title, "built": bool(c.notebook)}
@@ -58,30 +57,47 @@ def rows() -> list[dict[str, Any]]:
         if v is None:
             out.append({**row, "status": "not run"})
             continue
-        what, paper, ours = headline(v, getattr(get_claim(c.id), "HEADLINE", None))
-        out.append({**row, "status": STATUS[v.reproduced].strip("*"), "preset": v.preset, "what": what,
-                    "paper_number": paper, "ours": ours, "line": v.line.split(": ", 1)[1], "stale": v.stale})
+        out.append({**row, "status": v.word, "preset": v.preset, **headline(v, getattr(get_claim(c.id), "HEADLINE", None)),
+                    "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
+                    "statements": [o.to_dict() for o in v.statements], "line": v.line.split(": ", 1)[1],
+                    "stale": v.stale})
     return out
 
 
 def scoreboard_markdown() -> str:
-    """The scoreboard as a MyST table: claim (linked), source, headline numbers, preset, verdict."""
-    lines = ["| claim | paper, source | what | paper | ours | preset | verdict |",
-             "|---|---|---|---|---|---|---|"]
+    """The scoreboard as MyST: one compact row per claim (verdict word, the paper's statements held / judged,
+    ours apart), then, folded, every statement with the seeds that pass."""
+    lines = ["| claim | source | verdict | paper's statements held | ours held | preset |",
+             "|---|---|---|---|---|---|"]
     table = rows()
     for r in table:
         name = f"{{ref}}`{r['claim']} <{r['claim']}>`" if r["built"] else r["claim"]
         if "preset" not in r:
-            lines.append(f"| {name} | {r['paper']} {r['source']} | {r['title']} | – | – | – | {r['status']} |")
+            lines.append(f"| {name} | {r['paper']} {r['source']} | {r['status']} | – | – | – |")
             continue
-        verdict = r["line"] + (" (stale: made by older code)" if r["stale"] else "")
-        lines.append(f"| {name} | {r['paper']} {r['source']} | {r['title']}: {r['what']} | {r['paper_number']} | "
-                     f"{r['ours']} | `{r['preset']}` | {verdict} |")
-    built = [r for r in table if r["built"]]
-    ok = sum(r["status"] == "reproduced" for r in built)
-    lines += ["", f"{ok} of {len(built)} built claims reproduce at the preset shown; {len(CLAIMS) - len(built)} "
-                  "of the 17 are not built yet. Generated from the run records when this book was built "
-                  "(`statetrack verify --json`)."]
+        word = f"**{r['status']}**" + (" (stale: made by older code)" if r["stale"] else "")
+        ours = _tally(r["our_statements"]) if r["our_statements"]["total"] else "–"
+        lines.append(f"| {name} | {r['paper']} {r['source']} | {word} | {_tally(r['paper_statements'])} | {ours} | "
+                     f"`{r['preset']}` |")
+    built = [r for r in table if r["built"] and "preset" in r]
+    count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "partly reproduced", "not reproduced",
+                                                                "not run at this preset")}
+    lines += ["", "Of the " + str(len(built)) + " claims with records: " + ", ".join(
+        f"{n} {w}" for w, n in count.items() if n) + ". A claim is *reproduced* when every statement of the paper's "
+        "judged at its preset holds, *partly reproduced* when some do, *not reproduced* when none does or a "
+        "theorem's impossibility is violated; statements that are our own demonstrations are counted apart (ours). "
+        "Generated from the run records when this book was built (`statetrack verify --json`).", ""]
+    lines += [":::{dropdown} Every statement, with the seeds that pass", "",
+              "| claim | statement | source | kind | rule | paper | ours | seeds passing | outcome |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for r in built:
+        for st in r["statements"]:
+            seeds = "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']}"
+            outcome = st["outcome"] + (f": {st['reason']}" if st["reason"] else "")
+            src = st["source"] + (" (ours)" if st["ours"] else "")
+            lines.append(f"| {r['claim']} | {st['id']} | {src} | {st['kind']} | {st['rule']} | {_fmt(st['paper'])} | "
+                         f"{_fmt(st['value'])} | {seeds} | {outcome} |".replace("\n", " "))
+    lines += ["", ":::"]
     return "\n".join(lines) + "\n"
 
 

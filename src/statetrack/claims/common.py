@@ -248,7 +248,8 @@ class Verdict:
         return pd.DataFrame(out).set_index("statement") if out else pd.DataFrame()
 
     def frame(self, paper: dict[str, str] | None = None) -> Any:
-        """The verdict table as a pandas frame, one row per cell or exact check (what the claim pages show).
+        """The cell table as a pandas frame: one row per cell (best, median, MAD and seeds over the selected
+        learning rate's runs, beside the paper's numbers), per cell not run here, and per exact check.
 
         Args:
             paper: paper columns to show, row key → heading, e.g. ``{"paper_best": "paper best (T3)"}``
@@ -261,19 +262,17 @@ class Verdict:
                      if any(r.get(k) is not None for r in self.rows)}
         out = []
         for r in self.rows:
-            if r.get("part") == "not run":
-                out.append({"what": r["label"], **{h: r.get(k) for k, h in paper.items()}, "ours best": None,
-                            "ours median": None, "ours weakest": None, "seeds": 0, "rule": r["rule"], "pass": "–"})
-                continue
-            exact = r.get("part") in ("exact", "comparison")
             row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
-            row.update({"ours best": r["ours"] if exact else r["ours_best"],
-                        "ours median": None if exact else r["ours_median"],
-                        "ours weakest": r["ours"] if exact else r["ours_weakest"],
-                        "seeds": r["part"] if exact else r["seeds"], "rule": r["rule"],
-                        "pass": {True: "PASS", False: "FAIL", None: "–"}[r["pass"]]})
+            if r.get("part") == "trained":
+                row.update({"ours best": r["ours_best"], "ours median": r["ours_median"], "MAD": r["ours_mad"],
+                            "seeds": r["seeds"], "note": f"{r['diverged']} diverged" if r["diverged"] else ""})
+            elif r.get("part") == "not run":
+                row.update({"note": r["rule"]})
+            else:
+                row.update({"ours best": r["ours"], "note": f"{r['part']}: {r['rule']}: "
+                                                            f"{'holds' if r['pass'] else 'fails'}"})
             out.append(row)
-        return pd.DataFrame(out)
+        return pd.DataFrame(out).set_index("what") if out else pd.DataFrame()
 
 
 def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
