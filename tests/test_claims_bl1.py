@@ -1,4 +1,8 @@
-"""bl1's grid and rule, on fake records (chosen scores, not results) and fake exact checks."""
+"""bl1's grid and statements, on fake records (chosen scores, not results) and fake or tampered exact checks.
+
+The expectations are written out here: BL's random-FSM number for the full model at 25 and 50 states
+(1.00, secondary source) minus the tolerance 0.1, and the exact statements' check groups.
+"""
 
 import pytest
 
@@ -9,7 +13,20 @@ from statetrack.config import ConfigError
 from statetrack.results import run_key
 
 
-PASSING = [Check("construction", 1.0, "= 1", True)]
+def _checks(construction=True, scale=True, additive=True):
+    return [Check("construction: acc (no norm)", 1.0, "= 1", construction),
+            Check("construction: states exactly one-hot", 1.0, "= 1", True),
+            Check("scale: pure h0 scaling changes (max)", 0.0, "= 0", scale),
+            Check("additive: h0 scaling changes (max)", 0.2, "> 0", additive)]
+
+
+def _verdict(scores, checks=None, preset="quick"):
+    recs = [fake_record(c, s) for c, s in zip(bl1.grid(preset), scores)]
+    return bl1.verdict(recs, preset, checks=_checks() if checks is None else checks)
+
+
+def _outcomes(v):
+    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_grid_is_the_calibrated_permutation_machine():
@@ -19,20 +36,56 @@ def test_grid_is_the_calibrated_permutation_machine():
     assert (c.task.num_states, c.task.alphabet_size, c.task.num_permutation_letters) == (25, 4, 4)
     assert (c.model.variant, c.model.d_model, c.model.additive, c.model.normalize) == ("full", 64, False, "every_step")
     assert (c.train.min_len, c.train.max_len, c.eval.min_len, c.eval.max_len) == (2, 10, 500, 500)
-    assert len(bl1.grid("paper")) == 3 * len(bl1.PAPER_LRS) and len(bl1.grid("smoke")) == 1
+    assert sorted({c.train.lr for c in bl1.grid("paper")}) == [1e-5, 1e-4, 1e-3]  # BL's three rates (our guess)
+    assert len(bl1.grid("paper")) == 3 * 3 and len(bl1.grid("smoke")) == 1
 
 
-@pytest.mark.parametrize("scores,checks,ok", [
-    pytest.param([1.0, 0.95, 0.9], PASSING, True, id="all-runs-pass"),
-    pytest.param([1.0, 0.89, 1.0], PASSING, False, id="one-run-below-0.9"),
-    pytest.param([1.0, None, 1.0], PASSING, False, id="diverged-run"),
-    pytest.param([1.0, 1.0, 1.0], PASSING + [Check("one-hot", 0.0, "= 1", False)], False, id="exact-check-fails"),
+def test_statements_are_prop_1_and_bls_fsm_numbers():
+    got = {s.id: s for s in bl1.statements()}
+    assert set(got) == {"construction", "scale-invariance", "additive-contrast", "fsm25-best", "fsm50-best"}
+    assert {k: got[k].checks for k in ("construction", "scale-invariance", "additive-contrast")} == {
+        "construction": "construction: *", "scale-invariance": "scale: *", "additive-contrast": "additive: *"}
+    assert [k for k, s in got.items() if s.ours] == ["additive-contrast"]
+    for states, preset in ((25, "quick"), (50, "paper")):
+        s = got[f"fsm{states}-best"]
+        assert (s.kind, s.statistic, s.rule.op, s.paper, s.provenance) == ("possible", "best", ">=", 1.0,
+                                                                          "secondary source")
+        assert s.rule.threshold == pytest.approx(1.00 - 0.1) and s.where["states"] == states
+        assert s.judged_at() == (preset,)
+    assert all(got[k].judged_at() == ("smoke", "quick", "paper") for k in ("construction", "scale-invariance"))
+
+
+@pytest.mark.parametrize("scores,failing", [
+    pytest.param([1.0, 0.95, 0.9], [], id="all-seeds-good"),
+    pytest.param([0.2, 0.91, 0.1], [], id="best-seed-suffices"),
+    pytest.param([0.89, 0.5, 0.0], ["fsm25-best"], id="best-below-0.9"),
+    pytest.param([None, None, 0.95], [], id="two-diverged-best-holds"),
+    pytest.param([None, None, None], ["fsm25-best"], id="all-diverged"),
 ])
-def test_rule(scores, checks, ok):
-    v = bl1.verdict([fake_record(c, s) for c, s in zip(bl1.grid("quick"), scores)], "quick", checks=checks)
-    assert v.reproduced is ok
-    assert v.line.startswith(f"bl1 verdict (quick): {'REPRODUCED' if ok else 'NOT REPRODUCED'}")
+def test_trained_statement_is_best_of_seeds(scores, failing):
+    v = _verdict(scores)
+    assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == failing
+    assert v.word == ("partly reproduced" if failing else "reproduced")
+    assert _outcomes(v)["fsm50-best"] == "not run"  # the 50-state machine is the paper preset's
+    o = next(o for o in v.statements if o.statement.id == "fsm25-best")
+    assert (o.seeds, o.seeds_pass) == (3, sum(s is not None and s >= 0.9 for s in scores))
     assert v.rows[0]["paper_best"] == 1.0 and "secondary source" in v.rows[0]["paper_provenance"]
+
+
+def test_a_failed_exact_check_fails_its_statement():
+    v = _verdict([1.0] * 3, _checks(construction=False))
+    assert _outcomes(v)["construction"] == "fails" and v.word == "partly reproduced"
+    assert v.line.startswith("bl1 verdict (quick): PARTLY REPRODUCED: 2/3 of the paper's statements hold; ours 1/1")
+    v = _verdict([1.0] * 3, _checks(additive=False))  # our contrast failing leaves the paper's word alone
+    assert _outcomes(v)["additive-contrast"] == "fails" and v.word == "reproduced"
+    v = _verdict([0.0] * 3, _checks(construction=False, scale=False))
+    assert v.word == "not reproduced"
+
+
+def test_smoke_judges_the_exact_statements_only():
+    v = _verdict([0.0], preset="smoke")
+    assert _outcomes(v) == {"construction": "holds", "scale-invariance": "holds", "additive-contrast": "holds",
+                            "fsm25-best": "not run", "fsm50-best": "not run"}
 
 
 def test_exact_checks_at_smoke_hold_and_fail_when_tampered():
@@ -40,8 +93,10 @@ def test_exact_checks_at_smoke_hold_and_fail_when_tampered():
     assert all(c.passed for c in bl1.checks("smoke", part))
     part["tracking"][0].acc["none"] = 0.999  # a construction that missed one step fails the claim
     part["additive_changes"] = [0.0] * len(bl1.SCALES)  # an additive model that were scale invariant
+    part["pure_changes"] = [0.0, 0.01, 0.0, 0.0]  # a pure model whose prediction moved under rescaling
     failed = {c.label for c in bl1.checks("smoke", part) if not c.passed}
-    assert failed == {"construction acc (no norm)", "additive: h0 scaling changes (max)"}
+    assert failed == {"construction: acc (no norm)", "additive: h0 scaling changes (max)",
+                      "scale: pure h0 scaling changes (max)"}
 
 
 def test_bad_arguments_are_named():
