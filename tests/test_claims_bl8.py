@@ -1,6 +1,11 @@
-"""bl8's grid and rule, on fake records (chosen scores, not results) and on tampered exact parts."""
+"""bl8's grid and statements, on fake records (chosen scores, not results) and on tampered exact parts.
+
+The expectations are written out here: the rate 1 − 2^−H of BL Prop. 3 (secondary source) and its 99.9%
+binomial interval, BL's real-diagonal parity number (1.00, secondary source) minus the tolerance 0.1.
+"""
 
 import dataclasses
+import math
 
 import pytest
 
@@ -10,7 +15,21 @@ from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 
 
-PASSING = [Check("frozen", 1.0, "= 1", True)]
+def _checks(**failing):
+    """One passing check per statement group, except the groups named ``failing``."""
+    labels = {"frozen": "frozen H=8: success", "draw": "per draw: success = proof's test",
+              "length": "length trap: '0','1' -> even T, H within interval",
+              "normalized": "normalized trap: h/|h| highest success"}
+    return [Check(label, 1.0, "= 1", not failing.get(k, False)) for k, label in labels.items()]
+
+
+def _verdict(scores, checks=None, preset="quick"):
+    recs = [fake_record(c, s) for c, s in zip(bl8.grid(preset), scores)]
+    return bl8.verdict(recs, preset, checks=_checks() if checks is None else checks)
+
+
+def _outcomes(v):
+    return {o.statement.id: o.outcome for o in v.statements}
 
 
 @pytest.fixture(scope="module")
@@ -25,27 +44,70 @@ def test_grid_is_the_trained_contrast():
     assert (c.task.name, c.model.variant, c.model.d_model, c.eval.max_len) == ("parity", "diagonal", 8, 500)
 
 
-@pytest.mark.parametrize("scores,checks,ok", [
-    pytest.param([1.0, 1.0, 0.9], PASSING, True, id="all-pass"),
-    pytest.param([1.0, 0.5, 1.0], PASSING, False, id="trained-run-fails"),
-    pytest.param([1.0, 1.0, 1.0], PASSING + [Check("H=8", 0.9, ">= 0.99", False)], False, id="exact-check-fails"),
+def test_statements_are_prop_3_and_bls_parity_number():
+    got = {s.id: s for s in bl8.statements()}
+    assert set(got) == {"frozen-rate", "per-draw", "length-trap", "normalized-trap", "trained-contrast"}
+    assert {k for k, s in got.items() if not s.ours} == {"frozen-rate", "trained-contrast"}
+    assert {k: s.kind for k, s in got.items()} == {**dict.fromkeys(got, "exact"), "trained-contrast": "possible"}
+    t = got["trained-contrast"]
+    assert (t.statistic, t.rule.op, t.paper, t.provenance) == ("best", ">=", 1.0, "secondary source")
+    assert t.rule.threshold == pytest.approx(1.00 - 0.1) and t.judged_at() == ("quick", "paper")
+    assert bl8.HEADLINE == "frozen-rate"
+
+
+@pytest.mark.parametrize("scores,failing", [
+    pytest.param([1.0, 1.0, 0.9], [], id="all-good"),
+    pytest.param([1.0, 0.5, 0.2], [], id="best-seed-suffices"),
+    pytest.param([0.89, 0.5, 0.0], ["trained-contrast"], id="best-below-0.9"),
+    pytest.param([None, 0.95, None], [], id="two-diverged-best-holds"),
+    pytest.param([None, None, None], ["trained-contrast"], id="all-diverged"),
 ])
-def test_rule(scores, checks, ok):
-    v = bl8.verdict([fake_record(c, s) for c, s in zip(bl8.grid("quick"), scores)], "quick", checks=checks)
-    assert v.reproduced is ok
+def test_trained_contrast_is_best_of_seeds(scores, failing):
+    v = _verdict(scores)
+    assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == failing
+    assert v.word == ("partly reproduced" if failing else "reproduced")
+    assert v.rows[0]["paper_best"] == 1.0
 
 
-def test_exact_part_at_smoke_passes(smoke_part):
-    assert all(c.passed for c in bl8.checks("smoke", smoke_part))
+@pytest.mark.parametrize("group,statement,word", [
+    ("frozen", "frozen-rate", "partly reproduced"),
+    ("draw", "per-draw", "reproduced"),  # ours: it does not move the paper's word
+    ("length", "length-trap", "reproduced"),
+    ("normalized", "normalized-trap", "reproduced"),
+])
+def test_a_failed_check_fails_its_statement(group, statement, word):
+    v = _verdict([1.0] * 3, _checks(**{group: True}))
+    assert [k for k, o in _outcomes(v).items() if o == "fails"] == [statement] and v.word == word
+
+
+def test_nothing_holds_is_not_reproduced():
+    v = _verdict([0.0] * 3, _checks(frozen=True))
+    assert v.word == "not reproduced" and v.line.startswith("bl8 verdict (quick): NOT REPRODUCED: 0/2")
+
+
+def test_smoke_judges_the_exact_statements(smoke_part):
+    v = bl8.verdict([fake_record(c, 0.0) for c in bl8.grid("smoke")], "smoke", checks=bl8.checks("smoke", smoke_part))
+    assert _outcomes(v) == {**dict.fromkeys(("frozen-rate", "per-draw", "length-trap", "normalized-trap"), "holds"),
+                            "trained-contrast": "not run"}
+
+
+def test_main_rate_is_one_minus_two_to_the_minus_h(smoke_part):
+    for r in smoke_part["main"]:
+        assert r.predicted == pytest.approx(1 - 2.0 ** -r.H)
+        lo, hi = r.interval  # central 99.9% interval of Binomial(draws, predicted)
+        n, p = bl8.DRAWS["smoke"], r.predicted
+        cdf = lambda k: sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k + 1))  # noqa: E731
+        assert cdf(hi) >= 1 - 0.0005 and (lo == 0 or cdf(lo - 1) <= 0.0005)
 
 
 @pytest.mark.parametrize("setting,field,value,label", [
     pytest.param("main", "rate", 0.1, "frozen H=8: success", id="rate-outside-interval"),
     pytest.param("main", "agreement", 0.95, "per draw: success = proof's test", id="disagreement"),
-    pytest.param("even test", "rate", 0.95, "trap '0','1' -> even T: H within interval", id="trap-works"),
-    pytest.param("normalized", "rate", 1.0, "trap h/|h| features: highest success", id="normalized-works"),
+    pytest.param("even test", "rate", 0.95, "length trap: '0','1' -> even T, H within interval", id="trap-works"),
+    pytest.param("normalized", "rate", 1.0, "normalized trap: h/|h| highest success", id="normalized-works"),
 ])
-def test_each_exact_rule_fails_when_its_number_is_wrong(smoke_part, setting, field, value, label):
+def test_each_exact_check_fails_when_its_number_is_wrong(smoke_part, setting, field, value, label):
+    assert all(c.passed for c in bl8.checks("smoke", smoke_part))
     part = {k: list(v) for k, v in smoke_part.items()}
     part[setting][-1] = dataclasses.replace(part[setting][-1], **{field: value})  # the largest H (8)
     failed = {c.label for c in bl8.checks("smoke", part) if not c.passed}
