@@ -1,4 +1,6 @@
-"""bl5's grid and rules, on fake records (chosen scores, not results) and on tampered exact parts."""
+"""Claim bl5: the grid per preset, the statements against BL's numbers written out here (secondary source: the
+mod-addition and random-FSM tables at m = 5, the block-size ablation at m = 50), on fake records (chosen scores,
+not results) and tampered exact parts."""
 
 import pytest
 
@@ -7,31 +9,56 @@ from statetrack.claims import bl5
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 
-PASSING = [Check("tracker", 1.0, "= 1", True)]
+#: statement → (op, threshold): BL's best number ± the tolerance 0.1 (normalized accuracy at length 500)
+EXPECTED = {"Z5-b2": (">=", 0.9), "Z5-b1": ("<=", 0.1), "Z5-full": (">=", 0.9),  # mod-addition table, m = 5
+            "S5machine-b2": ("<=", 0.1), "S5machine-full": (">=", 0.9),  # random-FSM table, m = 5
+            "Z50-b1": ("<=", 0.12), "Z50-full": (">=", 0.9), "machine50-b1": ("<=", 0.1),  # block-size ablation
+            "machine50-b64": (">=", 0.9), "arith50-b64": ("<=", 0.31), "arith50-full": (">=", 0.89)}
+QUICK = ["Z5-b2", "Z5-b1", "Z5-full", "S5machine-b2", "S5machine-full"]
+EXACT = ["trackers", "b1-limits", "S5-generated"]
+PASSING = [Check("Z5: hand-set block model tracks it at b = 2", 1.0, "= 1", True),
+           Check("Z5: b = 1: prediction on 1^k eventually 2-periodic", 2.0, "≤ 2", True),
+           Check("S5machine: the machine's letters generate S5", 120.0, "= 120", True)]
 
 
-def good(task, b):
-    """A sweep of the claimed shape: chance below the threshold, solved by the full matrix."""
-    return 0.0 if b < bl5.threshold(task) else 1.0
+def good(cell):
+    """BL's shape: 1.0 where BL's model learns the task (b = 2 on Z5, the full matrix), 0.0 elsewhere."""
+    return 1.0 if cell["full"] or (cell["task"] == "Z5" and cell["b"] == 2) else 0.0
 
 
-def _records(change=None):
-    change = change or {}
+def _records(change=None, preset="quick"):
+    """Every run of the grid; ``change`` maps (task, b) to a score or to a function of the seed (None: diverged)."""
     out = []
-    for c in bl5.grid("quick"):
+    for c in bl5.grid(preset):
         cell = bl5.cell_of({"config": c.to_dict()})
-        out.append(fake_record(c, change.get((cell["task"], cell["b"]), good(cell["task"], cell["b"]))))
+        value = (change or {}).get((cell["task"], cell["b"]), good(cell))
+        out.append(fake_record(c, value(c.seed) if callable(value) else value))
     return out
 
 
-def test_quick_grid_is_one_knob():
+def _outcomes(v):
+    return {o.statement.id: o.outcome for o in v.statements}
+
+
+# ----------------------------------------------------------------------------- grid
+
+
+def test_quick_grid_is_bls_m5_cells_with_three_seeds_and_one_knob():
     cfgs = bl5.grid("quick")
-    assert len(cfgs) == 12
-    assert {c.model.block_size for c in cfgs} == {1, 2, 3, 4, 5, 60}
-    assert {c.model.d_model for c in cfgs} == {60}
+    cells = {(bl5.task_key(c.task.to_dict()), c.model.block_size) for c in cfgs}
+    assert cells == {("Z5", 1), ("Z5", 2), ("Z5", 60), ("S5machine", 2), ("S5machine", 60)}
+    assert len(cfgs) == 15 and {c.seed for c in cfgs} == {0, 1, 2} and {c.model.d_model for c in cfgs} == {60}
     base = cfgs[0].model.to_dict()
     for c in cfgs:  # every model config differs from the first only in block_size
         assert {k for k, v in c.model.to_dict().items() if base[k] != v} <= {"block_size"}
+        assert (c.train.num_steps, c.train.lr, c.eval.max_len) == (1000, 3e-3, 500)
+
+
+def test_paper_grid_sweeps_powers_of_two_on_five_tasks_at_three_rates():
+    cfgs = bl5.grid("paper")
+    assert len(cfgs) == 5 * 8 * 3 * 3
+    assert {c.model.block_size for c in cfgs} == {1, 2, 4, 8, 16, 32, 64, 128}
+    assert sorted({c.train.lr for c in cfgs}) == [1e-5, 1e-4, 1e-3]
 
 
 def test_thresholds_are_the_constructions():
@@ -39,46 +66,98 @@ def test_thresholds_are_the_constructions():
     assert bl5.threshold("arith50") is None
 
 
-@pytest.mark.parametrize("change,ok", [
-    pytest.param({}, True, id="step-at-the-threshold"),
-    pytest.param({("S5machine", 3): 0.4}, False, id="b3-tracks-s5"),
-    pytest.param({("Z5", 1): 0.5}, False, id="diagonal-counts-mod-5"),
-    pytest.param({("Z5", 60): 0.5}, False, id="full-fails"),
-    pytest.param({("Z5", 2): 0.0, ("S5machine", 5): 0.2}, True, id="between-threshold-and-full-not-judged"),
-    pytest.param({("S5machine", 60): None}, False, id="diverged-run-fails"),
+def test_bad_arguments_name_the_value():
+    with pytest.raises(ConfigError, match="7"):
+        bl5.grid("quick", blocks=[7])
+    with pytest.raises(ConfigError, match="'Z7'"):
+        bl5.grid("quick", tasks=["Z7"])
+    with pytest.raises(ConfigError, match="'Z50'"):
+        bl5.grid("quick", tasks=["Z50"])  # a paper-preset task
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+def test_statements_are_bls_numbers_with_the_tolerance():
+    got = {s.id: (s.rule.op, round(s.rule.threshold, 6)) for s in bl5.statements() if s.kind != "exact"}
+    assert got == EXPECTED
+    for s in bl5.statements():
+        if s.kind == "exact":
+            assert s.ours and s.id in EXACT
+        else:
+            assert s.provenance == "secondary source" and s.statistic == "best"
+            assert s.judged_at() == (("quick", "paper") if s.id in QUICK else ("paper",))
+    assert bl5.HEADLINE == "Z5-b2"
+
+
+def test_bls_shape_reproduces():
+    v = bl5.verdict(_records(), "quick", checks=PASSING)
+    assert v.word == "reproduced" and v.reproduced
+    assert all(_outcomes(v)[s] == "holds" for s in QUICK + EXACT)
+    assert all(o.seeds == 3 for o in v.statements if o.statement.id in QUICK)
+    assert v.line.startswith("bl5 verdict (quick): REPRODUCED: 5/5 of the paper's statements hold; ours 3/3")
+
+
+@pytest.mark.parametrize("change,failing", [
+    pytest.param({("Z5", 2): 0.0}, ["Z5-b2"], id="b2-does-not-add-mod-5"),
+    pytest.param({("Z5", 2): lambda seed: 0.95 if seed == 2 else -0.1}, [], id="best-of-three-seeds-holds"),
+    pytest.param({("Z5", 2): 0.89}, ["Z5-b2"], id="b2-just-below-the-tolerance"),
+    pytest.param({("Z5", 1): lambda seed: 0.3 if seed == 0 else 0.0}, ["Z5-b1"], id="one-diagonal-seed-counts"),
+    pytest.param({("S5machine", 2): 0.11}, ["S5machine-b2"], id="b2-tracks-the-machine"),
+    pytest.param({("Z5", 60): 0.5}, ["Z5-full"], id="full-fails"),
+    pytest.param({("S5machine", 60): None}, ["S5machine-full"], id="all-full-seeds-diverged"),
+    pytest.param({("S5machine", 60): lambda seed: None if seed else 1.0}, [], id="one-good-seed-of-diverged"),
 ])
-def test_rule(change, ok):
+def test_a_violating_record_set_fails_the_named_statement(change, failing):
     v = bl5.verdict(_records(change), "quick", checks=PASSING)
-    assert v.reproduced is ok, v.line
+    assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
+    assert v.word == ("reproduced" if not failing else "partly reproduced")
 
 
-def test_a_failed_exact_check_fails_the_claim():
-    assert not bl5.verdict(_records(), "quick", checks=[Check("x", 0.0, "= 1", False)]).reproduced
+def test_a_diverged_run_is_a_failing_seed_of_a_fails_statement():
+    # a diverged diagonal run cannot be shown to stay at chance: best of seeds reads it as the worst score
+    v = bl5.verdict(_records({("Z5", 1): lambda seed: None if seed == 1 else 0.0}), "quick", checks=PASSING)
+    o = next(o for o in v.statements if o.statement.id == "Z5-b1")
+    assert (o.outcome, o.diverged, o.seeds_pass, o.seeds) == ("fails", 1, 2, 3)
 
 
-def test_paper_cells_are_not_run_at_quick_and_carry_the_papers_numbers():
+def test_nothing_of_bls_holds_is_not_reproduced_and_ours_do_not_decide_the_word():
+    flipped = {("Z5", 1): 1.0, ("Z5", 2): 0.0, ("Z5", 60): 0.0, ("S5machine", 2): 1.0, ("S5machine", 60): 0.0}
+    assert bl5.verdict(_records(flipped), "quick", checks=PASSING).word == "not reproduced"
+    failed = [Check(c.label, c.value, c.rule, False, c.detail) for c in PASSING]
+    v = bl5.verdict(_records(), "quick", checks=failed)
+    assert v.word == "reproduced" and {_outcomes(v)[s] for s in EXACT} == {"fails"}
+
+
+def test_smoke_judges_only_the_exact_part():
+    v = bl5.verdict(_records(preset="smoke"), "smoke", checks=PASSING)
+    assert {s for s, o in _outcomes(v).items() if o != "not run"} == set(EXACT)
+
+
+def test_paper_cells_are_not_run_at_quick_with_the_reason_and_bls_numbers():
     v = bl5.verdict(_records(), "quick", checks=PASSING)
     missing = {(r["task"], r["b"]): r for r in v.rows if r["part"] == "not run"}
     assert set(missing) == {("Z50", 1), ("Z50", 128), ("machine50", 1), ("machine50", 64), ("arith50", 64),
                             ("arith50", 128)}
     assert missing[("machine50", 64)]["paper_best"] == 1.0 and missing[("arith50", 128)]["paper_best"] == 0.99
+    assert all("paper preset only" in r["rule"] for r in missing.values())
+    trained = {r["label"]: r["paper_best"] for r in v.rows if r["part"] == "trained"}
+    assert trained == {"Z5, b=1": 0.0, "Z5, b=2": 1.0, "Z5, b=60 (full)": 1.0, "S5machine, b=2": 0.0,
+                       "S5machine, b=60 (full)": 1.0}
+
+
+def test_paper_preset_judges_m50_cells():
+    v = bl5.verdict(_records(preset="paper", change={("arith50", 64): 0.35}), "paper", checks=PASSING)
+    out = _outcomes(v)
+    assert out["arith50-b64"] == "fails" and out["Z50-full"] == out["machine50-b1"] == out["Z5-b2"] == "holds"
+
+
+# ----------------------------------------------------------------------------- exact part
 
 
 def test_exact_part_holds_at_smoke():
     rows = bl5.exact_rows("smoke")
     assert all(r["holds"] for r in rows), [r for r in rows if not r["holds"]]
     assert any(r["what"] == "the machine's letters generate S5" and r["value"] == 120 for r in rows)
-
-
-def test_group_order_by_closure():
-    import torch
-
-    assert bl5.group_order(torch.tensor([[1], [2], [0]])) == 3  # one 3-cycle
-    assert bl5.group_order(torch.tensor([[1, 0], [0, 2], [2, 1]])) == 6  # two transpositions: S3
-
-
-def test_bad_arguments_name_the_value():
-    with pytest.raises(ConfigError, match="7"):
-        bl5.grid("quick", blocks=[7])
-    with pytest.raises(ConfigError, match="'Z7'"):
-        bl5.grid("quick", tasks=["Z7"])
+    v = bl5.verdict(_records(), "quick", checks=bl5.checks("smoke"))
+    assert {_outcomes(v)[s] for s in EXACT} == {"holds"}  # every exact statement matches a check

@@ -1,4 +1,5 @@
-"""bl6's grid, comparisons and rule, on fake records (chosen scores, not results) and tampered exact parts."""
+"""Claim bl6: the grid, the statements (BL's direction for each pure–affine pair, with the tolerance 0.1 written out
+here), on fake records (chosen scores, not results), and the frozen network's exact part, tampered."""
 
 import dataclasses
 
@@ -10,60 +11,117 @@ from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
 
-PASSING = [Check("frozen", 1.0, ">= 0.5", True)]
+TOL = 0.1  # PAPER_TOLERANCE: BL gives directions only
+PASSING = [Check("frozen H=2, length 400: pure − affine success", 0.7, ">= 0.1", True)]
+#: BL's shape: removing the terms helps diagonal and block (pure well above affine), the full model unchanged
 GOOD = {("diagonal", "parity", "pure"): 1.0, ("diagonal", "parity", "affine"): 0.1,
         ("block2", "parity", "pure"): 1.0, ("block2", "parity", "affine"): 0.3,
         ("full", "parity", "pure"): 1.0, ("full", "parity", "affine"): 0.95,
         ("block2", "Z5", "pure"): 1.0, ("block2", "Z5", "affine"): 0.2,
-        ("full", "Z5", "pure"): 0.99, ("full", "Z5", "affine"): 1.0,
-        ("diagonal", "Z5", "pure"): 0.0, ("diagonal", "Z5", "affine"): 0.0}
+        ("full", "Z5", "pure"): 0.99, ("full", "Z5", "affine"): 1.0}
+QUICK = ["diagonal-parity-helps", "block2-parity-helps", "block2-Z5-helps", "full-parity-not-helped",
+         "full-parity-not-hurt", "full-Z5-not-helped", "full-Z5-not-hurt", "frozen-helps"]
 
 
-def _records(scores):
+def _records(change=None):
+    """Every quick run; ``change`` maps (variant, task, form) to a score or a function of the seed (None: diverged)."""
+    scores = {**GOOD, **(change or {})}
     out = []
     for c in bl6.grid("quick"):
         cell = bl6.cell_of({"config": c.to_dict()})
-        out.append(fake_record(c, scores[(cell["variant"], cell["task"], cell["form"])]))
+        value = scores[(cell["variant"], cell["task"], cell["form"])]
+        out.append(fake_record(c, value(c.seed) if callable(value) else value))
     return out
+
+
+def _failing(v):
+    return sorted(o.statement.id for o in v.statements if o.outcome == "fails")
 
 
 def test_grid_is_one_knob_and_shares_bl8s_cell():
     from statetrack.claims import bl8
 
     cfgs = bl6.grid("quick")
-    assert len(cfgs) == 36
+    assert len(cfgs) == (3 + 2) * 2 * 3  # parity: three variants, Z5: full and block; pure and affine; 3 seeds
     pairs = {}
     for c in cfgs:
         pairs.setdefault((c.task, c.seed, dataclasses.replace(c.model, additive=False)), []).append(c.model.additive)
     assert all(sorted(v) == [False, True] for v in pairs.values()), "pure and affine differ in `additive` only"
     assert {run_key(c) for c in bl8.grid("quick")} <= {run_key(c) for c in cfgs}
+    assert not [c for c in cfgs if c.model.variant == "diagonal" and c.task.name != "parity"]
+    paper = bl6.grid("paper")
+    assert len(paper) == (3 + 2 + 2) * 2 * 3 * 3 and sorted({c.train.lr for c in paper}) == [1e-5, 1e-4, 1e-3]
 
 
-@pytest.mark.parametrize("change,ok", [
-    pytest.param({}, True, id="all-pass"),
-    pytest.param({("diagonal", "parity", "affine"): 0.95}, False, id="additive-does-not-hurt-diagonal"),
-    pytest.param({("block2", "Z5", "affine"): 0.9}, False, id="additive-does-not-hurt-block"),
-    pytest.param({("full", "Z5", "affine"): 0.5}, False, id="additive-hurts-full"),
-    pytest.param({("full", "parity", "pure"): 0.5}, False, id="pure-full-fails"),
-    pytest.param({("diagonal", "Z5", "pure"): 0.0}, True, id="diagonal-z5-not-judged"),
-    pytest.param({("block2", "parity", "pure"): None}, False, id="diverged"),
+def test_statements_are_bls_directions_with_the_tolerance():
+    got = {s.id: (s.kind, s.statistic, s.rule.op, s.rule.threshold) for s in bl6.statements()}
+    for sid in ("diagonal-parity-helps", "block2-parity-helps", "block2-Z5-helps", "block2-Z25-helps"):
+        assert got[sid] == ("comparison", "best", ">=", TOL)
+    for task in ("parity", "Z5", "Z25"):
+        assert got[f"full-{task}-not-helped"] == ("comparison", "best", "<=", TOL)
+        assert got[f"full-{task}-not-hurt"] == ("comparison", "best", ">=", -TOL)
+    assert got["frozen-helps"][0] == "exact"
+    assert all(s.provenance == "secondary source" for s in bl6.statements())
+    judged = [s.id for s in bl6.statements() if s.reason_not_run("quick") is None]
+    assert sorted(judged) == sorted(QUICK)
+
+
+def test_bls_shape_reproduces():
+    v = bl6.verdict(_records(), "quick", checks=PASSING)
+    assert _failing(v) == [] and v.word == "reproduced"
+    assert v.line.startswith("bl6 verdict (quick): REPRODUCED: 8/8 of the paper's statements hold")
+    o = next(o for o in v.statements if o.statement.id == "diagonal-parity-helps")
+    assert o.value == pytest.approx(1.0 - 0.1) and (o.seeds_pass, o.seeds) == (3, 3)
+
+
+@pytest.mark.parametrize("change,failing", [
+    pytest.param({("diagonal", "parity", "affine"): 0.95}, ["diagonal-parity-helps"], id="affine-diagonal-as-good"),
+    pytest.param({("block2", "Z5", "affine"): lambda seed: 0.95 if seed == 1 else 0.2}, ["block2-Z5-helps"],
+                 id="one-affine-seed-as-good"),  # best of seeds on each side: 1.0 − 0.95 < 0.1
+    pytest.param({("block2", "parity", "pure"): 0.35}, ["block2-parity-helps"], id="gap-within-the-tolerance"),
+    pytest.param({("full", "Z5", "affine"): 0.5}, ["full-Z5-not-helped"], id="removing-helps-the-full-model"),
+    pytest.param({("full", "parity", "pure"): 0.5}, ["full-parity-not-hurt"], id="removing-hurts-the-full-model"),
+    pytest.param({("full", "parity", "affine"): 0.92}, [], id="full-within-the-tolerance"),
 ])
-def test_rule(change, ok):
-    v = bl6.verdict(_records({**GOOD, **change}), "quick", checks=PASSING)
-    assert v.reproduced is ok
+def test_a_violating_record_set_fails_the_named_statement(change, failing):
+    v = bl6.verdict(_records(change), "quick", checks=PASSING)
+    assert _failing(v) == sorted(failing)
+    assert v.word == "partly reproduced" if failing else "reproduced"
 
 
-def test_comparisons_use_medians():
-    checks = {c.label: c for c in bl6.comparisons(_records(GOOD))}
-    c = checks["diagonal (b=1), parity: pure − affine"]
-    assert c.part == "comparison" and c.value == pytest.approx(0.9) and c.passed
+def test_a_diverged_run_counts_against_the_statement():
+    # every pure diagonal run diverged: its side scores the worst, so "removing helps" fails
+    v = bl6.verdict(_records({("diagonal", "parity", "pure"): None}), "quick", checks=PASSING)
+    assert _failing(v) == ["diagonal-parity-helps"]
+    # one diverged pure seed of three: the best of the other two still beats the best affine run
+    v = bl6.verdict(_records({("diagonal", "parity", "pure"): lambda seed: None if seed == 0 else 1.0}), "quick",
+                    checks=PASSING)
+    o = next(o for o in v.statements if o.statement.id == "diagonal-parity-helps")
+    assert (o.outcome, o.diverged, o.seeds_pass) == ("holds", 1, 2)
 
 
-def test_exact_part_at_smoke_passes_and_fails_when_affine_works():
+def test_nothing_holds_is_not_reproduced():
+    # the full model's two sides cannot both fail on finite scores (one of them always holds); a diverged pure
+    # full model fails both
+    flipped = {k: (0.0 if k[2] == "pure" else 1.0) for k in GOOD}
+    flipped.update({("full", "parity", "pure"): None, ("full", "Z5", "pure"): None})
+    v = bl6.verdict(_records(flipped), "quick", checks=[dataclasses.replace(PASSING[0], passed=False)])
+    assert v.word == "not reproduced"
+
+
+def test_a_failed_frozen_check_fails_frozen_helps_only():
+    v = bl6.verdict(_records(), "quick", checks=[dataclasses.replace(PASSING[0], passed=False)])
+    assert _failing(v) == ["frozen-helps"] and v.word == "partly reproduced"
+
+
+def test_exact_part_at_smoke_holds_and_fails_when_affine_works():
     part = bl6.exact_part("smoke")
-    assert all(c.passed for c in bl6.checks("smoke", part))
-    tampered = [dataclasses.replace(r, affine=r.pure) for r in part]
-    assert not all(c.passed for c in bl6.checks("smoke", tampered))
+    checks = bl6.checks("smoke", part)
+    assert [c.label for c in checks] == ["frozen H=1, length 100: pure − affine success",
+                                         "frozen H=4, length 100: pure − affine success"]
+    assert all(c.passed for c in checks)
+    tampered = [dataclasses.replace(r, affine=r.pure - 0.05) for r in part]  # within the tolerance: no direction
+    assert not any(c.passed for c in bl6.checks("smoke", tampered))
 
 
 def test_bad_arguments_are_named():

@@ -1,6 +1,11 @@
-"""Claim bl7: the grid per preset, the verdict rules on fake records (a pass and a fail for each), the exact checks."""
+"""Claim bl7: the grid per preset, the statements on fake records (chosen scores, not results) against expectations
+written out here (BL's m = 5 numbers with the tolerance 0.1; Prop 2's bound, the count-only ceiling on S3 computed
+by brute force over all words of length 2 and 3), and the exact checks."""
 
 from __future__ import annotations
+
+import itertools
+from collections import Counter
 
 import pytest
 
@@ -9,20 +14,40 @@ from statetrack.claims import bl7
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
-
+from statetrack.tasks import make_task, task_config
 
 GOOD = {("Z5", "rotation"): 1.0, ("Z5", "full"): 1.0, ("S3", "rotation"): 0.0, ("S3", "rotation_wide"): 0.0,
         ("S3", "diagonal"): 0.2, ("S3", "full"): 1.0}
-PASSING = [Check("exact", 0.0, "= 0", True)]
+PASSING = [Check("shared eigenbasis, rotation: largest commutator", 0.0, "≤ 1e-12", True),
+           Check("full model: smallest commutator", 2.9, "> 0.01", True),
+           Check("S3: ordered pairs with ab ≠ ba", 18, "> 0", True)]
 
 
 def _records(preset="quick", **scores):
+    """Every run; keyword ``S3_rotation=...`` sets a cell's score (a function of the seed; None: diverged)."""
     values = {**GOOD, **{tuple(k.split("_", 1)): v for k, v in scores.items()}}
     out = []
     for c in bl7.grid(preset):
         cell = bl7.cell_of({"config": c.to_dict()})
-        out.append(fake_record(c, values[(cell["task"], cell["model"])]))
+        value = values[(cell["task"], cell["model"])]
+        out.append(fake_record(c, value(c.seed) if callable(value) else value))
     return out
+
+
+def _outcome(v, sid):
+    return next(o for o in v.statements if o.statement.id == sid)
+
+
+def _brute_force_ceiling(length: int) -> float:
+    """Best accuracy of any function of the token counts on S3 words of ``length`` (all 6^L words, uniform)."""
+    table = make_task(task_config("word_problem", group="S3")).mul_table
+    groups: dict[tuple, Counter] = {}
+    for word in itertools.product(range(6), repeat=length):
+        prod = word[0]
+        for x in word[1:]:
+            prod = int(table[prod, x])
+        groups.setdefault(tuple(sorted(word)), Counter())[prod] += 1
+    return sum(max(c.values()) for c in groups.values()) / 6 ** length
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
@@ -36,6 +61,8 @@ def test_grid_pairs_tasks_and_models(preset):
         assert c.eval.min_len > c.train.max_len  # the test lengths are unseen
         if c.task.name == "word_problem":
             assert (c.task.group, c.task.elements) == ("S3", "all")
+    if preset == "quick":
+        assert len(cfgs) == 6 * 3 and {c.seed for c in cfgs} == {0, 1, 2}
 
 
 def test_grid_arguments():
@@ -45,30 +72,68 @@ def test_grid_arguments():
         bl7.grid("quick", models=["cp"])
 
 
-def test_ceiling_bound_is_the_normalized_ceiling_at_the_first_test_length():
+def test_ceiling_is_the_brute_force_count_only_accuracy():
     c = bl7.ceiling(11)
-    assert c[1] == pytest.approx(0.75)
+    assert c[1] == pytest.approx(_brute_force_ceiling(2)) == pytest.approx(27 / 36)
+    assert c[2] == pytest.approx(_brute_force_ceiling(3))
     assert bl7.ceiling_normalized("quick") == pytest.approx((c[10] - 1 / 6) / (5 / 6))
-    assert 0.2 < bl7.ceiling_normalized("quick") < 0.25  # above the sign-only level, below 1/4
+    assert 0.2 < bl7.ceiling_normalized("quick") < 0.25  # above the sign-only level 0.2, below 1/4
 
 
-@pytest.mark.parametrize("scores,checks,expected", [
-    pytest.param({}, PASSING, True, id="all-pass"),
-    pytest.param({"Z5_rotation": 0.9, "Z5_full": 0.9, "S3_full": 0.9}, PASSING, True, id="at-0.9"),
-    pytest.param({"Z5_rotation": 0.89}, PASSING, False, id="rotation-z5-below-0.9"),
-    pytest.param({"Z5_full": None}, PASSING, False, id="full-z5-diverged"),
-    pytest.param({"S3_full": 0.5}, PASSING, False, id="full-s3-below-0.9"),
-    pytest.param({"S3_rotation": 0.3}, PASSING, False, id="rotation-s3-above-the-ceiling"),
-    pytest.param({"S3_rotation_wide": 0.3}, PASSING, False, id="wide-rotation-s3-above-the-ceiling"),
-    pytest.param({"S3_diagonal": 0.25}, PASSING, False, id="diagonal-s3-above-the-ceiling"),
-    pytest.param({"S3_diagonal": None}, PASSING, False, id="diagonal-s3-diverged"),
-    pytest.param({}, PASSING + [Check("commutator", 1.0, "≤ 1e-12", False)], False, id="exact-check-fails"),
+def test_statements():
+    s = {x.id: x for x in bl7.statements()}
+    assert {k: (v.kind, v.statistic, v.rule.op, round(v.rule.threshold, 4)) for k, v in s.items()
+            if v.kind != "exact"} == {
+        "rotation-Z5": ("possible", "best", ">=", 0.9),  # BL mod-addition table, R2 at m = 5: 1.00
+        "full-Z5": ("possible", "best", ">=", 0.9),  # full at m = 5: 1.00
+        "commuting-S3": ("impossible", "every", "<=", round(bl7.ceiling_normalized("quick"), 4)),
+        "full-S3": ("possible", "best", ">=", 0.9)}
+    assert s["commuting-S3"].where == {"task": "S3", "model": ("rotation", "rotation_wide", "diagonal")}
+    assert s["full-S3"].ours and not s["commuting-S3"].ours and not s["rotation-Z5"].ours
+    assert bl7.HEADLINE == "commuting-S3"
+
+
+@pytest.mark.parametrize("scores,failing", [
+    pytest.param({}, [], id="all-hold"),
+    pytest.param({"Z5_rotation": 0.9, "Z5_full": 0.9, "S3_full": 0.9}, [], id="at-0.9"),
+    pytest.param({"Z5_rotation": 0.89}, ["rotation-Z5"], id="rotation-z5-below-0.9"),
+    pytest.param({"Z5_rotation": lambda seed: 0.95 if seed == 1 else 0.3}, [], id="best-of-three"),
+    pytest.param({"Z5_full": None}, ["full-Z5"], id="full-z5-diverged"),
+    pytest.param({"S3_full": 0.5}, ["full-S3"], id="full-s3-below-0.9"),
+    pytest.param({"S3_rotation": lambda seed: 0.3 if seed == 2 else 0.0}, ["commuting-S3"], id="one-seed-beats-it"),
+    pytest.param({"S3_rotation_wide": 0.3}, ["commuting-S3"], id="wide-rotation-above-the-ceiling"),
+    pytest.param({"S3_diagonal": 0.23}, ["commuting-S3"], id="diagonal-just-above-the-ceiling"),
+    pytest.param({"S3_diagonal": 0.22}, [], id="diagonal-at-the-sign-level-below-the-ceiling"),
 ])
-def test_verdict_rules(scores, checks, expected):
-    v = bl7.verdict(_records(**scores), "quick", checks=checks)
-    assert v.reproduced is expected
+def test_a_violating_record_set_fails_the_named_statement(scores, failing):
+    v = bl7.verdict(_records(**scores), "quick", checks=PASSING)
+    assert sorted(o.statement.id for o in v.statements if o.outcome == "fails") == failing
+    if not failing or failing == ["full-S3"]:  # ours: shown, does not decide the word while BL's are judged
+        assert v.word == "reproduced"
+    elif "commuting-S3" in failing:
+        assert v.word == "not reproduced"  # a violated theorem is never "partly"
+    else:
+        assert v.word == "partly reproduced"
 
 
-def test_exact_checks_hold_at_smoke():
+def test_a_diverged_commuting_run_is_left_out_and_reported():
+    v = bl7.verdict(_records(S3_diagonal=lambda seed: None if seed == 0 else 0.2), "quick", checks=PASSING)
+    o = _outcome(v, "commuting-S3")
+    assert (o.outcome, o.diverged, o.seeds, o.seeds_pass) == ("holds", 1, 8, 8)
+
+
+def test_a_failed_exact_check_fails_its_statement():
+    bad = [PASSING[0], Check("full model: smallest commutator", 0.0, "> 0.01", False), PASSING[2]]
+    v = bl7.verdict(_records(), "quick", checks=bad)
+    assert _outcome(v, "full-does-not-commute").outcome == "fails" and v.word == "reproduced"  # ours only
+    bad = [Check("shared eigenbasis, rotation: largest commutator", 1.0, "≤ 1e-12", False), *PASSING[1:]]
+    assert bl7.verdict(_records(), "quick", checks=bad).word == "partly reproduced"
+
+
+def test_exact_checks_hold_at_smoke_and_match_the_exact_statements():
     checks = bl7.checks("smoke")
     assert len(checks) == 7 and all(c.passed for c in checks), [c for c in checks if not c.passed]
+    v = bl7.verdict(_records("smoke"), "smoke", checks=checks)
+    judged = {o.statement.id: (o.outcome, o.seeds) for o in v.statements if o.outcome != "not run"}
+    assert judged == {"shared-eigenbasis-commutes": ("holds", 4), "full-does-not-commute": ("holds", 1),
+                      "s3-counts": ("holds", 2)}
