@@ -1,4 +1,8 @@
-"""bl3's grid and rule, on fake records (chosen scores, not results) and on tampered exact parts."""
+"""bl3's grid and statements, on fake records (chosen scores, not results) and on tampered exact parts.
+
+The expectations are BL's random-FSM numbers (secondary source) as the module docstring quotes them, written
+out here: full bilinear 1.00 and LSTM 0.00 at 25 states, LSTM 0.09 at 50, each with the tolerance 0.1.
+"""
 
 import pytest
 
@@ -8,53 +12,88 @@ from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
 
-PASSING = [Check("sync", 1.0, "= 1", True)]
+PASSING = [Check("25 states, uniform: window-40 ceiling", 0.9, ">= 0.5", True),
+           Check("25 states, permutation: window-40 ceiling", 0.0, "<= 0.05", True)]
+#: BL's shape on uniform tables, and our permutation-machine LSTM at chance
+GOOD = {("full", "uniform"): 1.0, ("lstm", "uniform"): 0.0, ("lstm", "permutation"): 0.0}
 
 
-def _records(scores):
-    """scores: (model, sampling) → score for every seed of the quick grid."""
-    return [fake_record(c, scores[bl3.cell_of({"config": c.to_dict()})["model"],
-                           bl3.cell_of({"config": c.to_dict()})["sampling"]]) for c in bl3.grid("quick")]
+def _records(change=None):
+    """Every run of the quick grid: (model, sampling) → score, or seed → score."""
+    out = []
+    for c in bl3.grid("quick"):
+        cell = bl3.cell_of({"config": c.to_dict()})
+        value = {**GOOD, **(change or {})}[cell["model"], cell["sampling"]]
+        out.append(fake_record(c, value(c.seed) if callable(value) else value))
+    return out
 
 
-GOOD = {("full", "uniform"): 0.95, ("full", "permutation"): 1.0, ("lstm", "uniform"): 0.99,
-        ("lstm", "permutation"): 0.0}
+def _outcomes(v):
+    return {o.statement.id: o.outcome for o in v.statements}
 
 
-def test_grid_runs_both_samplings_and_reuses_bl1s_cell():
+def test_quick_grid_is_three_cells_at_three_seeds_and_leaves_bl1s_cell_to_bl1():
     from statetrack.claims import bl1
 
     cfgs = bl3.grid("quick")
-    assert len(cfgs) == 8
-    perms = {c.task.num_permutation_letters for c in cfgs}
-    assert perms == {0, 4}
-    shared = {run_key(c) for c in bl1.grid("quick")} & {run_key(c) for c in cfgs}
-    assert len(shared) == 2, "the full bilinear permutation cell is bl1's trained cell (seeds 0, 1)"
+    assert len(cfgs) == 3 * 3 and sorted({c.seed for c in cfgs}) == [0, 1, 2]
+    assert {(bl3.model_key(c.model.to_dict()), c.task.num_states, c.task.num_permutation_letters) for c in cfgs} \
+        == {("full", 25, 0), ("lstm", 25, 0), ("lstm", 25, 4)}
+    assert {(c.model.name, c.train.lr, c.train.num_steps) for c in cfgs} == {("bilinear", 3e-3, 800),
+                                                                             ("lstm", 1e-2, 800)}
+    assert not {run_key(c) for c in bl1.grid("quick")} & {run_key(c) for c in cfgs}
+    paper = bl3.grid("paper")
+    assert len(paper) == 7 * 5 * 2 * 3 * 3 and sorted({c.train.lr for c in paper}) == [1e-5, 1e-4, 1e-3]
 
 
-@pytest.mark.parametrize("change,ok", [
-    pytest.param({}, True, id="all-pass"),
-    pytest.param({("lstm", "uniform"): 1.0}, True, id="uniform-lstm-not-judged"),
-    pytest.param({("lstm", "permutation"): 0.5}, False, id="lstm-tracks-permutations"),
-    pytest.param({("full", "uniform"): 0.5}, True, id="uniform-bilinear-not-judged"),
-    pytest.param({("full", "permutation"): 0.5}, False, id="bilinear-fails-permutation"),
-    pytest.param({("full", "permutation"): None}, False, id="bilinear-diverged"),
+def test_statements_are_bls_numbers_on_uniform_tables_and_ours_on_permutations():
+    got = {s.id: s for s in bl3.statements()}
+    quick = {k: (s.rule.op, round(s.rule.threshold, 6), s.provenance) for k, s in got.items()
+             if s.kind != "exact" and s.reason_not_run("quick") is None}
+    assert quick == {"full-25": (">=", 0.9, "secondary source"), "lstm-25": ("<=", 0.1, "secondary source"),
+                     "perm-lstm-25": ("<=", 0.1, "ours")}
+    assert got["full-25"].where == {"model": "full", "states": 25, "sampling": "uniform"}
+    assert (got["lstm-50"].rule.op, round(got["lstm-50"].rule.threshold, 6)) == ("<=", 0.19)  # BL 0.09
+    assert (got["cp-25"].rule.op, round(got["cp-25"].rule.threshold, 6)) == (">=", 0.4)  # BL 0.50
+    assert (got["mamba-50"].rule.op, round(got["mamba-50"].rule.threshold, 6)) == ("<=", 0.17)  # BL 0.07
+    assert "bl1" in got["perm-full-25"].reason_not_run("quick")
+    papers = [s for s in got.values() if s.provenance == "secondary source"]
+    assert len(papers) == 5 + 4 + 4 + 5 + 5  # full, CP, block 2, LSTM, Mamba
+    assert all(s.statistic == "best" for s in got.values() if s.kind != "exact")
+
+
+@pytest.mark.parametrize("change,failing", [
+    pytest.param({}, [], id="bls-shape-holds"),
+    pytest.param({("lstm", "uniform"): 0.99}, ["lstm-25"], id="lstm-generalises-on-uniform"),
+    pytest.param({("full", "uniform"): 0.5}, ["full-25"], id="bilinear-below-on-uniform"),
+    pytest.param({("full", "uniform"): lambda s: 0.95 if s == 2 else 0.5}, [], id="best-of-three-seeds"),
+    pytest.param({("full", "uniform"): None}, ["full-25"], id="bilinear-diverged"),
+    pytest.param({("lstm", "uniform"): lambda s: None if s == 1 else 0.0}, ["lstm-25"], id="diverged-lstm-fails"),
 ])
-def test_rule(change, ok):
-    v = bl3.verdict(_records({**GOOD, **change}), "quick", checks=PASSING)
-    assert v.reproduced is ok
+def test_papers_statements(change, failing):
+    v = bl3.verdict(_records(change), "quick", checks=PASSING)
+    assert sorted(k for k, o in _outcomes(v).items() if o == "fails" and k in ("full-25", "lstm-25")) == failing
+    word = {0: "reproduced", 1: "partly reproduced", 2: "not reproduced"}[len(failing)]
+    assert v.word == word and v.line.startswith(f"bl3 verdict (quick): {word.upper()}: {2 - len(failing)}/2 of")
 
 
-def test_a_failed_exact_check_fails_the_claim():
-    v = bl3.verdict(_records(GOOD), "quick", checks=PASSING + [Check("x", 0.0, "= 1", False)])
-    assert not v.reproduced
+def test_ours_on_permutations_does_not_move_the_word():
+    v = bl3.verdict(_records({("lstm", "permutation"): 0.5}), "quick", checks=PASSING)
+    assert _outcomes(v)["perm-lstm-25"] == "fails" and v.word == "reproduced" and "ours 2/3" in v.line
 
 
-def test_not_run_cells_are_shown_not_judged():
-    v = bl3.verdict(_records(GOOD), "quick", checks=PASSING)
-    missing = [r for r in v.rows if r["part"] == "not run"]
-    assert {(r["model"], r["states"]) for r in missing} == {("full", 50), ("lstm", 50), ("mamba", 50)}
-    assert all(r["pass"] is None for r in missing)
+def test_a_failed_exact_check_fails_its_statement():
+    v = bl3.verdict(_records(), "quick", checks=[PASSING[0], Check("25 states, permutation: window-40 ceiling",
+                                                                   0.3, "<= 0.05", False)])
+    assert _outcomes(v)["permutation-never"] == "fails" and _outcomes(v)["uniform-synchronises"] == "holds"
+
+
+def test_not_run_cells_and_statements():
+    v = bl3.verdict(_records(), "quick", checks=PASSING)
+    missing = {(r["model"], r["states"], r["sampling"]): r for r in v.rows if r["part"] == "not run"}
+    assert ("full", 25, "permutation") in missing and "bl1" in missing[("full", 25, "permutation")]["rule"]
+    assert {("full", 50, "uniform"), ("lstm", 50, "permutation"), ("mamba", 50, "uniform")} <= set(missing)
+    assert sum(o.outcome != "not run" for o in v.statements) == 3 + 2
 
 
 def test_exact_part_at_quick_passes_and_each_rule_can_fail():
@@ -71,3 +110,5 @@ def test_bad_arguments_are_named():
         bl3.grid("quick", samplings=["mixed"])
     with pytest.raises(ConfigError, match="'mamba'"):
         bl3.grid("quick", models=["mamba"])
+    with pytest.raises(ConfigError, match="no cell"):
+        bl3.grid("quick", models=["full"], samplings=["permutation"])

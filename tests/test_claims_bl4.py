@@ -1,4 +1,8 @@
-"""bl4's grid and rule, on fake records (chosen scores, not results) and tampered exact parts."""
+"""bl4's grid and statements, on fake records (chosen scores, not results) and tampered exact parts.
+
+The expectations are BL's modular-arithmetic numbers at m = 50 (secondary source) as the module docstring
+quotes them, written out here: full 0.99, block 64 0.21, LSTM 0.64, Mamba 0.08, each with the tolerance 0.1.
+"""
 
 import dataclasses
 
@@ -9,36 +13,81 @@ from statetrack.claims import bl4
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 
-PASSING = [Check("automaton", 1.0, "= 1", True)]
+PASSING = [Check("tracking: m²-state automaton vs task labels", 1.0, "= 1", True),
+           Check("lower bound: states needed = m² (distinct answers to '×0', '+0')", 1.0, "= 1", True)]
 
 
 def _records(preset, scores):
-    return [fake_record(c, scores[bl4.cell_of({"config": c.to_dict()})["model"]]) for c in bl4.grid(preset)]
+    """Every run of ``preset``'s grid: model → score, or seed → score."""
+    out = []
+    for c in bl4.grid(preset):
+        value = scores[bl4.cell_of({"config": c.to_dict()})["model"]]
+        out.append(fake_record(c, value(c.seed) if callable(value) else value))
+    return out
+
+
+def _outcomes(v):
+    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_grid_is_per_step_arithmetic():
     cfgs = bl4.grid("quick")
     assert {(c.task.name, c.task.format, c.task.modulus) for c in cfgs} == {("modular_arithmetic", "per_step", 5)}
-    assert {c.eval.max_len for c in cfgs} == {501}
+    assert {c.eval.max_len for c in cfgs} == {501} and sorted(c.seed for c in cfgs) == [0, 1, 2]
+    assert {(c.model.variant, c.model.d_model, c.train.num_steps, c.train.lr) for c in cfgs} == {("full", 64, 3000,
+                                                                                                  3e-3)}
+    assert {c.model.name for c in bl4.grid("quick", models=["lstm", "mamba"])} == {"lstm", "mamba"}  # on request
+    paper = bl4.grid("paper")
+    assert len(paper) == 4 * 3 * 3 and sorted({c.train.lr for c in paper}) == [1e-5, 1e-4, 1e-3]
+    assert {c.task.modulus for c in paper} == {50}
 
 
-@pytest.mark.parametrize("preset,scores,ok", [
-    pytest.param("quick", {"full": 1.0, "block": 0.2, "lstm": 1.0, "mamba": 0.0}, True, id="quick-baselines-shown"),
-    pytest.param("quick", {"full": 0.5, "block": 0.2, "lstm": 1.0, "mamba": 0.0}, False, id="quick-full-fails"),
-    pytest.param("paper", {"full": 0.99, "block": 0.21, "lstm": 0.64, "mamba": 0.08}, True, id="paper-as-reported"),
-    pytest.param("paper", {"full": 0.99, "block": 0.21, "lstm": 0.95, "mamba": 0.08}, False, id="paper-lstm-works"),
-    pytest.param("paper", {"full": None, "block": 0.21, "lstm": 0.64, "mamba": 0.08}, False, id="paper-diverged"),
+def test_statements_are_bls_numbers_with_the_tolerance():
+    got = {s.id: s for s in bl4.statements()}
+    expect = {"full-m50": (">=", 0.89), "block-m50": ("<=", 0.31), "lstm-m50": ("<=", 0.74),
+              "mamba-m50": ("<=", 0.18), "full-m5": (">=", 0.89)}
+    assert {k: (s.rule.op, round(s.rule.threshold, 6)) for k, s in got.items() if s.kind != "exact"} == expect
+    assert got["full-m50"].judged_at() == ()  # judged nowhere: the machine does not fit the model
+    assert "2,500 states" in got["full-m50"].reason_not_run("paper")
+    assert all(got[k].judged_at() == ("paper",) for k in ("block-m50", "lstm-m50", "mamba-m50"))
+    assert got["full-m5"].ours and got["full-m5"].judged_at() == ("quick",)
+    assert all(s.statistic == "best" for s in got.values() if s.kind != "exact")
+
+
+@pytest.mark.parametrize("scores,failing", [
+    pytest.param({"full": 1.0}, [], id="holds"),
+    pytest.param({"full": 0.5}, ["full-m5"], id="full-below"),
+    pytest.param({"full": lambda s: 0.95 if s == 1 else 0.3}, [], id="best-of-three-seeds"),
+    pytest.param({"full": lambda s: None if s else 0.9}, [], id="two-diverged-best-holds"),
+    pytest.param({"full": None}, ["full-m5"], id="all-diverged"),
 ])
-def test_rule(preset, scores, ok):
-    assert bl4.verdict(_records(preset, scores), preset, checks=PASSING).reproduced is ok
+def test_quick_judges_ours_only(scores, failing):
+    v = bl4.verdict(_records("quick", scores), "quick", checks=PASSING)
+    assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == failing
+    # no paper statement is judged at quick: the word is ours (the two exact statements and full-m5)
+    assert v.word == ("partly reproduced" if failing else "reproduced")
+    assert "0/0 of the paper's statements" in v.line
+
+
+@pytest.mark.parametrize("scores,failing", [
+    pytest.param({"full": 0.99, "block": 0.21, "lstm": 0.64, "mamba": 0.08}, [], id="paper-as-reported"),
+    pytest.param({"full": 0.0, "block": 0.21, "lstm": 0.64, "mamba": 0.08}, [], id="full-not-judged"),
+    pytest.param({"full": 0.99, "block": 0.21, "lstm": 0.95, "mamba": 0.08}, ["lstm-m50"], id="lstm-works"),
+    pytest.param({"full": 0.99, "block": 0.5, "lstm": 0.64, "mamba": None}, ["block-m50", "mamba-m50"],
+                 id="block-works-mamba-diverged"),
+])
+def test_paper_preset(scores, failing):
+    v = bl4.verdict(_records("paper", scores), "paper", checks=PASSING)
+    assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
+    assert _outcomes(v)["full-m50"] == "not run" and _outcomes(v)["full-m5"] == "not run"
+    assert v.word == {0: "reproduced", 1: "partly reproduced", 2: "partly reproduced"}[len(failing)]
 
 
 def test_m50_cells_are_not_run_at_quick():
-    v = bl4.verdict(_records("quick", {"full": 1.0, "block": 0.2, "lstm": 1.0, "mamba": 0.0}), "quick",
-                    checks=PASSING)
+    v = bl4.verdict(_records("quick", {"full": 1.0}), "quick", checks=PASSING)
     missing = [r for r in v.rows if r["part"] == "not run"]
     assert {r["model"] for r in missing} == set(bl4.MODELS) and {r["m"] for r in missing} == {50}
-    assert all(r.get("paper_best") is not None for r in missing)
+    assert all(r.get("paper_best") is not None and "m = 5" in r["rule"] for r in missing)
 
 
 def test_exact_part_at_smoke_passes_and_each_rule_can_fail():
@@ -46,9 +95,13 @@ def test_exact_part_at_smoke_passes_and_each_rule_can_fail():
     assert all(c.passed for c in bl4.checks("smoke", part))
     bad = dataclasses.replace(part["tracking"][0], automaton_acc=0.99, acc={"every_step": 0.9, "none": 1.0})
     failed = {c.label for c in bl4.checks("smoke", {**part, "tracking": [bad]}) if not c.passed}
-    assert failed == {"m²-state automaton vs task labels", "bilinear construction H = m² (every_step)"}
+    assert failed == {"tracking: m²-state automaton vs task labels",
+                      "tracking: bilinear construction H = m² (every_step)"}
     short = bl4.checks("smoke", {**part, "distinct": {3: 8}})
     assert not short[-1].passed
+    v = bl4.verdict(_records("smoke", {"full": 0.0, "lstm": 0.0}), "smoke", checks=short)
+    assert _outcomes(v)["states-needed"] == "fails" and _outcomes(v)["tracking"] == "holds"
+    assert v.word == "partly reproduced"  # at smoke only ours is judged
 
 
 def test_bad_arguments_are_named():
