@@ -216,15 +216,18 @@ def _verdict_cells(cfg: ModelConfig, records: list[dict[str, Any]], preset: str)
 
 
 def builtin_rows(preset: str) -> list[dict[str, Any]]:
-    """x1's rows at ``preset`` from the stored records (``claims.verify_claim``); [] when x1 is not complete there."""
+    """x1's rows at ``preset`` from the stored records (``claims.verify_claim``); [] when x1 is not complete there.
+
+    ``agrees``: the cell's statement holds (True), fails (False) or is not judged (None).
+    """
     from statetrack.claims import verify_claim, x1
 
     v = verify_claim(x1.ID, preset)
     if v is None:
         return []
-    return [{"model": x1.NAMES[r["model"]], "row": r["model"], "task": r["task"], "median": r.get("ours_median"),
-             "agrees": r.get("pass"), "ran": r["part"] == "trained"}
-            for r in v.rows if r.get("part") in ("trained", "not run")]
+    return [{"model": r["model"], "row": r["row"], "task": r["column"], "median": r["median"],
+             "agrees": {"PASS": True, "FAIL": False}.get(r["pass"]), "ran": r["pass"] != "not run"}
+            for r in x1.board(v).to_dict("records")]
 
 
 def run(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] | None = None, force: bool = False,

@@ -2,7 +2,7 @@
 
 - ``leaderboard_heatmap``: families × tasks, the median over seeds as colour, the median and the
   range over seeds as text, the theory's prediction as a mark (✓ can, ✗ cannot, ? open) and a
-  red frame around a cell whose runs miss their rule; cells a preset did not run are grey.
+  red frame around a cell whose statement fails; cells a preset did not run are grey.
 - ``styled_board``: the board as a pandas Styler (sorted, coloured by the median), a table that
   needs no kernel.
 - ``board_explorer``: sort and filter the board (by task, theory or verdict) with a kernel.
@@ -37,7 +37,7 @@ def leaderboard_heatmap(board: pd.DataFrame, rows: Sequence[str], columns: Seque
 
     Args:
         board: ``claims.x1.board`` output (columns ``row``, ``column``, ``theory``, ``median``, ``min``,
-            ``max``, ``seeds``, ``pass``).
+            ``max``, ``seeds``, ``pass``: PASS / FAIL when the cell's statement holds / fails).
         rows, columns: keys top to bottom and left to right; row_names, column_names: key → label.
         preset: named in the axis label.
     """
@@ -74,7 +74,7 @@ def leaderboard_heatmap(board: pd.DataFrame, rows: Sequence[str], columns: Seque
     cbar = fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02)
     cbar.set_label("median normalized accuracy on the test lengths (0 = chance)", fontsize=8.5)
     ax.set_xlabel(f"each cell: theory (✓ can, ✗ cannot, ? no theorem), median over seeds, [min, max], seeds; "
-                  f"red frame: a run misses the predicted rule; grey: not run at preset {preset}", fontsize=8.5)
+                  f"red frame: the cell's statement fails; grey: not run at preset {preset}", fontsize=8.5)
     if title:
         ax.set_title(title, fontsize=12, pad=24)
     fig.tight_layout()

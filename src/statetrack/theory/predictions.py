@@ -44,9 +44,15 @@ GH products, Prop 1, Thm 4 any regular language, Thm 6 two layers of reflections
 Memisevic 2025 (Prop 1 full bilinear = any FSM, Prop 2 commuting transitions see only counts, Prop 3
 real diagonal and parity); Merrill, Petty and Sabharwal 2024, "The illusion of state in state-space
 models" (fixed-depth diagonal SSMs and transformers are in TC⁰); PD-SSM = Terzić et al. 2025 (Prop 2:
-one layer with N ≥ |Q| states emulates any N-state automaton); DeltaProduct = Siems et al. 2025.
+one layer with N ≥ |Q| states emulates any N-state automaton); DeltaProduct = Siems et al. 2025;
+Shakerinava et al. 2026 (arXiv 2603.01959: one layer of input-dependent complex diagonal transitions, input
+terms allowed, tracks no non-abelian group in finite precision).
 
-Used in: tests/test_theory_predictions.py (agreement with claim x1's per-cell predictions).
+``counts_only`` says where BL Prop 2 holds exactly at every length: commuting transitions with no input
+term (the pure bilinear "diagonal" and "rotation"), whose state after a word is a function of its letter
+counts; x1 bounds those models by the best count-only accuracy at the lengths it tests.
+
+Used in: claims/x1.py (every cell's prediction), leaderboard.py, tests/test_theory_predictions.py.
 """
 
 from __future__ import annotations
@@ -118,7 +124,10 @@ _NONNEG = _v("cannot", "every eigenvalue is real and ≥ 0, so in finite precisi
 _GH_NONNEG = _v("cannot", "products of n ≤ 2 GH factors with eigenvalues in [0,1] have real eigenvalues in [0,1] "
                           "(NE Prop 1.3), so NE Thm 1 applies at any depth", "NE Thm 1, NE Prop 1.3")
 
-_COMMUTE = "the transitions share one eigenbasis, so they commute and the state sees only the letter counts"
+_COMMUTE = ("the transitions share one eigenbasis, so they commute: without an input term the state sees only the "
+            "letter counts (BL Prop 2), and with one (Mamba) one such layer still tracks no non-abelian group "
+            "(Shakerinava et al. 2026)")
+_COMMUTE_CITE = "BL Prop 2, Shakerinava et al. 2026"
 
 
 def _uniform(v: Verdict) -> dict[str, Entry]:
@@ -130,7 +139,7 @@ def _signed_diagonal() -> dict[str, Entry]:
     zm1 = _v("cannot", "one layer with only real eigenvalues is eventually 2-periodic on a repeated letter", "NE Thm 2")
     zmL = _v("cannot", "products of real diagonal matrices are real diagonal, so no layer has a non-real eigenvalue "
                        "and no depth counts mod m (m not a power of two)", "NE Thm 2")
-    non_ab = _v("cannot", _COMMUTE + "; this group does not commute", "BL Prop 2")
+    non_ab = _v("cannot", _COMMUTE + "; this group does not commute", _COMMUTE_CITE)
     three = _v("cannot", "a 3-cycle token repeated counts mod 3, which real diagonal products cannot at any depth",
                "NE Thm 2")
     nonsolv = _v("cannot", "a non-solvable word problem is NC¹-complete, and fixed-depth diagonal SSMs are in TC⁰",
@@ -144,7 +153,7 @@ def _signed_diagonal() -> dict[str, Entry]:
         "A5": Entry(non_ab, three),
         "S5": Entry(non_ab, three),
         "S5_swaps": Entry(non_ab, nonsolv),
-        "fsm_perm": Entry(_v("cannot", _COMMUTE + "; this machine's letters do not commute", "BL Prop 2"),
+        "fsm_perm": Entry(_v("cannot", _COMMUTE + "; this machine's letters do not commute", _COMMUTE_CITE),
                           _v("cannot", "a letter with a cycle of length ≥ 3 that is not a power of two counts mod that "
                                        "length when repeated (random 25-state permutations have one)", "NE Thm 2")),
         "fsm": Entry(_v("cannot", "the automata include counters mod 3", "NE Thm 2"), zmL),
@@ -156,7 +165,7 @@ def _complex_diagonal() -> dict[str, Entry]:
     zm = _v("can", "a rotation by 2π/m counts mod m: the non-real eigenvalue NE Thm 2 requires", "NE Thm 2, NE Thm 3")
     ab = _v("can", "the letters commute, so their counts mod each cyclic factor's order are the whole answer: one "
                    "rotation per factor", "BL Prop 2, NE Thm 3")
-    non_ab = _v("cannot", _COMMUTE + "; this group does not commute", "BL Prop 2")
+    non_ab = _v("cannot", _COMMUTE + "; this group does not commute", _COMMUTE_CITE)
     nonsolv = _v("cannot", "a non-solvable word problem is NC¹-complete, and fixed-depth diagonal SSMs are in TC⁰",
                  "Merrill et al. 2024", condition=UNLESS_NC1)
     return {
@@ -169,7 +178,7 @@ def _complex_diagonal() -> dict[str, Entry]:
         "A5": Entry(non_ab, nonsolv),
         "S5": Entry(non_ab, nonsolv),
         "S5_swaps": Entry(non_ab, nonsolv),
-        "fsm_perm": Entry(_v("cannot", _COMMUTE + "; this machine's letters do not commute", "BL Prop 2"),
+        "fsm_perm": Entry(_v("cannot", _COMMUTE + "; this machine's letters do not commute", _COMMUTE_CITE),
                           _v("open", "depends on whether the letters generate a solvable group (then a cascade of "
                                      "commuting layers works) or not (then Merrill et al. 2024 excludes it)",
                              "Merrill et al. 2024")),
@@ -415,6 +424,15 @@ def transition_class_of(model: Any) -> ZooClass:
     if name == "transformer":
         return ZooClass("attention")
     raise ValueError(f"no transition class for model {name!r}")
+
+
+def counts_only(model: Any) -> bool:
+    """Whether a model's state after a word depends only on its letter counts (BL Prop 2, exactly, at every length):
+    commuting (real or complex diagonal) transitions and no input term, i.e. the pure bilinear "diagonal" and
+    "rotation" (whose head reads the state alone). Mamba's diagonal transitions commute too, but its input term
+    B(x_t) keeps the order of the letters in the state."""
+    m = model if isinstance(model, dict) else model.to_dict()
+    return m["name"] == "bilinear" and m.get("variant") in ("diagonal", "rotation") and not m.get("additive")
 
 
 #: Every zoo family with its variants: model name → {variant label: the config fields that select it}.
