@@ -3,9 +3,10 @@
 NE Table 3 (best of 3 seeds) and Table 5 (median ± MAD) train a Transformer, mLSTM, sLSTM, Mamba
 [0,1]/[-1,1] and DeltaNet [0,1]/[-1,1] on parity and on arithmetic mod 5 without and with brackets,
 and test on lengths 40–256 after training on 3–40; Table 5 adds a fourth column, bracketed
-arithmetic with multiplication (task ``modular_arithmetic_mult``). The claim is the table's ordering: on parity the
-[-1,1] models and the sLSTM (a nonlinear RNN) solve it, every other model stays at chance; on
-modular arithmetic DeltaNet [-1,1] beats DeltaNet [0,1] in both columns.
+arithmetic with multiplication (task ``modular_arithmetic_mult``). The claim is the table itself: on parity
+the [-1,1] models and the sLSTM (a nonlinear RNN) solve it, every other model stays at chance; on
+arithmetic without brackets DeltaNet [-1,1] is far above DeltaNet [0,1]; with brackets every model stays
+near chance.
 
 Presets (lengths count input tokens; the NE code also counts the answer token, so its 3–40 / 40–256
 are our 2–39 / 39–255, as in ne1):
@@ -19,22 +20,26 @@ are our 2–39 / 39–255, as in ne1):
 |        |                                      | arithmetic 3 layers (xLSTM: 2, D = 64, 1 head)     | lengths 2–39, lr grid {1e-2, 1e-3, 5e-4, 1e-4} |        |       |
 
 The quick parity recipe for the xLSTMs and the Transformer was chosen on unrecorded CPU calibration
-runs (book/recipes.md); Mamba and DeltaNet use ne1's recipe. Modular arithmetic did not separate
-within CPU minutes in those runs (DeltaNet, sLSTM and LSTM stayed at chance after 1,200–1,500
-steps), so its 14 cells are "not run" at quick; ``tasks`` runs
-them anyway with a small recipe (``_MODEL_FIELDS["quick"]["arith"]``, a pilot, never a verdict).
-Table 5's fourth column is "not run" at quick for a measured reason: ``pilot_grid`` trains DeltaNet
-[0,1] and [-1,1] on it with that recipe on seeds 100–101 (disjoint from the verdict seeds), and the
-recorded pilot scores what answering 0 always scores (``majority_score``: a product with a factor 0
-is 0, so 0 is the most common answer, and normalized accuracy counts it above chance); the page
-shows the pilot's numbers beside that baseline and the paper's.
+runs (book/recipes.md); Mamba and DeltaNet use ne1's recipe. The arithmetic columns are "not run" at
+quick (``NOT_RUN_REASON``, measured on the recorded pilot ``pilot_grid``: DeltaNet in both ranges on the
+fourth column with the small arithmetic recipe, seeds 100–101): a run takes 291–973 s, and it scores
+what answering 0 always scores (``majority_score``). ``tasks`` runs them anyway (never a verdict).
 
-Verdict rule: on parity, every run of sLSTM, Mamba [-1,1] and DeltaNet [-1,1] reaches normalized
-test accuracy ≥ 0.9 and every run of the Transformer, mLSTM, Mamba [0,1] and DeltaNet [0,1] stays
-≤ 0.1 (NE Table 3's separation; a diverged run counts as failing). Modular-arithmetic cells are shown
-beside the paper, not judged one by one; when the records hold DeltaNet in both ranges on both
-arithmetic columns (the paper preset), a comparison check requires the median (at each range's
-best learning rate) of DeltaNet [-1,1] to exceed that of DeltaNet [0,1] in both columns.
+Statements (``statements``): each cell's number in NE Table 3 (best of 3 seeds) and Table 5 (median of
+3) against ours at the same statistic, with ``PAPER_TOLERANCE`` (0.1 of normalized accuracy): ours ≥
+paper − 0.1 where the model learns the task (kind ``possible``), ≤ paper + 0.1 where it does not
+(``fails``). NE reports these statistics, not every seed; a diverged run counts as a failing seed.
+
+- ``<row>-parity-{best,median}``, the seven rows (``transformer``, ``mlstm``, ``slstm``, ``mamba-pos``,
+  ``mamba-neg``, ``deltanet-pos``, ``deltanet-neg``): the sLSTM and the [-1,1] models learn parity beyond
+  the training lengths, the others do not (Theorem 1 implies no bound at lengths 40–256: these are the
+  paper's experiment, not the theorem). Judged at quick and paper.
+- ``deltanet-{neg,pos}-{arith,brackets}-{best,median}``: the arithmetic columns, DeltaNet in both ranges
+  ([-1,1] far above [0,1] without brackets, both near chance with brackets); ``deltanet-{neg,pos}-mult-median``:
+  Table 5's fourth column, near chance. Judged at paper only.
+- ``automaton`` and ``word-spectra`` (ours, exact): the automaton runs exactly in the bilinear model; the
+  words "× 4" and "+ 1" have periods 2 and 5 and need the eigenvalue −1 and non-real eigenvalues
+  (after NE Thms 1 and 2).
 
 Used in: notebooks/ne4_chomsky_tasks.md, ``statetrack verify``.
 """
@@ -46,15 +51,15 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims import ne1
-from statetrack.claims.common import (Cell, Check, at_least, at_most, check_choice, check_lrs, check_seeds, expand,
-                                      judge, paper_lookup, score, select_lr, summary)
+from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Check, Statement, at_least, check_choice,
+                                      check_lrs, check_seeds, decide, expand, from_paper, paper_lookup)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 
 ID = "ne4"
 MODELS = ("transformer", "mlstm", "slstm", "mamba", "deltanet")
-NAMES = {"transformer": "Transformer", "mlstm": "mLSTM", "slstm": "sLSTM", "mamba": "Mamba", "deltanet": "DeltaNet"}
+NAMES = {m: MODEL_NAMES[m] for m in MODELS}
 #: The table's rows: (model, eig_range); "" for models without an eigenvalue range.
 ROWS = (("transformer", ""), ("mlstm", ""), ("slstm", ""), ("mamba", "[0,1]"), ("mamba", "[-1,1]"),
         ("deltanet", "[0,1]"), ("deltanet", "[-1,1]"))
@@ -62,18 +67,17 @@ ROWS = (("transformer", ""), ("mlstm", ""), ("slstm", ""), ("mamba", "[0,1]"), (
 TASKS = ("parity", "mod_arith_no_brackets", "mod_arith_brackets", "mod_arith_brackets_mult")
 TASK_NAMES = {"parity": "parity", "mod_arith_no_brackets": "mod. arith. w/o brackets",
               "mod_arith_brackets": "mod. arith. w/ brackets", "mod_arith_brackets_mult": "mod. arith. w/ brackets, ×"}
-COMPARED = ("mod_arith_no_brackets", "mod_arith_brackets")  # Table 3's arithmetic columns: the comparison's
+COMPARED = ("mod_arith_no_brackets", "mod_arith_brackets")  # Table 3's arithmetic columns
 PILOT_SEEDS = (100, 101)  # the fourth column's quick pilot; never a verdict seed
-NOT_RUN_REASON = {  # preset → column → why this preset does not run it (the measurement behind it)
-    "quick": dict.fromkeys(COMPARED, "no CPU-minutes recipe separated the models (DeltaNet, sLSTM and LSTM at chance "
-                                     "after 1,200–1,500 steps)")
+NOT_RUN_REASON = {  # preset → column → why this preset does not run it (measured on the recorded pilot's records)
+    "quick": dict.fromkeys(COMPARED, "a run of the small arithmetic recipe takes 291–973 s (the recorded pilot_grid "
+                                     "runs): 14 cells × 3 seeds would take at least 3.4 CPU-hours")
     | {"mod_arith_brackets_mult": "the recorded pilot (pilot_grid: DeltaNet [0,1] and [-1,1], 1,200 steps, "
                                   "seeds 100–101) scores no more than answering 0 always (majority_score)"},
 }
-SOLVERS = {("slstm", ""), ("mamba", "[-1,1]"), ("deltanet", "[-1,1]")}  # parity: ≥ PASS_SOLVE; the rest ≤ PASS_FAIL
-PASS_SOLVE, PASS_FAIL = 0.9, 0.1
-PAPER_LRS = ne1.PAPER_LRS  # {1e-2, 1e-3, 5e-4, 1e-4}: best median per model (NE App. E.1.1)
-HEADLINE = "sLSTM · parity"  # the scoreboard's row
+SOLVERS = {("slstm", ""), ("mamba", "[-1,1]"), ("deltanet", "[-1,1]")}  # NE Table 3: the rows that learn parity
+PAPER_LRS = NE_PAPER_LRS  # best median per model (NE App. E.1.1)
+HEADLINE = "slstm-parity-best"  # the scoreboard's statement
 
 _MODEL_FIELDS = {  # preset → "parity" / "arith" → model → fields (Mamba and DeltaNet parity come from ne1)
     "smoke": {
@@ -227,14 +231,6 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{cell['model']} {cell['eig_range']}".strip() + f" · {column}"
 
 
-def rule_of(cell: dict[str, Any]):
-    """Parity: ≥ 0.9 for the paper's solvers, ≤ 0.1 for the rest; arithmetic: shown, not judged."""
-    if cell["task"] != "parity":
-        return None
-    row = (cell["model"].lower(), cell["eig_range"])
-    return at_least(PASS_SOLVE) if row in SOLVERS else at_most(PASS_FAIL)
-
-
 def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
     """NE Table 3 (best of 3) and Table 5 (median ± MAD), keyed by (model, eig_range, task) (model lower case)."""
     def key(row):
@@ -306,43 +302,66 @@ def exact_part(preset: str) -> dict[str, Any]:
     return {"tracking": ma.track(MODULUS, num, lo, hi, seed=0), "words": words}
 
 
-def comparison(records: list[dict[str, Any]]) -> list[Check]:
-    """"DeltaNet [-1,1] beats DeltaNet [0,1] on modular arithmetic (Table 3's two columns)", when the records allow it.
+def _row_id(model: str, eig: str) -> str:
+    return model if not eig else f"{model}-{'neg' if eig == '[-1,1]' else 'pos'}"
 
-    Each range's median is taken at its own best-median learning rate (the NE protocol). Returns one
-    comparison check, or none when a column lacks either range. Table 5's fourth column is shown, not
-    compared: the paper states no ordering for it.
-    """
-    meds: dict[tuple[str, str], float] = {}
-    for task in COMPARED:
-        for eig in ("[0,1]", "[-1,1]"):
-            runs = [r for r in records if cell_of(r) == {"model": "DeltaNet", "eig_range": eig, "task": task}]
-            if not runs:
-                return []
-            _, chosen = select_lr(runs)
-            meds[(task, eig)] = summary([score(r) for r in chosen])["median"]
-    gaps = [meds[(t, "[-1,1]")] - meds[(t, "[0,1]")] for t in COMPARED]
-    gap = min(gaps) if all(g == g for g in gaps) else float("nan")
-    detail = "; ".join(f"{TASK_NAMES[t]}: {meds[(t, '[-1,1]')]:.3f} vs {meds[(t, '[0,1]')]:.3f}" for t in COMPARED)
-    return [Check("DeltaNet [-1,1] beats [0,1] on mod. arith. (both columns): smaller median gap", gap, "> 0",
-                  gap > 0, detail, part="comparison")]
+
+_ARITH = {  # (column, DeltaNet's range) → (statement id stem, kind, the paper's claim in our words)
+    ("mod_arith_no_brackets", "[-1,1]"): ("deltanet-neg-arith", "possible", "DeltaNet [-1,1] learns arithmetic mod 5 "
+                                          "without brackets beyond its training lengths"),
+    ("mod_arith_no_brackets", "[0,1]"): ("deltanet-pos-arith", "fails", "DeltaNet [0,1] stays far below [-1,1] on "
+                                         "arithmetic mod 5 without brackets"),
+    ("mod_arith_brackets", "[-1,1]"): ("deltanet-neg-brackets", "possible", "DeltaNet [-1,1] gets above chance on "
+                                       "arithmetic mod 5 with brackets (the column's best, far from solved)"),
+    ("mod_arith_brackets", "[0,1]"): ("deltanet-pos-brackets", "fails", "DeltaNet [0,1] stays near chance on "
+                                      "arithmetic mod 5 with brackets"),
+    ("mod_arith_brackets_mult", "[-1,1]"): ("deltanet-neg-mult", "fails", "DeltaNet [-1,1] stays near chance on "
+                                            "bracketed arithmetic mod 5 with ×"),
+    ("mod_arith_brackets_mult", "[0,1]"): ("deltanet-pos-mult", "fails", "DeltaNet [0,1] stays near chance on "
+                                           "bracketed arithmetic mod 5 with ×"),
+}
+
+
+def statements() -> list[Statement]:
+    """ne4's statements (see the module docstring): NE Tables 3 and 5 cell by cell, and the exact part."""
+    paper, out = paper_rows(), []
+    for m, eig in ROWS:
+        learns = (m, eig) in SOLVERS
+        text = f"{NAMES[m]} {eig}".strip() + f" {'learns' if learns else 'does not learn'} parity beyond its " \
+                                             "training lengths"
+        where = {"model": NAMES[m], "eig_range": eig, "task": "parity"}
+        for stat, table in (("best", "NE Table 3"), ("median", "NE Table 5")):
+            out.append(from_paper(f"{_row_id(m, eig)}-parity-{stat}", text, table, "possible" if learns else "fails",
+                                  stat, paper[(m, eig, "parity")][f"paper_{stat}"], where))
+    for (task, eig), (stem, kind, text) in _ARITH.items():
+        where = {"model": "DeltaNet", "eig_range": eig, "task": task}
+        tables = (("best", "NE Table 3"), ("median", "NE Table 5"))[task == "mod_arith_brackets_mult":]
+        out += [from_paper(f"{stem}-{stat}", text, table, kind, stat, paper[("deltanet", eig, task)][f"paper_{stat}"],
+                           where, presets=("paper",), not_run={"quick": NOT_RUN_REASON["quick"][task]})
+                for stat, table in tables]
+    exact = "a training-free construction run against ground truth: every one of its checks must hold"
+    out += [Statement("automaton", "arithmetic mod 5 without brackets is a finite automaton that a linear RNN with "
+                      "one-hot states (the bilinear model) runs exactly at the test lengths",
+                      "BL Prop 1's construction", "ours", "exact", "value", at_least(1.0), exact, checks="automaton*"),
+            Statement("word-spectra", "the repeated words × 4 and + 1 cycle with periods 2 and 5, so their matrices "
+                      "need the eigenvalue −1 and non-real eigenvalues, which [0,1] and real diagonal models lack",
+                      "after NE Thms 1 and 2", "ours", "exact", "value", at_least(1.0), exact, checks="'*")]
+    return out
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """Apply the ne4 rule to the records of one preset's grid and the exact checks (see the module docstring)."""
+    """ne4's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
     exact = _exact_checks(preset) if checks is None else checks
     paper = paper_rows()
     present = {tuple(cell_of(r).items()) for r in records}
     reasons = NOT_RUN_REASON.get(preset, {})
     not_run = [{**c, "reason": reasons.get(task)} for task in TASKS for m, eig in ROWS
                if tuple((c := {"model": NAMES[m], "eig_range": eig, "task": task}).items()) not in present]
-    return judge(ID, preset, records, cell_of=cell_of, rule_of=rule_of, label_of=label_of,
-                 paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"], c["task"]), {}),
-                 checks=[*exact, *comparison(records)], not_run=not_run,
-                 legend=f"(parity: sLSTM, Mamba/DeltaNet [-1,1] >= {PASS_SOLVE:.2f}; Transformer, mLSTM, "
-                        f"Mamba/DeltaNet [0,1] <= {PASS_FAIL:.2f})")
+    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
+                  paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"], c["task"]), {}),
+                  checks=exact, not_run=not_run)
 
 
-__all__ = ["COMPARED", "EXACT", "HEADLINE", "ID", "MODELS", "NAMES", "NOT_RUN_REASON", "PILOT_SEEDS", "ROWS", "TASKS",
-           "TASK_NAMES", "WORDS", "cell_of", "checks", "column_of", "comparison", "exact_part", "grid", "label_of",
-           "majority_score", "paper_extras", "paper_rows", "pilot_grid", "rule_of", "task_of", "verdict"]
+__all__ = ["COMPARED", "EXACT", "HEADLINE", "ID", "MODELS", "NAMES", "NOT_RUN_REASON", "PILOT_SEEDS", "ROWS", "SOLVERS",
+           "TASKS", "TASK_NAMES", "WORDS", "cell_of", "checks", "column_of", "exact_part", "grid", "label_of",
+           "majority_score", "paper_extras", "paper_rows", "pilot_grid", "statements", "task_of", "verdict"]
