@@ -1,5 +1,6 @@
 """Claim x2: per-token transitions read from the weights (against one step of each model's own recurrence),
-the spectral readings and rule, checkpoints (weights only), and the explorer over every recorded result."""
+the spectral readings and the statements on exact solutions (bounds written out: 1 − ε^(2/L), 1/(2L), ε = 2⁻²⁴),
+checkpoints (weights only), and the explorer over every recorded result."""
 
 import math
 from dataclasses import replace
@@ -10,6 +11,8 @@ matplotlib.use("Agg")
 
 import pytest
 import torch
+
+from helpers import fake_record
 
 from statetrack import spectra as sp
 from statetrack.claims import x2
@@ -146,28 +149,98 @@ def test_angles_to_roots_and_leading():
     assert sp.leading(lam).tolist() == [True, True, False]
 
 
-def _reading(task, model, seed, score, spectral, **extra):
-    base = {"task": task, "model": model, "seed": seed, "score": score, "solved": score >= x2.SOLVED,
-            "spectral": spectral, "error": "", "key": f"k{seed}"}
-    if task == "parity":
-        base.update(flip=-1 + spectral, hold=1.0, group=0)
-    else:
-        base.update(m=5, generator=extra.get("generator", True), j1=extra.get("j1", [1, 4]))
-    return base
+# ----------------------------------------------------------------------------- the statements
+
+EPS = 2.0 ** -24  # fp32 unit roundoff
+#: id → (metric, op, threshold), written out: parity 1 − ε^(2/255) (quick tests to 256, paper to 255: the shorter),
+#: Z_m 1/(2·500), the generator ≥ 1.
+EXPECT = {"mamba-flip": ("flip_score", "<=", round(1 - EPS ** (2 / 255), 4)),
+          "deltanet-flip": ("flip_score", "<=", round(1 - EPS ** (2 / 255), 4)),
+          "rotation-Z5-generator": ("generator", ">=", 1.0), "rotation-Z5-drift": ("drift", "<=", 0.001),
+          "full-Z5-generator": ("generator", ">=", 1.0),
+          "rotation-Z3-generator": ("generator", ">=", 1.0), "rotation-Z3-drift": ("drift", "<=", 0.001)}
 
 
-def test_rule_judges_only_solving_runs_and_fails_without_one():
-    readings = [_reading("parity", "Mamba [-1,1]", 0, 1.0, 0.05), _reading("parity", "Mamba [-1,1]", 1, 0.2, 0.9),
-                _reading("Z5", "bilinear full", 0, 1.0, 0.01), _reading("Z5", "bilinear full", 1, 0.95, 0.3),
-                _reading("Z5", "bilinear rotation", 0, 0.1, 0.0),
-                _reading("Z5", "bilinear cp", 0, 1.0, 0.0, generator=False, j1=[0])]
-    checks = {c.label.split(":")[0]: c for c in x2.checks([], readings)}
-    assert checks["Mamba [-1,1] parity"].passed and checks["Mamba [-1,1] parity"].value == pytest.approx(0.05)
-    assert "not judged: s1: not solved (0.20)" in checks["Mamba [-1,1] parity"].detail
-    assert not checks["bilinear full Z5"].passed and checks["bilinear full Z5"].value == pytest.approx(0.3)
-    assert not checks["bilinear rotation Z5"].passed and math.isnan(checks["bilinear rotation Z5"].value)
-    assert not checks["bilinear cp Z5"].passed  # at the roots, but token 1 sits at j = 0: no generator
-    assert all(c.part == "comparison" for c in checks.values())
+def test_statements_are_ours_and_judge_every_exact_solution():
+    trained = {s.id: s for s in x2.statements() if s.kind != "exact"}
+    assert {k: (s.rule.metric, s.rule.op, s.rule.threshold) for k, s in trained.items()} == EXPECT
+    assert EXPECT["mamba-flip"][2] == pytest.approx(0.1223, abs=1e-4)
+    assert all(s.ours and s.kind == "impossible" and s.statistic == "every" for s in x2.statements()
+               if s.kind != "exact")
+    (exact,) = [s for s in x2.statements() if s.kind == "exact"]
+    assert exact.id == "reads-constructions" and x2.HEADLINE == "mamba-flip"
+
+
+def test_an_exact_solution_is_accuracy_one_at_every_test_length():
+    cfg = x2.grid("quick")[0]
+    assert x2.exact(fake_record(cfg, 1.0))
+    assert not x2.exact(fake_record(cfg, 1 - 1 / 512 / 217))  # one sequence wrong at one of 217 test lengths
+    assert not x2.exact(fake_record(cfg, 0.95)) and not x2.exact(fake_record(cfg, None))
+
+
+def _quick_records(values):
+    """Every quick run, carrying the metrics ``values(cell, seed)`` returns (a dict, or None for a diverged run)."""
+    out = []
+    for c in x2.grid("quick"):
+        cell = x2.cell_of({"config": c.to_dict()})
+        v = values((cell["task"], cell["model"]), c.seed)
+        out.append(fake_record(c, None) if v is None else
+                   fake_record(c, 1.0, summary={"id_normalized": 1.0, **dict.fromkeys(x2.METRICS, float("nan")), **v}))
+    return out
+
+
+def _good(cell, seed):
+    return {"flip_score": 0.0} if cell[0] == "parity" else {"generator": 1.0, "drift": 0.0}
+
+
+def _outcomes(records):
+    checks = x2.checks("quick")
+    return {o.statement.id: o for o in x2.verdict(records, "quick", checks=checks).statements}
+
+
+def test_verdict_on_records_that_carry_the_metrics():
+    o = _outcomes(_quick_records(_good))
+    assert all(x.outcome == "holds" for x in o.values())
+    # one Mamba seed without a flip direction (a [0,1]-like channel: score 1.5) and one drifting rotation
+    bad = _quick_records(lambda cell, seed: {"flip_score": 1.5} if cell == ("parity", "Mamba [-1,1]") and seed == 2
+                         else {"generator": 1.0, "drift": 0.004} if cell == ("Z3", "bilinear rotation") else
+                         _good(cell, seed))
+    v = x2.verdict(bad, "quick", checks=x2.checks("quick"))
+    failing = sorted(x.statement.id for x in v.statements if x.outcome == "fails")
+    assert failing == ["mamba-flip", "rotation-Z3-drift"]
+    assert v.word == "not reproduced"  # only ours are judged, and a failing "impossible" is never partly
+
+
+def test_runs_that_are_not_exact_solutions_are_left_out():
+    def values(cell, seed):
+        if cell == ("parity", "DeltaNet [-1,1]"):
+            return {"flip_score": float("nan")}  # no exact solution: nothing to judge
+        if cell == ("Z5", "bilinear full") and seed == 0:
+            return None  # diverged
+        return _good(cell, seed)
+
+    o = _outcomes(_quick_records(values))
+    assert o["deltanet-flip"].outcome == "not run" and "exact solution" in o["deltanet-flip"].reason
+    assert o["full-Z5-generator"].outcome == "holds" and (o["full-Z5-generator"].seeds,
+                                                           o["full-Z5-generator"].diverged) == (2, 1)
+
+
+def test_readings_become_metrics_only_for_exact_solutions():
+    base = {"task": "Z5", "model": "bilinear rotation", "exact": True, "error": "", "spectral": 0.3,
+            "generator": False, "drift": 0.002}
+    assert x2.metrics_of(base) == {"flip_score": pytest.approx(float("nan"), nan_ok=True), "drift": 0.002,
+                                   "generator": 0.0}
+    assert all(math.isnan(v) for v in x2.metrics_of({**base, "exact": False}).values())
+    assert all(math.isnan(v) for v in x2.metrics_of({**base, "error": "no checkpoint"}).values())
+    assert x2.metrics_of({**base, "task": "parity", "spectral": 0.05})["flip_score"] == 0.05
+
+
+def test_the_instrument_checks_hold_at_every_preset():
+    for preset in ("smoke", "quick"):
+        checks = x2.checks(preset)
+        assert len(checks) == 8 and all(c.passed for c in checks), [c for c in checks if not c.passed]
+    flip = {c.label: c.value for c in x2.checks("quick") if "parity automaton" in c.label or "[0,1]" in c.label}
+    assert sorted(flip.values()) == [0.0, 1.5]  # |0.5 − (−1)| for the channel that cannot flip
 
 
 def test_grid_reuses_the_source_claims_configurations():
@@ -226,8 +299,7 @@ def test_analyse_a_missing_checkpoint_is_named_not_raised():
     rec = load_or_run(_tiny_cfg(), "x2", device="cpu")  # no weights kept
     a = x2.analyse(rec)
     assert "no checkpoint" in a["error"] and math.isnan(a["spectral"])
-    (c,) = x2.checks([rec])
-    assert not c.passed
+    assert all(math.isnan(v) for v in x2.metrics_of({**a, "exact": True}).values())
 
 
 def test_a_hand_set_rotation_model_reads_as_a_solution():
@@ -238,7 +310,8 @@ def test_a_hand_set_rotation_model_reads_as_a_solution():
         model.transition.copy_(2 * math.pi * torch.arange(6.0) / 5)
     fake = {"key": "hand", "status": "ok", "config": cfg.to_dict(), "summary": {"ood_normalized": 1.0}}
     a = x2.analyse(fake, model)
-    assert a["spectral"] < 1e-6 and a["generator"] and a["j1"] == [1, 4]
+    assert a["spectral"] < 1e-6 and a["generator"] and a["j1"] == [1, 4] and a["drift"] < 1e-6
+    assert x2.metrics_of(a)["generator"] == 1.0
     turns = [r["turns"] for r in x2.rotation_turns(fake, model)]
     assert turns == pytest.approx([0, 1, 2, 3, 4], abs=1e-5)
     frame = x2.eigen_frame(fake, model)
