@@ -327,7 +327,7 @@ def statement_line(st: dict[str, Any]) -> str:
     def num(x):
         return "–" if x is None else f"{x:.3g}"
 
-    seeds = "" if st["seeds"] is None else f"  {st['seeds_pass']}/{st['seeds']} pass"
+    seeds = "" if st["seeds"] is None or st["seeds_pass"] is None else f"  {st['seeds_pass']}/{st['seeds']} pass"
     tail = f" ({st['reason']})" if st["reason"] else ""
     return (f"{st['id']:<28} {st['source'] + (' (ours)' if st['ours'] else ''):<22} {st['rule']:<30} "
             f"paper {num(st['paper'])}  ours {num(st['value'])}{seeds}: {st['outcome'].upper()}{tail}")

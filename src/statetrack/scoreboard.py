@@ -92,7 +92,7 @@ def scoreboard_markdown() -> str:
               "|---|---|---|---|---|---|---|---|---|"]
     for r in built:
         for st in r["statements"]:
-            seeds = "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']}"
+            seeds = "–" if st["seeds"] is None or st["seeds_pass"] is None else f"{st['seeds_pass']} of {st['seeds']}"
             outcome = st["outcome"] + (f": {st['reason']}" if st["reason"] else "")
             src = st["source"] + (" (ours)" if st["ours"] else "")
             lines.append(f"| {r['claim']} | {st['id']} | {src} | {st['kind']} | {st['rule']} | {_fmt(st['paper'])} | "

@@ -239,7 +239,7 @@ class Verdict:
         out = []
         for o in self.statements:
             d = o.to_dict()
-            seeds = "–" if d["seeds"] is None else f"{d['seeds_pass']} of {d['seeds']}"
+            seeds = "–" if d["seeds"] is None or d["seeds_pass"] is None else f"{d['seeds_pass']} of {d['seeds']}"
             out.append({"statement": d["id"], "paper's claim": d["text"], "source": d["source"] + (
                 " (ours)" if d["ours"] else ""), "kind": d["kind"], "rule": d["rule"],
                 "paper": "–" if d["paper"] is None else f"{d['paper']:.3g}",

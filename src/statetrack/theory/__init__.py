@@ -23,6 +23,7 @@ BL (bilinear state transitions):
 
 Both papers and their follow-ups:
 
+- ``letters``: the letters' facts x1 shows beside each task (do they commute, the longest cycle).
 - ``groups``: the order of the group a task's letters generate (closure of their permutations). bl5, x1.
 - ``predictions``: the class × task table of what one layer (and more) can track, each cell citing its theorem;
   the zoo's models mapped to their transition classes.
