@@ -1,31 +1,63 @@
-"""Claim ne2: the grid per preset, the verdict rules on fake records (a pass and a fail for each), the exact checks."""
+"""Claim ne2: the grid per preset, the statements on fake records (each can hold and fail, a diverged run, the verdict
+word), the impossibility bound against an exact binomial tail computed here, and the exact checks.
+
+The expectations are written out here: NE Thm 2's bound at the longest quick test length (length 500, 512 test
+sequences), the period-1/2 readout's 1/3 by brute force, the check groups by theorem.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
+from fractions import Fraction
 
 import pytest
 
 from helpers import fake_record
 from statetrack.claims import ne2
-from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
 
-
-GOOD = {"diagonal": 0.0, "rotation": 1.0, "mamba": 0.0, "deltanet1": 0.0, "deltanet2": 0.0}
-PASSING = [Check("exact", 0.0, "= 0", True)]
+# acc_at_max_len of a run at chance (a third) unless a test says otherwise; ood_normalized as in the records
+GOOD = {"diagonal": (0.0, 1 / 3), "rotation": (1.0, 1.0), "mamba": (0.0, 1 / 3), "deltanet1": (0.0, 1 / 3),
+        "deltanet2": (0.0, 1 / 3)}
+BOUND = 206 / 512  # Binomial(512, 1/3): the top of its central 99.9% interval (test_the_bound_is_the_binomial_tail)
 
 
 def _records(preset="quick", **scores):
-    values = {**GOOD, **scores}
-    return [fake_record(c, values[ne2.model_of({"config": c.to_dict()})]) for c in ne2.grid(preset)]
+    """A record of every run of ``preset``'s grid; ``scores[model]`` = (ood_normalized, acc_at_max_len), either may be a
+    callable of the run's config, or None for a diverged run."""
+    out = []
+    for c in ne2.grid(preset):
+        model = ne2.model_of({"config": c.to_dict()})
+        value = scores.get(model, GOOD[model])
+        if callable(value):
+            value = value(c)
+        if value is None:
+            out.append(fake_record(c, None))
+            continue
+        ood, at_max = value
+        out.append(fake_record(c, ood, summary={"id_normalized": 1.0, "acc_at_max_len": at_max}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def exact():
+    return ne2.checks("smoke")
+
+
+def _outcomes(v):
+    return {o.statement.id: o for o in v.statements}
+
+
+# ----------------------------------------------------------------------------- grids
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
 def test_grid_is_every_model_on_z3_with_unseen_test_lengths(preset):
     cfgs = ne2.grid(preset)
-    assert len(cfgs) == len({run_key(c) for c in cfgs})
+    assert len(cfgs) == len({run_key(c) for c in cfgs}) == 5 * {"smoke": 1, "quick": 3, "paper": 15}[preset]
     assert {ne2.model_of({"config": c.to_dict()}) for c in cfgs} == set(ne2.MODELS)
     for c in cfgs:
         assert (c.task.name, c.task.modulus, c.task.supervision) == ("modular_addition", 3, "every")
@@ -33,36 +65,123 @@ def test_grid_is_every_model_on_z3_with_unseen_test_lengths(preset):
         if c.model.name in ("mamba", "deltanet"):
             assert c.model.eig_range == "[-1,1]"  # negative eigenvalues allowed: still real
     assert {c.model.num_layers for c in cfgs if c.model.name == "deltanet"} == {1, 2}
+    assert {c.model.num_layers for c in cfgs if c.model.name == "mamba"} == {1}  # Thm 2 with one layer
     if preset == "quick":
         assert {c.model.d_model for c in cfgs if c.model.name == "bilinear" and c.model.variant == "rotation"} == {2}
+        assert {(c.eval.max_len, c.eval.num_seqs) for c in cfgs} == {(500, 512)}  # what the bound is computed for
+        assert sorted({c.seed for c in cfgs}) == [0, 1, 2]
 
 
 def test_grid_arguments():
     assert [c.seed for c in ne2.grid("quick", seeds=[4], models=["rotation"])] == [4]
     assert len(ne2.grid("quick", models=["diagonal"], lrs=[1e-2, 3e-3])) == 2 * 3
+    assert sorted({c.train.lr for c in ne2.grid("paper")}) == [1e-3, 3e-3, 1e-2]
     with pytest.raises(ConfigError, match="unknown model 'gru' for ne2"):
         ne2.grid("quick", models=["gru"])
     with pytest.raises(ConfigError, match="unknown preset 'fast'"):
         ne2.grid("fast")
 
 
-@pytest.mark.parametrize("scores,checks,expected", [
-    pytest.param({}, PASSING, True, id="all-pass"),
-    pytest.param(dict(diagonal=0.1, mamba=0.1, deltanet1=0.1, rotation=0.9), PASSING, True, id="at-thresholds"),
-    pytest.param(dict(diagonal=0.11), PASSING, False, id="real-diagonal-above-0.1"),
-    pytest.param(dict(diagonal=None), PASSING, False, id="real-diagonal-diverged"),
-    pytest.param(dict(mamba=0.2), PASSING, False, id="mamba-above-0.1"),
-    pytest.param(dict(deltanet1=0.5), PASSING, False, id="one-layer-deltanet-above-0.1"),
-    pytest.param(dict(rotation=0.89), PASSING, False, id="rotation-below-0.9"),
-    pytest.param(dict(rotation=None), PASSING, False, id="rotation-diverged"),
-    pytest.param(dict(deltanet2=0.5), PASSING, True, id="two-layer-deltanet-not-judged"),
-    pytest.param({}, PASSING + [Check("period", 0.5, "= 1/3", False)], False, id="exact-check-fails"),
-])
-def test_verdict_rules(scores, checks, expected):
-    v = ne2.verdict(_records(**scores), "quick", checks=checks)
-    assert v.reproduced is expected
-    shown = [r for r in v.rows if r.get("label") == ne2.NAMES["deltanet2"]]
-    assert shown and shown[0]["pass"] is None and shown[0]["rule"] == "shown, not judged"
+# ----------------------------------------------------------------------------- the bound
+
+
+def _upper_tail(n: int, p: Fraction, k: int) -> Fraction:
+    """P(X >= k) for X ~ Binomial(n, p), exactly."""
+    return sum((math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k, n + 1)), Fraction(0))
+
+
+def test_a_period_one_or_two_state_reads_a_third_of_k_mod_3():
+    # brute force: every readout of a state with period p over one joint period lcm(p, 3) of k
+    for p in (1, 2):
+        best = max(sum(g[k % p] == k % 3 for k in range(math.lcm(p, 3))) for g in itertools.product(range(3), repeat=p))
+        assert Fraction(best, math.lcm(p, 3)) == Fraction(1, 3)
+
+
+def test_the_bound_is_the_binomial_tail():
+    # the top of the central 99.9% interval: P(X >= 207) <= 0.0005 < P(X >= 206) for X ~ Binomial(512, 1/3)
+    third, tail = Fraction(1, 3), Fraction(5, 10_000)
+    assert _upper_tail(512, third, 207) <= tail < _upper_tail(512, third, 206)
+    assert ne2.ceiling(512) == BOUND
+    assert ne2.ceiling(2048) < BOUND  # the paper preset's larger test set: the quick bound is looser than needed
+
+
+def test_statements_are_thm2_per_model_our_rotation_and_four_exact_groups():
+    s = {x.id: x for x in ne2.statements()}
+    assert list(s) == ["diagonal-cannot-count", "mamba-cannot-count", "deltanet1-cannot-count", "rotation-counts",
+                       "thm2-one-layer", "thm2-two-layers", "thm3-rotation", "thm6-reflections"]
+    for m in ("diagonal", "mamba", "deltanet1"):
+        x = s[f"{m}-cannot-count"]
+        assert (x.kind, x.statistic, x.provenance, x.where) == ("impossible", "every", "paper text", {"model": m})
+        assert (x.rule.op, x.rule.threshold, x.rule.metric) == ("<=", BOUND, "acc_at_max_len")
+        assert x.judged_at() == ("quick", "paper")
+    rot = s["rotation-counts"]
+    assert (rot.kind, rot.statistic, rot.ours, rot.rule.op, rot.rule.threshold, rot.rule.metric) == (
+        "possible", "best", True, ">=", 0.9, "ood_normalized")
+    assert not any(x.where.get("model") == "deltanet2" for x in s.values())  # shown, not judged
+    assert ne2.HEADLINE == "diagonal-cannot-count"
+
+
+# ----------------------------------------------------------------------------- the verdict
+
+
+def test_all_statements_hold(exact):
+    v = ne2.verdict(_records(), "quick", checks=exact)
+    assert all(o.outcome == "holds" for o in v.statements), [o for o in v.statements if o.outcome != "holds"]
+    assert v.word == "reproduced" and v.reproduced
+    assert v.line == "ne2 verdict (quick): REPRODUCED: 7/7 of the paper's statements hold; ours 1/1"
+    labels = [r["label"] for r in v.rows if r["part"] == "trained"]
+    assert len(labels) == 5 and ne2.NAMES["deltanet2"] in labels  # the two-layer DeltaNet is in the cell table
+
+
+@pytest.mark.parametrize("model", ["diagonal", "mamba", "deltanet1"])
+def test_one_seed_above_the_bound_violates_the_theorem(exact, model):
+    scores = {model: lambda c: (0.0, 0.45 if c.seed == 1 else 1 / 3)}
+    v = ne2.verdict(_records(**scores), "quick", checks=exact)
+    o = _outcomes(v)[f"{model}-cannot-count"]
+    assert (o.outcome, o.seeds_pass, o.seeds, o.value) == ("fails", 2, 3, 0.45)
+    assert v.word == "not reproduced"  # a violated impossibility is never "partly"
+    assert [k for k, x in _outcomes(v).items() if x.outcome == "fails"] == [f"{model}-cannot-count"]
+
+
+def test_the_bound_itself_holds_and_the_mean_over_lengths_is_not_read(exact):
+    # at the bound exactly; a high score at the shorter test lengths (ood_normalized) is no evidence against Thm 2
+    v = ne2.verdict(_records(diagonal=(0.5, BOUND)), "quick", checks=exact)
+    assert _outcomes(v)["diagonal-cannot-count"].outcome == "holds"
+
+
+def test_a_diverged_run_is_left_out_of_an_impossibility(exact):
+    v = ne2.verdict(_records(mamba=lambda c: None if c.seed == 0 else (0.0, 0.3)), "quick", checks=exact)
+    o = _outcomes(v)["mamba-cannot-count"]
+    assert (o.outcome, o.diverged, o.seeds, o.seeds_pass) == ("holds", 1, 2, 2)
+    v = ne2.verdict(_records(mamba=None), "quick", checks=exact)
+    assert _outcomes(v)["mamba-cannot-count"].outcome == "not run"
+    assert v.word == "reproduced"  # the other six paper statements hold
+
+
+def test_rotation_is_best_of_seeds_and_counted_apart(exact):
+    one = ne2.verdict(_records(rotation=lambda c: (1.0 if c.seed == 2 else 0.09, 1 / 3)), "quick", checks=exact)
+    o = _outcomes(one)["rotation-counts"]
+    assert (o.outcome, o.seeds_pass, o.value) == ("holds", 1, 1.0)
+    none = ne2.verdict(_records(rotation=(0.89, 1 / 3)), "quick", checks=exact)
+    assert _outcomes(none)["rotation-counts"].outcome == "fails"
+    assert none.word == "reproduced"  # ours does not decide the paper's word
+    assert none.line.endswith("ours 0/1; failing: rotation-counts")
+    diverged = ne2.verdict(_records(rotation=lambda c: None if c.seed else (1.0, 1.0)), "quick", checks=exact)
+    assert _outcomes(diverged)["rotation-counts"].outcome == "holds"  # a diverged seed is a failing seed
+
+
+def test_a_failing_exact_check_fails_its_theorem(exact):
+    broken = [dataclasses.replace(c, passed=False) if c.label.startswith("Thm 6") else c for c in exact]
+    v = ne2.verdict(_records(), "quick", checks=broken)
+    assert [k for k, o in _outcomes(v).items() if o.outcome == "fails"] == ["thm6-reflections"]
+    assert v.word == "partly reproduced"
+
+
+def test_smoke_judges_the_exact_statements_only(exact):
+    v = ne2.verdict(_records("smoke"), "smoke", checks=exact)
+    judged = {k for k, o in _outcomes(v).items() if o.outcome != "not run"}
+    assert judged == {"thm2-one-layer", "thm2-two-layers", "thm3-rotation", "thm6-reflections"}
+    assert v.word == "reproduced"
 
 
 def test_paper_rows_are_the_secondary_bl_numbers_at_m3():
@@ -71,9 +190,14 @@ def test_paper_rows_are_the_secondary_bl_numbers_at_m3():
     assert all(r["paper_provenance"].startswith("secondary source") for r in rows.values())
 
 
-def test_exact_checks_hold_at_smoke():
-    checks = ne2.checks("smoke")
-    assert len(checks) == 9 and all(c.passed for c in checks), [c for c in checks if not c.passed]
+# ----------------------------------------------------------------------------- exact checks
+
+
+def test_exact_checks_hold_at_smoke_and_fall_into_the_four_groups(exact):
+    assert len(exact) == 9 and all(c.passed for c in exact), [c for c in exact if not c.passed]
+    v = ne2.verdict(_records(), "quick", checks=exact)
+    assert {k: o.seeds for k, o in _outcomes(v).items() if o.statement.kind == "exact"} == {
+        "thm2-one-layer": 2, "thm2-two-layers": 2, "thm3-rotation": 4, "thm6-reflections": 1}
 
 
 def _period_result(**changes):

@@ -21,20 +21,34 @@ one-layer DeltaNet [−1, 1] against [0, 1] (NE Fig. 4's swaps panel, 1 layer), 
 
 Presets (lengths count input tokens; "exact sizes" are the rollouts of ``checks``):
 
-| preset | trained models                              | train                                 | test     | seeds | exact sizes (products; swap rollout; adder rollout; cascade rollout) |
-|--------|---------------------------------------------|---------------------------------------|----------|-------|-----------------------------------------------------------------------|
-| smoke  | DeltaNet D=8, 2 heads                       | 10 steps, length 8                    | 9–16     | 1     | 200; 20 × 200; 50 × 500; 50 × 200                                     |
-| quick  | DeltaNet 1 layer, D=64, 4 heads, no conv,   | lr 2e-3, batch 128, length 32,        | 33–128   | 2     | 2,000; 1,000 × 1,000; 1,000 × 2,000; 1,000 × 1,000                    |
-|        | no MLP (book/recipes.md)                    | 500 steps                             |          |       |                                                                       |
-| paper  | as quick, D=128 with a 4× MLP (NE App. E.2) | lr 1e-4, batch 512, 312,500 steps     | 33–500   | 3     | 20,000; 1,000 × 10,000; 1,000 × 10,000; 1,000 × 10,000                |
+| preset | trained models                              | train                                 | test     | seeds              | exact sizes (products; swap rollout; adder rollout; cascade rollout) |
+|--------|---------------------------------------------|---------------------------------------|----------|--------------------|-----------------------------------------------------------------------|
+| smoke  | DeltaNet D=8, 2 heads                       | 10 steps, length 8                    | 9–16     | 1                  | 200; 20 × 200; 50 × 500; 50 × 200                                     |
+| quick  | DeltaNet 1 layer, D=64, 4 heads, no conv,   | lr 2e-3, batch 128, length 32,        | 33–128   | [−1,1]: 3, [0,1]: 2 | 2,000; 1,000 × 1,000; 1,000 × 2,000; 1,000 × 1,000                    |
+|        | no MLP (book/recipes.md)                    | 500 steps                             |          |                    |                                                                       |
+| paper  | as quick, D=128 with a 4× MLP (NE App. E.2) | lr 1e-4, batch 512, 312,500 steps     | 33–500   | 3                  | 20,000; 1,000 × 10,000; 1,000 × 10,000; 1,000 × 10,000                |
 
-Verdict rule. Exact: every check holds (see ``checks``). Trained, on every seed: DeltaNet [−1, 1]
-reaches normalized accuracy ≥ 0.9 on the test lengths (Thm 3: one GH factor per token represents
-every swap, so one layer can be exact); DeltaNet [0, 1] stays ≤ 0.5. The 0.5 is the theorem's
-ceiling, not a fit to our runs: the sign of the running permutation is the parity of the number of
-swaps, which a [0, 1] LRNN cannot track (NE Thm 1), so at long lengths a [0, 1] model that gets
-everything else right is still wrong on half of the answers (normalized (1/2 − 1/120)/(1 − 1/120)
-≈ 0.496). A diverged run has no accuracy and fails.
+Statements (``statements``):
+
+- ``neg-solves-swaps`` (NE Fig. 4, swaps panel, and Thm 3): one-layer DeltaNet [−1, 1] solves S5
+  restricted to swaps beyond its training length. Fig. 4 plots the best of 3 seeds' sequence accuracy
+  and the text says one layer solves it to length 500 (a plot: no number to transcribe, "solves" is
+  sequence accuracy 1); so the best seed's sequence accuracy at the longest test length (128 at quick,
+  500 at paper) must reach 1 − ``PAPER_TOLERANCE`` = 0.9.
+- ``pos-cannot-track-sign`` (NE Thm 1 on the permutation's sign; kind ``impossible``): one-layer
+  DeltaNet [0, 1] cannot track swaps at arbitrary length, because the sign of the running permutation
+  is the parity of the number of swaps, which Thm 1 forbids a [0, 1] LRNN. A model that holds nothing of
+  the sign is right on at most half of the answers (at length 500 the sign is a fair coin given
+  everything else), so at the longest test length every seed must stay ≤ ``ceiling(4096)`` = 2153/4096
+  ≈ 0.526, the top of Binomial(4096, 1/2)'s central 99.9% interval on the paper test set's 4,096
+  sequences. The theorem bounds no finite length, so the shorter test lengths are shown, not held to
+  it. Judged at paper only: at quick, three seeds of both ranges cost 2.2 CPU-minutes (20–25 s a run in
+  the committed records), over the 2.0 the quick preset allows this claim, so quick trains [0, 1] on
+  two seeds and shows them in the cell table.
+- Exact (``checks``, judged at every preset), one statement per result: ``prop1-norm`` (Prop 1.1),
+  ``prop1-spectra`` (Prop 1.3 and its contrast with β ∈ [0, 2]), ``prop1-factors`` (Prop 1.2, on S5's
+  swaps and in full), ``thm3-groups`` (Thm 3: the hand-set swap tracker, and Z3 as two reflections per
+  token in DeltaProduct), ``thm4-cascades`` (Thm 4), ``thm6-adders`` (Thm 6).
 
 Used in: notebooks/ne3_householder_products.md, ``statetrack verify``.
 """
@@ -47,7 +61,8 @@ from typing import Any
 import torch
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import Cell, Check, at_least, at_most, check_choice, check_seeds, expand, judge
+from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
+                                      check_choice, check_seeds, decide, expand)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -56,7 +71,8 @@ from statetrack.theory import householder as hh
 
 ID = "ne3"
 EIG_RANGES = ("[-1,1]", "[0,1]")
-PASS_NEG, PASS_POS = 0.9, 0.5  # thresholds on normalized test accuracy (see the module docstring)
+HEADLINE = "neg-solves-swaps"  # the scoreboard's statement
+LEVEL = 0.999  # the central interval of a coin-flip sign that the impossibility bound tops
 MODULI = (2, 3, 5, 10)  # Thm 6 is checked for these m
 
 _MODEL_FIELDS = {
@@ -77,7 +93,8 @@ _EVAL = {
     "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
     "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096),
 }
-_SEEDS = {"smoke": (0,), "quick": (0, 1), "paper": (0, 1, 2)}
+# quick: three seeds of [0,1] too would cost 2.2 CPU-minutes (the records' wall time), over the claim's 2.0
+_SEEDS = {"smoke": (0,), "quick": {"[-1,1]": (0, 1, 2), "[0,1]": (0, 1)}, "paper": (0, 1, 2)}
 # Exact parts: GH products per (n, k, β range); swap-tracker rollout (sequences, steps); adder rollout.
 SIZES = {
     "smoke": dict(samples=200, track=(20, 200), adder=(50, 500), cascade=(50, 200), factor=(range(2, 6), 8)),
@@ -87,7 +104,7 @@ SIZES = {
 }
 #: NE Thm 4's automata: Z3 with a reset letter, and a random 5-state automaton with letters of rank 4, 3, 2.
 AUTOMATA = (kr.z3_with_reset, kr.random_automaton)
-NAMES = {"[-1,1]": "DeltaNet [-1,1]", "[0,1]": "DeltaNet [0,1]"}
+NAMES = {eig: f"{MODEL_NAMES['deltanet']} {eig}" for eig in EIG_RANGES}
 
 
 def task():
@@ -100,15 +117,18 @@ def grid(preset: str, seeds: list[int] | None = None, eig_ranges: list[str] | No
 
     Args:
         preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
+        seeds: training seeds for every range (default: the preset's, per range at quick).
         eig_ranges: a subset of ``EIG_RANGES`` (default: both).
     """
     check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
     eig_ranges = check_choice(ID, "eig_range", eig_ranges, EIG_RANGES)
-    cells = [Cell(task(), model_config("deltanet", eig_range=eig, num_layers=1, **_MODEL_FIELDS[preset]),
-                  _TRAIN[preset], _EVAL[preset]) for eig in eig_ranges]
-    return expand(cells, seeds)
+    out = []
+    for eig in eig_ranges:
+        default = _SEEDS[preset][eig] if isinstance(_SEEDS[preset], dict) else _SEEDS[preset]
+        cell = Cell(task(), model_config("deltanet", eig_range=eig, num_layers=1, **_MODEL_FIELDS[preset]),
+                    _TRAIN[preset], _EVAL[preset])
+        out += expand([cell], check_seeds(seeds, default))
+    return out
 
 
 # ----------------------------------------------------------------------------- exact checks
@@ -137,18 +157,18 @@ def checks(preset: str) -> list[Check]:
     out.append(Check("Prop 1.1: every product (k = 1, 2, 3; β ∈ [0,1] and [0,2]) has ‖A‖₂ ≤ 1", norm, "≤ 1 + 1e-12",
                      norm <= 1 + 1e-12, f"{len(spec) * size['samples']} products; value = the largest norm"))
     rot = min(spec[(n, 2, 2.0)].frac_complex for n in (3, 4))
-    out.append(Check("β ∈ [0,2], k = 2 factors: complex eigenvalues (rotations) appear", rot, "> 0", rot > 0,
+    out.append(Check("Prop 1.3, contrast: β ∈ [0,2], k = 2 factors: complex eigenvalues (rotations) appear", rot, "> 0", rot > 0,
                      f"value = fraction of products with |Im λ| > {tol:g} (the smaller of n = 3, 4); with "
                      f"β ∈ [0,1] it is {max(spec[(n, 2, 1.0)].frac_complex for n in (3, 4)):.3g}"))
     single = max(spec[(n, 1, 2.0)].max_imag for n in (3, 4))
-    out.append(Check("one GH factor (DeltaNet), β ∈ [0,2]: every eigenvalue real", single, f"≤ {tol:g}", single <= tol,
+    out.append(Check("Prop 1.3, one factor: a GH matrix (DeltaNet), β ∈ [0,2], has real eigenvalues", single, f"≤ {tol:g}", single <= tol,
                      "value = the largest |Im λ|; one factor is a symmetric matrix"))
 
     sw = swap_check()
-    out.append(Check("each transposition of S5 (the task's ids) is I − 2vvᵀ, v = (e_i − e_j)/√2", sw["matches"],
+    out.append(Check("Prop 1.2 on S5: each transposition (the task's ids) is I − 2vvᵀ, v = (e_i − e_j)/√2", sw["matches"],
                      f"= {sw['swaps']}", sw["matches"] == sw["swaps"],
                      f"exact equality with the permutation matrix; {sw['swaps']} transpositions"))
-    out.append(Check("every S5 element is a product of ≤ 4 = n − 1 such reflections", sw["max_reflections"], "≤ 4",
+    out.append(Check("Prop 1.2 on S5: every element is a product of ≤ 4 = n − 1 such reflections", sw["max_reflections"], "≤ 4",
                      sw["max_reflections"] <= 4 and sw["products_exact"] == sw["elements"],
                      f"{sw['products_exact']}/{sw['elements']} elements rebuilt exactly from their reflections"))
 
@@ -170,7 +190,7 @@ def checks(preset: str) -> list[Check]:
                                             f"fp64 {r64.max_angle_error:.1e}"))
 
     dev = rotation_check()
-    out.append(Check("DeltaProduct n_h = 2, hand-set keys: eigenvalues e^{±2πi/3} (a rotation by 2π/3)", dev,
+    out.append(Check("Thm 3, Z3 as two reflections per token: DeltaProduct n_h = 2, hand-set keys, eigenvalues e^{±2πi/3}", dev,
                      "≤ 1e-6", dev <= 1e-6, "value = the largest |λ − e^{±2πi/3}| of the rotating pair (fp32 model)"))
     out += cascade_checks(*size["cascade"])
     return out
@@ -264,17 +284,69 @@ def rotation_check(theta: float = 2 * math.pi / 3) -> float:
     return float(max((ev - w).abs().min() for w in want))
 
 
-# ----------------------------------------------------------------------------- verdict
+# ----------------------------------------------------------------------------- statements and verdict
+
+
+def ceiling(num_seqs: int, level: float = LEVEL) -> float:
+    """The most accuracy at one length that a model holding nothing of the permutation's sign reaches on ``num_seqs``
+    independent random swap words: each answer is right with probability at most 1/2, so the top of
+    Binomial(num_seqs, 1/2)'s central ``level`` interval, over ``num_seqs``."""
+    from statetrack.theory.frozen_diagonal import binomial_interval
+
+    return binomial_interval(num_seqs, 0.5, level)[1] / num_seqs
+
+
+_EXACT = (  # id, the paper's result in our words, source, check labels
+    ("prop1-norm", "every product of GH matrices with β ∈ [0, 2] has norm at most 1", "NE Prop 1.1", "Prop 1.1*"),
+    ("prop1-spectra", "one GH factor has real eigenvalues; with β ∈ [0, 1] a product of at most two keeps them real "
+     "in [0, 1], while with β ∈ [0, 2] two factors already rotate", "NE Prop 1.3", "Prop 1.3*"),
+    ("prop1-factors", "a swap is one reflection and a permutation of n points at most n − 1; an orthogonal matrix is "
+     "n reflections and any matrix of norm ≤ 1 is 3n GH factors", "NE Prop 1.2", "Prop 1.2*"),
+    ("thm3-groups", "a one-layer LRNN of GH products tracks a group's word problem: one reflection per token for "
+     "S5's swaps, two (a rotation) for Z3", "NE Thm 3", "Thm 3*"),
+    ("thm4-cascades", "LRNNs whose transitions are products of GH factors recognise any regular language: a reset is "
+     "n GH factors with product 0, and permutation–reset cascades track automata that are not groups",
+     "NE Thm 4", "Thm 4*"),
+    ("thm6-adders", "two layers of reflections add mod m", "NE Thm 6", "Thm 6*"),
+)
+
+
+def statements() -> list[Statement]:
+    """ne3's statements: NE Fig. 4's one-layer DeltaNet [-1,1] on swaps, Thm 1's bound for [0,1], and the exact
+    checks grouped by proposition and theorem (see the module docstring)."""
+    n, length = _EVAL["paper"].num_seqs, _EVAL["paper"].max_len
+    bound = ceiling(n)
+    quick = len(_SEEDS["quick"]["[-1,1]"])
+    out = [
+        Statement("neg-solves-swaps", "one-layer DeltaNet [-1,1] solves S5 restricted to swaps beyond its training "
+                  "length", "NE Fig. 4 (swaps), Thm 3", "paper text", "possible", "best",
+                  at_least(1 - PAPER_TOLERANCE, "seq_acc_at_max_len"),
+                  f"Fig. 4 plots the best of 3 seeds' sequence accuracy and the text says one layer solves swaps to "
+                  f"length 500 (a plot: 'solves' is sequence accuracy 1); less the tolerance {PAPER_TOLERANCE:g}, "
+                  "at our longest test length", where={"eig_range": "[-1,1]"}),
+        Statement("pos-cannot-track-sign", "one-layer DeltaNet [0,1] cannot track S5 swaps at arbitrary length: the "
+                  "permutation's sign is the parity of the swaps", "NE Thm 1 (on the sign), Fig. 4", "paper text",
+                  "impossible", "every", at_most(bound, "acc_at_max_len"),
+                  f"a [0,1] state holds nothing of the parity at arbitrary length (Thm 1), and the sign is a fair coin "
+                  f"given everything else, so each answer at length {length} (the longest tested) is right with "
+                  f"probability ≤ 1/2: {round(bound * n)}/{n} = {bound:.3f} tops Binomial({n}, 1/2)'s central "
+                  f"{LEVEL:.1%} interval on the paper test set; the theorem bounds no shorter length",
+                  where={"eig_range": "[0,1]"}, presets=("paper",),
+                  not_run={"quick": f"{quick} seeds of both ranges cost 2.2 CPU-minutes (20–25 s a run in the "
+                           "committed records), over the 2.0 the quick preset allows this claim; quick trains [0,1] "
+                           "on two seeds, shown in the cell table"}),
+    ]
+    out += [Statement(i, text, source, "paper text", "exact", "value", at_least(1), "a construction run against "
+                      "ground truth: every check must hold", checks=pattern) for i, text, source, pattern in _EXACT]
+    return out
+
+
+def cell_of(r: dict[str, Any]) -> dict[str, Any]:
+    eig = r["config"]["model"]["eig_range"]
+    return {"model": NAMES[eig], "eig_range": eig}
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """Apply the ne3 rule: the trained runs (see the module docstring) and the exact checks (computed if not given)."""
+    """ne3's statements judged on the records of one preset's grid and the exact checks (computed if not given)."""
     exact = globals()["checks"](preset) if checks is None else checks
-
-    def cell_of(r):
-        return {"model": NAMES[r["config"]["model"]["eig_range"]], "eig_range": r["config"]["model"]["eig_range"]}
-
-    return judge(ID, preset, records, cell_of=cell_of,
-                 rule_of=lambda c: at_least(PASS_NEG) if c["eig_range"] == "[-1,1]" else at_most(PASS_POS),
-                 label_of=lambda c: c["model"], checks=exact,
-                 legend=f"([-1,1] >= {PASS_NEG:.2f}, [0,1] <= {PASS_POS:.2f}; exact checks must hold)")
+    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=lambda c: c["model"], checks=exact)
