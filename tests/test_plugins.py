@@ -199,10 +199,11 @@ def test_leaderboard_runs_the_plug_in_at_smoke(installed, tmp_path, capsys):
     assert [c["task"] for c in entry["row"]] == list(x1.TASKS)
     assert entry["plugin"]["version"] == VERSION and entry["cost"]["trained"] == 10
     for cell in entry["row"]:  # x1's prediction for the rotation row (complex_diagonal), cell by cell
-        p = x1.prediction("rotation", cell["task"], "smoke")
-        assert cell["theory"] == p.says and cell["rule"] == (str(p.rule) if p.rule else "shown, not judged")
+        p, s = x1.prediction("rotation", cell["task"], "smoke"), x1.statement_of("rotation", cell["task"])
+        assert cell["theory"] == p.says and cell["rule"] == (s.describe() if s else "shown, not judged")
         assert cell["seeds"] == 1 and cell["lr"] in (1e-2, 3e-3)
-        assert cell["agrees"] is (None if p.rule is None else p.rule.passes(cell["median"]))
+        # one seed at smoke: every statistic of the statement is that seed's score
+        assert cell["agrees"] is (None if s is None else s.rule.passes(cell["median"]))
     # The runs are in the store (the tests' scratch folder): a second call trains nothing.
     assert main(["leaderboard", "--model", "gated_rotation", "--preset", "smoke", "--json"]) == 0
     again = json.loads(capsys.readouterr().out)

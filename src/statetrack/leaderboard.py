@@ -6,7 +6,7 @@ The model's row is built the way x1 builds its fills: for each of x1's five colu
 column owner's recurrent reference cell (``x1._reference``: task, training and test settings, seeds and
 learning rates) with this model's config put in (``cells``). A model that declares a learning-rate grid
 (``Config.lrs``) is swept over it instead of the reference cell's rates; the rate with the best median
-is judged (``claims.common.judge``, as every claim does). The bilinear model takes the bilinear reference
+is judged by x1's statement for the cell (``claims.common.decide``, as every claim is). The bilinear model takes the bilinear reference
 cell, as x1's bilinear fills do.
 
 Each cell carries x1's prediction for the model's transition class (``prediction``): the class maps to the
@@ -195,23 +195,41 @@ def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] |
 # ----------------------------------------------------------------------------- the row
 
 
-def _verdict_cells(cfg: ModelConfig, records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
-    from statetrack.claims import x1
-    from statetrack.claims.common import judge
+def _statements(cfg: ModelConfig, preset: str) -> list[Any]:
+    """x1's statement for each column of the x1 row ``cfg``'s transition class maps to, re-aimed at this model's
+    runs and judged at ``preset``; a column x1 has no statement for is shown, not judged."""
+    from dataclasses import replace as copy
 
-    preds = {c: prediction(cfg, c, preset) for c in x1.TASKS}
-    v = judge(CLAIM, preset, records, cell_of=lambda r: {"task": x1.column_of(r["config"]["task"])},
-              rule_of=lambda c: preds[c["task"]].rule)
-    by_task = {r["task"]: r for r in v.rows if r.get("part") == "trained"}
+    from statetrack.claims import x1
+
+    cls, param = transition(cfg)
+    row = x1_row(cls, param, cfg.num_layers)
     out = []
     for column in x1.TASKS:
-        p, r = preds[column], by_task.get(column)
+        s = x1.statement_of(row, column) if row is not None else None
+        if s is not None:
+            out.append(copy(s, id=column, where={"task": column}, presets=(preset,), not_run={}))
+    return out
+
+
+def _verdict_cells(cfg: ModelConfig, records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    from statetrack.claims import x1
+    from statetrack.claims.common import decide
+
+    preds = {c: prediction(cfg, c, preset) for c in x1.TASKS}
+    v = decide(CLAIM, preset, records, _statements(cfg, preset),
+               cell_of=lambda r: {"task": x1.column_of(r["config"]["task"])})
+    by_task = {r["task"]: r for r in v.rows if r.get("part") == "trained"}
+    outcome = {o.statement.id: o for o in v.statements}
+    out = []
+    for column in x1.TASKS:
+        p, r, o = preds[column], by_task.get(column), outcome.get(column)
         out.append({"task": column, "task_name": x1.TASK_NAMES[column], "theory": p.says,
-                    "rule": str(p.rule) if p.rule else "shown, not judged", "why": p.why,
+                    "rule": o.statement.describe() if o else "shown, not judged", "why": p.why,
                     "median": r["ours_median"] if r else None, "min": r["ours_min"] if r else None,
                     "max": r["ours_max"] if r else None, "seeds": r["seeds"] if r else 0,
                     "lr": r["lr"] if r else None, "diverged": r["diverged"] if r else 0,
-                    "agrees": r["pass"] if r else None})
+                    "agrees": {"holds": True, "fails": False}.get(o.outcome) if o else None})
     return out
 
 

@@ -1,8 +1,9 @@
-"""Claims: one module per paper claim, each with its run grid per preset and its verdict rule.
+"""Claims: one module per paper claim, each with its run grid per preset and its table of statements.
 
-A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfig]`` and
-``verdict(records, preset) -> Verdict``, built from the shared helpers of ``claims.common`` (cells,
-``expand``, rules, ``judge``). A claim with exact, training-free parts (a theorem's construction run
+A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfig]``,
+``statements() -> list[Statement]``, ``cell_of(record) -> dict``, ``HEADLINE`` (the statement the
+scoreboard shows first) and ``verdict(records, preset, checks=None) -> Verdict``, built from the shared
+helpers of ``claims.common`` (cells, ``expand``, ``Statement``, ``from_paper``, ``decide``). A claim with exact, training-free parts (a theorem's construction run
 against ground truth) also provides ``checks(preset) -> list[Check]``; its ``verdict(records, preset,
 checks=None)`` computes them when not given, so a notebook that already displayed them passes them
 in and ``statetrack verify`` recomputes them (they take seconds). The notebooks and

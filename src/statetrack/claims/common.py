@@ -1,29 +1,36 @@
-"""What every claim module shares: argument checks, grid expansion, scores, per-run rules, verdicts, paper rows.
+"""What every claim module shares: argument checks, grid expansion, scores, statements, verdicts, paper rows.
 
-A claim module then reads as its table of settings plus its rule::
+A claim module reads as its table of settings plus its statements::
 
     def grid(preset, seeds=None):
         cells = [Cell(task, model, TRAIN[preset], EVAL[preset]) for model in ...]
         return expand(cells, check_seeds(seeds, SEEDS[preset]))
 
-    def verdict(records, preset):
-        return judge(ID, preset, records, cell_of=lambda r: {...}, rule_of=lambda cell: at_least(0.9))
+    def statements():
+        return [from_paper("mamba-neg-best", "Mamba [-1,1] learns parity", "NE Table 3", "possible", "best",
+                           1.0, where={"model": "Mamba", "eig_range": "[-1,1]"}), ...]
+
+    def verdict(records, preset, checks=None):
+        return decide(ID, preset, records, statements(), cell_of=cell_of, checks=checks or [])
 
 Vocabulary (one word per concept):
 
 - a *cell* is one setting of a claim's table (task × model × training), run once per seed and per
   learning rate;
-- a *score* is one number of a run's record summary (``ood_normalized`` unless a rule says
-  otherwise); a run that diverged or failed scores NaN, which fails every rule;
-- a *rule* is a threshold every run of a cell must meet (``at_least(0.9)``), or None for a cell that
-  is reported but not judged;
-- a *check* counts in the verdict like a run does: an exact, training-free computation (a hand-built
-  construction run against ground truth), or a comparison across runs (``Check(..., part="comparison")``).
+- a *score* is one number of a run's record summary (``ood_normalized`` unless a statement's rule names
+  another metric); a run that diverged or failed scores NaN;
+- a *statement* is one pre-registered sentence of a paper (or, marked *ours*, one of our
+  demonstrations): its kind, the cells it reads, the statistic over seeds, the rule and why
+  (``Statement``); judged at a preset it holds, fails or is not run (``Outcome``);
+- a *check* is an exact, training-free computation (a hand-built construction run against ground
+  truth) that an ``exact`` statement reads by its label;
+- a *verdict* is a claim's word at one preset (reproduced, partly reproduced, not reproduced, not run at
+  this preset) from its statements (``verdict_word``), with the cell table beside it.
 
 Learning rates follow the NE protocol (NE App. E.1.1): when a cell ran several, the rate with the
 best median score over seeds is kept and only its runs are judged.
 
-Used in: every module in ``statetrack.claims``.
+Used in: every module in ``statetrack.claims``; ``statetrack.leaderboard``.
 """
 
 from __future__ import annotations
@@ -169,13 +176,6 @@ class Rule:
             return False
         return value >= self.threshold if self.op == ">=" else value <= self.threshold
 
-    def weakest(self, values: Sequence[float]) -> float:
-        """The run closest to failing: the lowest score under ``>=``, the highest under ``<=``."""
-        valid = [v for v in values if v == v]
-        if not valid:
-            return float("nan")
-        return min(valid) if self.op == ">=" else max(valid)
-
     def __str__(self) -> str:
         return f"{'≥' if self.op == '>=' else '≤'} {self.threshold:g}"
 
@@ -273,78 +273,6 @@ class Verdict:
                                                             f"{'holds' if r['pass'] else 'fails'}"})
             out.append(row)
         return pd.DataFrame(out).set_index("what") if out else pd.DataFrame()
-
-
-def judge(claim: str, preset: str, records: Sequence[dict[str, Any]], *,
-          cell_of: Callable[[dict[str, Any]], dict[str, Any]],
-          rule_of: Callable[[dict[str, Any]], Rule | None],
-          label_of: Callable[[dict[str, Any]], str] | None = None,
-          paper_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-          checks: Sequence[Check] = (), legend: str = "", not_run: Sequence[dict[str, Any]] = ()):
-    """A claim's verdict: every judged run meets its cell's rule and every exact check holds.
-
-    Args:
-        claim, preset: for the verdict line.
-        records: the runs of one preset's grid.
-        cell_of: a record → the fields that name its cell, e.g. ``{"model": "Mamba", "eig_range": "[-1,1]"}``;
-            they become columns of the verdict table.
-        rule_of: a cell → its ``Rule``, or None for a cell that is shown but not judged.
-        label_of: a cell → a short row label (default: its values joined by spaces).
-        paper_of: a cell → the paper's numbers for it (keys such as ``paper_best``, ``paper_median``).
-        checks: exact checks that count in the verdict.
-        legend: appended to the verdict line, e.g. "([-1,1] >= 0.90, [0,1] <= 0.10)".
-        not_run: cells of the paper's table that this preset does not run (e.g. tasks beyond a CPU's
-            reach); each becomes a row "not run at this preset", neither a pass nor a fail. A cell may
-            carry a ``reason`` (the measured why), appended to that row's rule.
-    Returns:
-        A ``Verdict``: one row per cell (its selected learning rate, best/median/MAD/min/max and
-        weakest score over seeds, the paper's numbers, the rule and whether every run met it), then
-        one row per exact check.
-    """
-    cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
-    for r in records:
-        cell = cell_of(r)
-        cells.setdefault(tuple(cell.items()), (cell, []))[1].append(r)
-    rows, runs_ok, runs_total, diverged = [], 0, 0, 0
-    for cell, runs in cells.values():
-        rule = rule_of(cell)
-        metric = rule.metric if rule else DEFAULT_METRIC
-        lr, chosen = select_lr(runs, metric)
-        scores = [score(r, metric) for r in chosen]
-        agg = summary(scores)
-        ok = [rule.passes(s) for s in scores] if rule else []
-        runs_ok += sum(ok)
-        runs_total += len(ok)
-        diverged += sum(r["status"] != "ok" for r in chosen)
-        rows.append({
-            "part": "trained",
-            "label": label_of(cell) if label_of else " ".join(str(v) for v in cell.values()),
-            **cell,
-            **(paper_of(cell) if paper_of else {}),
-            **{f"ours_{k}": v for k, v in agg.items()},
-            "ours_weakest": rule.weakest(scores) if rule else float("nan"),
-            "seeds": len(scores),
-            "diverged": sum(r["status"] != "ok" for r in chosen),
-            "lr": lr,
-            "metric": metric,
-            "rule": str(rule) if rule else "shown, not judged",
-            "pass": all(ok) if rule else None,
-        })
-    for entry in not_run:
-        cell = {k: v for k, v in entry.items() if k != "reason"}
-        reason = entry.get("reason")
-        rows.append({"part": "not run", "label": label_of(cell) if label_of else " ".join(map(str, cell.values())),
-                     **cell, **(paper_of(cell) if paper_of else {}),
-                     "rule": "not run at this preset" + (f": {reason}" if reason else ""), "pass": None})
-    checks_ok = sum(c.passed for c in checks)
-    rows += [c.row() for c in checks]
-    reproduced = runs_ok == runs_total and checks_ok == len(checks) and runs_total + len(checks) > 0
-    word = "REPRODUCED" if reproduced else "NOT REPRODUCED"
-    line = f"{claim} verdict ({preset}): {word}: {runs_ok}/{runs_total} runs"
-    line += f" and {checks_ok}/{len(checks)} checks meet their rule" if checks else " meet their rule"
-    line += f" {legend}" if legend else ""
-    line += f"; {diverged} run(s) diverged or failed and count as failing" if diverged else ""
-    return Verdict(claim, preset, reproduced, line, rows, stale=any(r.get("stale") for r in records))
 
 
 # ----------------------------------------------------------------------------- statements
