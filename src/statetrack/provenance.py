@@ -245,6 +245,26 @@ def cpu_name() -> str:
     return f"{name} ({torch.get_num_threads()} threads)"
 
 
+def cpu_kind() -> dict[str, Any]:
+    """What decides fp32 rounding on a CPU beyond its name: family, model, stepping and the vector extensions
+    torch's kernels dispatch on (``torch.backends.cpu.get_cpu_capability``). Two "AMD EPYC" VMs of different
+    generations round differently, so a record names its CPU kind and two records agree only on the same one."""
+    out: dict[str, Any] = {"capability": torch.backends.cpu.get_cpu_capability()}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key in ("cpu family", "model", "stepping") and key not in out:
+                out[key.replace(" ", "_")] = value.strip()
+            if key == "flags":
+                flags = value.split()
+                out["avx512f"], out["avx2"] = "avx512f" in flags, "avx2" in flags
+                break
+    except OSError:
+        pass
+    return out
+
+
 def provenance(device: torch.device, cfg: RunConfig) -> dict[str, Any]:
     dirty = git("status", "--porcelain", "--untracked-files=no", "--", "src")
     return {
@@ -258,6 +278,7 @@ def provenance(device: torch.device, cfg: RunConfig) -> dict[str, Any]:
         "device": str(device),
         "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name(),
         "threads": torch.get_num_threads(),
+        **({"cpu_kind": cpu_kind()} if device.type == "cpu" else {}),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         **({"plugin": plugin} if (plugin := plugin_provenance(cfg)) else {}),  # a model from outside the package
     }

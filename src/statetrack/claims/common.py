@@ -597,6 +597,8 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     line = f"{claim} verdict ({preset}): {word.upper()}: {paper['held']}/{paper['judged']} of the paper's statements hold"
     if ours["total"]:
         line += f"; ours {ours['held']}/{ours['judged']}"
+    if not paper["judged"] and ours["judged"]:
+        line += " (no statement of the paper's is judged at this preset: the word is ours)"
     failing = [o.statement.id for o in outcomes if o.outcome == "fails"]
     line += f"; failing: {', '.join(failing)}" if failing else ""
     skipped = paper["not_run"] + ours["not_run"]
