@@ -96,8 +96,8 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
 
     claim = get_claim(claim_id)
     s = next(x for x in claim.statements() if x.id == statement_id)
-    checks = _checks(claim_id, preset)
     if s.kind == "exact":
+        checks = _checks(claim_id, preset)
         mine = [c for c in checks if __import__("fnmatch").fnmatchcase(c.label, s.checks)]
         assert mine, f"DEFECT {claim_id}.{s.id}: no check of {preset} matches {s.checks!r}"
         records = _records(claim, preset, lambda cell, m: 0.5)
@@ -118,7 +118,7 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
             return _side(s, good) if matches(cell, s.where) else 0.5
         return f
 
-    checks = [Check(c.label, c.value, c.rule, True, c.detail, c.part) for c in checks]
+    checks = [Check("contract: not an exact statement", 1.0, "", True)]  # a trained statement reads no check
     held = _outcome(claim, preset, _records(claim, preset, value_of(True)), s.id, checks)
     failed = _outcome(claim, preset, _records(claim, preset, value_of(False)), s.id, checks)
     assert held.outcome == "holds", f"{claim_id}.{s.id} cannot hold at {preset}: {held}"

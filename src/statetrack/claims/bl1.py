@@ -41,8 +41,8 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, at_most,
-                                      check_lrs, check_seeds, decide, expand, from_paper, paper_lookup)
+from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, at_most, check_lrs,
+                                      check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -148,7 +148,6 @@ def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     ]
 
 
-_exact_checks = checks  # ``verdict``'s argument is also called ``checks``
 
 
 def paper_rows() -> dict[int, dict[str, Any]]:
@@ -191,7 +190,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl1's statements judged on the records of one preset's grid and the exact checks (computed if None)."""
-    exact = _exact_checks(preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
                   label_of=lambda c: f"full bilinear, FSM {c['states']} states",

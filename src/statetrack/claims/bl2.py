@@ -55,7 +55,8 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, expand, from_paper, matches, paper_lookup)
+                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, matches,
+                                      paper_lookup)
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -305,7 +306,7 @@ def checks(preset: str) -> list[Check]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl2's statements judged on the records of one preset's grid and the exact checks (computed if None)."""
-    exact = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     ran = {(c["model"], c["m"]) for c in map(cell_of, records)} or None
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,

@@ -56,7 +56,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, expand, from_paper, paper_lookup)
+                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
 from statetrack.models import model_config
@@ -268,12 +268,11 @@ def checks(preset: str, part: list[dict[str, Any]] | None = None) -> list[Check]
     return out
 
 
-_exact_checks = checks  # ``verdict``'s argument is also called ``checks``
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl3's statements judged on the records of one preset's grid and the exact checks (computed if None)."""
-    exact = _exact_checks(preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     ran = {tuple(cell_of(r).values()) for r in records} or None
     return decide(ID, preset, records, statements(), cell_of=cell_of,

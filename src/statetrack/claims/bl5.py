@@ -60,7 +60,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (BL_PAPER_LRS, PAPER_TOLERANCE, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, expand, from_paper, paper_lookup)
+                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -298,7 +298,7 @@ def checks(preset: str) -> list[Check]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl5's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
-    exact = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     tasks = sorted({cell_of(r)["task"] for r in records})
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of, paper_of=paper_of,
                   checks=exact, not_run=not_run(preset, tasks))

@@ -49,7 +49,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, check_choice, check_lrs, check_seeds, decide, expand)
+                                      at_most, check_choice, check_lrs, check_seeds, decide, exact_checks, expand)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -187,10 +187,9 @@ def checks(preset: str, part: list | None = None) -> list[Check]:
             for r in part]
 
 
-_exact_checks = checks  # ``verdict``'s argument is also called ``checks``
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl6's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
-    exact = _exact_checks(preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of, checks=exact)

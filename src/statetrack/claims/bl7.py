@@ -49,7 +49,8 @@ import torch
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
-                                      check_choice, check_lrs, check_seeds, decide, expand, from_paper, paper_lookup)
+                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
+                                      paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
 from statetrack.models import make_model, model_config
@@ -236,7 +237,7 @@ def checks(preset: str) -> list[Check]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl7's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
-    exact = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
                   paper_of=lambda c: paper.get((c["task"], c["model"]), {}), checks=exact)

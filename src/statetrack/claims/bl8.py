@@ -42,7 +42,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (Cell, Check, Statement, at_least, at_most, check_lrs, check_seeds, decide,
-                                      expand, from_paper, paper_lookup)
+                                      exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -130,7 +130,6 @@ def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
     return out
 
 
-_exact_checks = checks  # ``verdict``'s argument is also called ``checks``
 
 
 def paper_rows() -> dict[str, dict[str, Any]]:
@@ -172,7 +171,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl8's statements judged on the trained contrast's records and the exact checks (computed if None)."""
-    exact = _exact_checks(preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
                   label_of=lambda c: f"diagonal bilinear trained end to end, H={c['H']}",

@@ -495,6 +495,14 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
                    diverged=diverged, cells=labels)
 
 
+def exact_checks(module: str, preset: str, given: Sequence[Check] | None) -> list[Check]:
+    """A claim's exact checks at ``preset``: ``given`` (a page that already computed them), else computed by the
+    claim module's ``checks`` (``verdict``'s own argument is called ``checks`` too, hence the module by name)."""
+    import importlib
+
+    return list(given) if given is not None else list(importlib.import_module(module).checks(preset))
+
+
 def with_metric(records: Sequence[dict[str, Any]], name: str, fn: Callable[[dict[str, Any]], float]
                 ) -> list[dict[str, Any]]:
     """Copies of ``records`` whose summary carries ``name`` = ``fn(record)`` (e.g. sequence accuracy at one length

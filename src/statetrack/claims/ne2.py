@@ -74,7 +74,7 @@ import torch
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
-                                      check_choice, check_lrs, check_seeds, decide, expand, paper_lookup)
+                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
@@ -321,7 +321,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """ne2's statements judged on the records of one preset's grid and the exact checks (computed if not given)."""
-    exact = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=lambda c: NAMES[c["model"]],
                   paper_of=lambda c: paper.get(c["model"], {}), checks=exact)

@@ -62,7 +62,7 @@ import torch
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
-                                      check_choice, check_seeds, decide, expand)
+                                      check_choice, check_seeds, decide, exact_checks, expand)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -348,5 +348,5 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """ne3's statements judged on the records of one preset's grid and the exact checks (computed if not given)."""
-    exact = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=lambda c: c["model"], checks=exact)

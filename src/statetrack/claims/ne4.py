@@ -52,7 +52,7 @@ from typing import Any
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims import ne1
 from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, expand, from_paper, paper_lookup)
+                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -275,7 +275,6 @@ def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     ]
 
 
-_exact_checks = checks  # ``verdict``'s argument is also called ``checks``
 
 WORDS = {"× 4": (3, "×", 4), "+ 1": (1, "+", 1), "× 2": (1, "×", 2)}  # name → (first digit, op, repeated digit)
 
@@ -351,7 +350,7 @@ def statements() -> list[Statement]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """ne4's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
-    exact = _exact_checks(preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     present = {tuple(cell_of(r).items()) for r in records}
     reasons = NOT_RUN_REASON.get(preset, {})

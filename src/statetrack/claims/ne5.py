@@ -55,7 +55,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
-                                      check_choice, check_seeds, decide, expand, with_metric)
+                                      check_choice, check_seeds, decide, exact_checks, expand, with_metric)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -304,7 +304,7 @@ def checks(preset: str) -> list[Check]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """ne5's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
-    exact = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     return decide(ID, preset, with_metrics(records, preset), statements(), cell_of=cell_of, label_of=label_of,
                   checks=exact, not_run=not_run(records, NOT_RUN_QUICK if preset == "quick" else None))
 

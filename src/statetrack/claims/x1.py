@@ -71,7 +71,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Check, Rule, Statement, at_least, at_most,
-                                      check_choice, check_seeds, decide, from_paper)
+                                      check_choice, check_seeds, decide, exact_checks, from_paper)
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
 
@@ -502,7 +502,7 @@ def checks(preset: str) -> list[Check]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """x1's statements judged on the records of one preset's grid and its exact checks."""
-    exact = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     records = [r for r in records if None not in cell_of(r).values()]
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of, checks=exact,

@@ -60,7 +60,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds, decide,
-                                      with_metric)
+                                      exact_checks, with_metric)
 from statetrack.config import RunConfig
 
 ID = "x2"
@@ -327,9 +327,9 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
             readings: list[dict[str, Any]] | None = None) -> Verdict:
     """x2's statements on the exact solutions among one preset's records (read from their weights unless the records
     carry the metrics or ``readings`` are given) and the instrument's checks."""
-    exact_checks = globals()["checks"](preset) if checks is None else checks
+    exact = exact_checks(__name__, preset, checks)
     v = decide(ID, preset, with_readings(records, readings), statements(), cell_of=cell_of, label_of=label,
-               checks=exact_checks)
+               checks=exact)
     for o in v.statements:  # the protocol's reason names diverged runs; here they are the runs not exact
         if o.reason == "every run it reads diverged":
             o.reason = "no run of this cell is an exact solution (accuracy 1 at every test length) or diverged"
