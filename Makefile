@@ -6,7 +6,7 @@ PRESET ?= quick
 IDS    ?=
 WORKERS ?= 2
 
-.PHONY: venv book test reproduce verify assets browser clean
+.PHONY: venv book test test-book reproduce verify assets browser clean
 
 venv: $(VENV)/.installed
 
@@ -35,9 +35,13 @@ book: venv
 	env -u MPLBACKEND $(BIN)/statetrack reproduce $(IDS) --preset $(PRESET) --workers $(WORKERS)
 	env -u MPLBACKEND $(BIN)/statetrack book
 
-# Unit tests, every notebook at the smoke preset under papermill, the book build and the browser test.
+# The unit tests (every module, every claim's statements, the CLI, the store), two pytest workers: under five minutes on 2 cores.
 test: venv
-	env -u MPLBACKEND $(BIN)/python -m pytest
+	env -u MPLBACKEND $(BIN)/python -m pytest -n 2 -m "not slow and not notebooks and not book"
+
+# Every notebook at the smoke preset under papermill, the book build and the browser test (CI runs both).
+test-book: venv
+	env -u MPLBACKEND $(BIN)/python -m pytest -m "not slow and (notebooks or book)"
 
 # Rerun claims (e.g. `make reproduce PRESET=paper IDS=ne1` on a GPU box).
 reproduce: venv
