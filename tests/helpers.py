@@ -47,3 +47,13 @@ def fake_record(cfg, value: float | None, status: str | None = None, *, summary:
             values = [(at or {}).get(n, value) for n in lengths]
             rec["by_length"] = {"length": lengths, "acc": values, "seq_acc": list(values)}
     return {**rec, **fields}
+
+
+def outcomes(verdict) -> dict:
+    """A verdict's statements by id → their outcome ("holds", "fails" or "not run")."""
+    return {o.statement.id: o.outcome for o in verdict.statements}
+
+
+def outcome_objects(verdict) -> dict:
+    """A verdict's statements by id → their ``Outcome`` (value, seeds passing, reason)."""
+    return {o.statement.id: o for o in verdict.statements}

@@ -6,7 +6,7 @@ The expectations are written out here: BL's random-FSM number for the full model
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl1
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -24,9 +24,6 @@ def _verdict(scores, checks=None, preset="quick"):
     recs = [fake_record(c, s) for c, s in zip(bl1.grid(preset), scores)]
     return bl1.verdict(recs, preset, checks=_checks() if checks is None else checks)
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_grid_is_the_calibrated_permutation_machine():

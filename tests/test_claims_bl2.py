@@ -6,7 +6,7 @@ out here: the paper's number per cell, and the threshold it implies with the tol
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl2
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -41,9 +41,6 @@ def _records(change=None, preset="quick"):
         out.append(fake_record(c, value(c.seed) if callable(value) else value))
     return out
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_quick_grid_is_the_eight_cells_at_three_seeds():

@@ -6,7 +6,7 @@ out here: full bilinear 1.00 and LSTM 0.00 at 25 states, LSTM 0.09 at 50, each w
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl3
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -27,9 +27,6 @@ def _records(change=None):
         out.append(fake_record(c, value(c.seed) if callable(value) else value))
     return out
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_quick_grid_is_three_cells_at_three_seeds_and_leaves_bl1s_cell_to_bl1():

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl4
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -25,9 +25,6 @@ def _records(preset, scores):
         out.append(fake_record(c, value(c.seed) if callable(value) else value))
     return out
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_grid_is_per_step_arithmetic():

@@ -4,7 +4,7 @@ not results) and tampered exact parts."""
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl5
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -35,9 +35,6 @@ def _records(change=None, preset="quick"):
         out.append(fake_record(c, value(c.seed) if callable(value) else value))
     return out
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 # ----------------------------------------------------------------------------- grid

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl8
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -27,9 +27,6 @@ def _verdict(scores, checks=None, preset="quick"):
     recs = [fake_record(c, s) for c, s in zip(bl8.grid(preset), scores)]
     return bl8.verdict(recs, preset, checks=_checks() if checks is None else checks)
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne1
 from statetrack.config import ConfigError
 from statetrack.results import run_key
@@ -101,9 +101,6 @@ def test_bad_arguments_are_named(kwargs, needle):
 
 # ----------------------------------------------------------------------------- the rule
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_statements_are_ne_tables_3_and_5_with_the_tolerance():

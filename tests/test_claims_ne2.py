@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne2
 from statetrack.config import ConfigError
 from statetrack.results import run_key
@@ -46,9 +46,6 @@ def _records(preset="quick", **scores):
 def exact():
     return ne2.checks("smoke")
 
-
-def _outcomes(v):
-    return {o.statement.id: o for o in v.statements}
 
 
 # ----------------------------------------------------------------------------- grids

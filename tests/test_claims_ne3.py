@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 import torch
 
-from helpers import fake_record
+from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne3
 from statetrack.config import ConfigError
 from statetrack.results import run_key
@@ -42,9 +42,6 @@ def _records(preset="quick", neg=(1.0, 1.0), pos=(0.0, 0.0)):
 def exact():
     return ne3.checks("smoke")
 
-
-def _outcomes(v):
-    return {o.statement.id: o for o in v.statements}
 
 
 # ----------------------------------------------------------------------------- grids

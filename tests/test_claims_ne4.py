@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne1, ne4
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -108,9 +108,6 @@ def test_statements_are_tables_3_and_5_with_the_tolerance():
     exact = {s.id: s for s in ne4.statements() if s.kind == "exact"}
     assert set(exact) == {"automaton", "word-spectra"} and all(s.ours for s in exact.values())
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def _quick(**changes):

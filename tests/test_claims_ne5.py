@@ -3,7 +3,7 @@ and App. E.2, written out in ``_paper_good``) and failed by a violating record s
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne3, ne5
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -41,9 +41,6 @@ def _quick(neg: float | None, pos: float | None, neg_at=None, seeds=None) -> lis
         out.append(_rec(c, value, neg_at if cell["eig_range"] == "[-1,1]" and mine else None))
     return out
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_statements_read_the_plot_with_the_tolerance():

@@ -3,7 +3,7 @@ written out in ``_fig8``) and failed by a violating record set; the thresholds w
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne6
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
@@ -18,9 +18,6 @@ def _records(preset, value_of):
     return [fake_record(c, value_of(ne6.cell_of({"config": c.to_dict()})), summary={"chance": 1 / 60}, by_length=True)
             for c in ne6.grid(preset)]
 
-
-def _outcomes(v):
-    return {o.statement.id: o.outcome for o in v.statements}
 
 
 def test_grid_sizes_and_lengths():

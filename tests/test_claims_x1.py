@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import x1
 from statetrack.config import ConfigError
 from statetrack.results import run_key
@@ -67,9 +67,6 @@ def _cell(cfg):
 def _records(cfgs, score=lambda cell, cfg: 0.5):
     return [fake_record(c, score(_cell(c), c), claim="x1") for c in cfgs]
 
-
-def _outcomes(v):
-    return {o.statement.id: o for o in v.statements}
 
 
 # ----------------------------------------------------------------------------- the grid
