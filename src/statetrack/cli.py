@@ -260,7 +260,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     scratch_for_smoke(args.preset)  # smoke never writes into data/results
     if args.dry_run:
-        items = plan(args.ids, args.preset)
+        items = plan(args.ids, args.preset, args.pilot)
         dev = resolve_device(args.device).type if args.executor != "slurm" else "cuda"
         rows = dry_run(items, dev, stale=args.stale)
         if args.json:
@@ -283,7 +283,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
              "array": args.array_parallelism, "log_folder": args.log_folder}
     counts = sweep(args.ids, args.preset, executor=args.executor, workers=args.workers, device=args.device,
                    slurm=slurm, progress=not args.json, confirm_long=args.confirm_long, stale=args.stale,
-                   force=args.force, ignore_memory=args.ignore_memory)
+                   force=args.force, ignore_memory=args.ignore_memory, pilot=args.pilot)
     print(json.dumps(counts) if args.json else
           f"sweep done: {counts['trained']} trained, {counts['done']} already recorded, {counts['busy']} in progress "
           f"elsewhere, {counts['failed']} failed, of {counts['total']}")
@@ -457,6 +457,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--device", default="auto")
     s.add_argument("--dry-run", action="store_true", help="print the grid and its estimated cost; run nothing")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
+    s.add_argument("--pilot", action="store_true",
+                   help="run the claims' recorded pilots (pilot_grid, seeds 100 and up) instead of their grids")
     s.add_argument("--stale", action="store_true",
                    help="also retrain runs whose record is stale (made by other code than the code here)")
     s.add_argument("--force", action="store_true",

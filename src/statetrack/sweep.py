@@ -51,15 +51,30 @@ class Item:
     cfg: RunConfig
 
 
-def plan(ids: Sequence[str], preset: str) -> list[Item]:
-    """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order."""
+def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
+    """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order; with
+    ``pilot``, the runs of their recorded pilots instead (``pilot_grid``, seeds 100 and up; ``ids`` must name claims
+    that have one, and ``preset`` must be the pilots' own)."""
     from statetrack.claims import check_preset, get_claim, select
 
     check_preset(preset)
     ids = select(ids)
     for i in ids:
         get_claim(i)  # names an unknown or unbuilt claim before anything runs
-    return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]
+    if not pilot:
+        return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]
+    with_pilots = [i for i in select(["all"]) if hasattr(get_claim(i), "pilot_grid")]
+    items = []
+    for i in ids:
+        if i not in with_pilots:
+            raise ConfigError(f"{i} has no recorded pilots; --pilot is allowed for: {', '.join(with_pilots)}")
+        cfgs = get_claim(i).pilot_grid()
+        presets = {getattr(get_claim(i), "PILOT_PRESET", "quick")}
+        if preset not in presets:
+            raise ConfigError(f"--preset {preset} is not allowed with --pilot for {i}: its pilots are at "
+                              f"{', '.join(sorted(presets))}")
+        items += [Item(i, cfg) for cfg in cfgs]
+    return items
 
 
 def _keeps_weights(claim: str) -> bool:
@@ -213,8 +228,9 @@ def _devices(device: str, workers: int) -> list[str]:
 
 def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int = 1, device: str = "auto",
           slurm: dict[str, Any] | None = None, progress: bool = True, confirm_long: bool = False,
-          stale: bool = False, force: bool = False, log=print, ignore_memory: bool = False) -> dict[str, int]:
-    """Run every missing run of the claims' grids (every stale one too with ``stale``, every one with ``force``,
+          stale: bool = False, force: bool = False, log=print, ignore_memory: bool = False,
+          pilot: bool = False) -> dict[str, int]:
+    """Run every missing run of the claims' grids (their recorded pilots with ``pilot``) (every stale one too with ``stale``, every one with ``force``,
     each once: ``results.forcing``); returns counts of trained, done, busy and failed runs. Each missing run's
     estimated memory is checked against this machine's device (``claims.preflight``) unless ``ignore_memory``
     or the runs go to Slurm (whose nodes are not this machine)."""
@@ -225,7 +241,7 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
         raise ConfigError(f"unknown executor {executor!r}; allowed: {', '.join(EXECUTORS)}")
     if not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"--workers {workers!r} is not allowed: it must be an integer >= 1")
-    items = plan(ids, preset)
+    items = plan(ids, preset, pilot)
     for claim in dict.fromkeys(it.claim for it in items):  # records, folder and device checked first
         preflight(claim, preset, device=device, confirm_long=confirm_long or executor == "slurm",
                   ignore_memory=ignore_memory or executor == "slurm")

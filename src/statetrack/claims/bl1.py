@@ -95,6 +95,38 @@ def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = 
     return expand([cell], seeds, lrs)
 
 
+PILOT_PRESET = "paper"
+PILOT_SEEDS = (100,)  # never a verdict seed
+PILOT_LR = 1e-4  # the middle of BL_PAPER_LRS
+#: One change at a time from the paper cell, over what BL leaves open: name → (task, model, train) fields changed.
+PILOT_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
+    "paper cell": ({}, {}, {}),
+    "every letter a permutation": ({"num_permutation_letters": 10}, {}, {}),
+    "normalized at test only": ({}, {"normalize": "inference"}, {}),
+    "learned input embedding": ({}, {"input": "embedding"}, {}),
+    "constant learning rate": ({}, {}, {"min_lr_ratio": 1.0}),
+    "label at the end only": ({"supervision": "final"}, {}, {}),
+}
+
+
+def pilot_grid() -> list[RunConfig]:
+    """The recorded pilots on why the paper cell fails at length 500: ``PILOT_CHANGES`` applied one at a time to
+    the paper preset's cell, at ``PILOT_LR``, on ``PILOT_SEEDS``."""
+    from dataclasses import replace
+
+    base = grid("paper", seeds=list(PILOT_SEEDS), lrs=[PILOT_LR])[0]
+    return [replace(base, task=replace(base.task, **t), model=replace(base.model, **m), train=replace(base.train, **tr))
+            for t, m, tr in PILOT_CHANGES.values()]
+
+
+def pilot_change(record: dict[str, Any]) -> str:
+    """The ``PILOT_CHANGES`` name of a pilot record."""
+    from statetrack.results import run_key
+
+    keys = {run_key(c): name for c, name in zip(pilot_grid(), PILOT_CHANGES)}
+    return keys[record["key"]]
+
+
 def exact_part(preset: str) -> dict[str, Any]:
     """The exact computations behind ``checks``: construction tracking, scale invariance, additive contrast.
 
