@@ -83,3 +83,24 @@ def test_verify_without_records(capsys, planned_claim):
     assert main(["verify", "--json"]) == 0
     rows = {r["claim"]: r["status"] for r in json.loads(capsys.readouterr().out)}
     assert rows["ne1"] == "not run" and rows[planned_claim] == "planned"
+
+
+def test_verify_names_claims_and_refuses_an_unknown_one(capsys):
+    assert main(["verify", "ne1", "bl8", "--json"]) == 0
+    assert [r["claim"] for r in json.loads(capsys.readouterr().out)] == ["ne1", "bl8"]
+    assert main(["verify", "ne9"]) == 2
+    assert "unknown claim id 'ne9'" in capsys.readouterr().err
+
+
+def test_scoreboard_counts_the_paper_presets_recorded_runs(monkeypatch):
+    from helpers import fake_record
+
+    from statetrack import results
+    from statetrack.claims import bl8
+    from statetrack.scoreboard import paper_preset
+
+    paper = list(dict.fromkeys(bl8.grid("paper")))
+    assert paper_preset("bl8", "quick") == {"status": "not run", "recorded": 0, "runs": len(paper)}
+    monkeypatch.setattr(results, "load_records", lambda grid: [fake_record(c, 1.0) for c in grid if c == paper[0]])
+    assert paper_preset("bl8", "quick") == {"status": "not run", "recorded": 1, "runs": len(paper)}
+    assert paper_preset("bl8", "paper") == {"status": "shown"}

@@ -7,7 +7,7 @@
               [--device D] [--confirm-long] [--workers N] [-p NAME VALUE ...] [--ignore-memory]
     statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
               [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--force] [--partition ... --time ...]
-    statetrack verify [--json] [--preset P]                paper number, ours, preset, verdict per claim
+    statetrack verify [IDS ...] [--json] [--preset P]      paper number, ours, preset, verdict per claim
     statetrack leaderboard --model M --preset P            one model (a plug-in too) on x1's board, judged by theory
               [--set model.k=v ...] [--device D] [--json] [--out FILE] [--force]
     statetrack book                                        build the HTML book from executed notebooks
@@ -291,7 +291,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from statetrack.claims import CLAIMS, check_preset, verify_claim
+    from statetrack.claims import CLAIMS, all_verdicts, check_preset, get_claim, select, verify_claim
 
     if args.preset:
         from statetrack.results import scratch_for_smoke
@@ -299,15 +299,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
         check_preset(args.preset)
         scratch_for_smoke(args.preset)  # smoke records live in the scratch folder
     out = []
+    wanted = {get_claim(i).ID for i in select(args.ids)} if args.ids and args.ids != ["all"] else None
     for c in CLAIMS.values():
+        if wanted is not None and c.id not in wanted:
+            continue
         if not c.notebook:
             out.append({"claim": c.id, "status": "planned", "title": c.title})
             continue
         v = verify_claim(c.id, args.preset)
         if v is None:
             out.append({"claim": c.id, "status": "not run", "title": c.title})
-        else:
-            out.append({"status": "verified", "title": c.title, **v.to_dict()})
+            continue
+        out.append({"status": "verified", "title": c.title, **v.to_dict()})
+        paper = all_verdicts(c.id, ["paper"]).get("paper") if not args.preset and v.preset != "paper" else None
+        if paper is not None:  # the paper preset beside the one shown, where all its runs are recorded
+            out[-1]["paper"] = paper.to_dict()
     if args.json:
         print(json.dumps(out, indent=1))
         return 0
@@ -316,9 +322,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if o["status"] != "verified":
             print(f"      {o['status']}")
             continue
-        print(f"      {o['line']}" + ("  [STALE: the code changed since these runs]" if o["stale"] else ""))
-        for st in o["statements"]:
-            print("      " + statement_line(st))
+        for v in (o, o.get("paper")):
+            if v is None:
+                continue
+            print(f"      {v['line']}" + ("  [STALE: the code changed since these runs]" if v["stale"] else ""))
+            for st in v["statements"]:
+                print("      " + statement_line(st))
     return 0
 
 
@@ -473,6 +482,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_sweep)
 
     s = sub.add_parser("verify", help="the paper's number, ours, the preset and the verdict for every claim")
+    s.add_argument("ids", nargs="*", help="claim ids, or all (default: all)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--preset", choices=PRESETS)
     s.set_defaults(fn=cmd_verify)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statetrack.claims import CLAIMS, Verdict, get_claim, verify_claim
+from statetrack.claims import CLAIMS, Verdict, all_verdicts, get_claim, recorded, verify_claim
+
 
 def _fmt(x: Any) -> str:
     return "–" if x is None or x != x else f"{x:.3f}"
@@ -60,25 +61,48 @@ def rows() -> list[dict[str, Any]]:
         out.append({**row, "status": v.word, "preset": v.preset, **headline(v, getattr(get_claim(c.id), "HEADLINE", None)),
                     "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
                     "statements": [o.to_dict() for o in v.statements], "line": v.line.split(": ", 1)[1],
-                    "stale": v.stale})
+                    "stale": v.stale, "paper_preset": paper_preset(c.id, v.preset)})
     return out
+
+
+def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
+    """The paper preset beside the shown one: its verdict word and tallies where its grid has every record, else
+    how many of its runs are recorded."""
+    from statetrack.claims.common import tally
+
+    if shown == "paper":
+        return {"status": "shown"}
+    v = all_verdicts(claim_id, ["paper"]).get("paper")
+    if v is None:
+        done, total = recorded(claim_id, "paper")
+        return {"status": "not run", "recorded": done, "runs": total}
+    return {"status": v.word, "paper_statements": tally(v.statements, False), "stale": v.stale,
+            "statements": [o.to_dict() for o in v.statements]}
+
+
+def _paper_cell(p: dict[str, Any]) -> str:
+    if p["status"] == "shown":
+        return "(shown)"
+    if p["status"] == "not run":
+        return f"not run ({p['recorded']} of {p['runs']} runs)" if p["recorded"] else "not run"
+    return f"**{p['status']}** ({_tally(p['paper_statements'])})" + (" (stale)" if p["stale"] else "")
 
 
 def scoreboard_markdown() -> str:
     """The scoreboard as MyST: one compact row per claim (verdict word, the paper's statements held / judged,
     ours apart), then, folded, every statement with the seeds that pass."""
-    lines = ["| claim | source | verdict | paper's statements held | ours held | preset |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| claim | source | verdict | paper's statements held | ours held | preset | paper preset |",
+             "|---|---|---|---|---|---|---|"]
     table = rows()
     for r in table:
         name = f"{{ref}}`{r['claim']} <{r['claim']}>`" if r["built"] else r["claim"]
         if "preset" not in r:
-            lines.append(f"| {name} | {r['paper']} {r['source']} | {r['status']} | – | – | – |")
+            lines.append(f"| {name} | {r['paper']} {r['source']} | {r['status']} | – | – | – | – |")
             continue
         word = f"**{r['status']}**" + (" (stale: made by older code)" if r["stale"] else "")
         ours = _tally(r["our_statements"]) if r["our_statements"]["total"] else "–"
         lines.append(f"| {name} | {r['paper']} {r['source']} | {word} | {_tally(r['paper_statements'])} | {ours} | "
-                     f"`{r['preset']}` |")
+                     f"`{r['preset']}` | {_paper_cell(r['paper_preset'])} |")
     built = [r for r in table if r["built"] and "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "partly reproduced", "not reproduced",
                                                                 "not run at this preset")}
@@ -86,12 +110,14 @@ def scoreboard_markdown() -> str:
         f"{n} {w}" for w, n in count.items() if n) + ". A claim is *reproduced* when every statement of the paper's "
         "judged at its preset holds, *partly reproduced* when some do, *not reproduced* when none does or a "
         "theorem's impossibility is violated; statements that are our own demonstrations are counted apart (ours). "
+        "The last column judges the same statements on the paper preset's runs where all of them are recorded. "
         "Generated from the run records when this book was built (`statetrack verify --json`).", ""]
     lines += [":::{dropdown} Every statement, with the seeds that pass", "",
               "| claim | statement | source | kind | rule | paper | ours | seeds passing | outcome |",
               "|---|---|---|---|---|---|---|---|---|"]
     for r in built:
-        for st in r["statements"]:
+        extra = r["paper_preset"].get("statements", [])
+        for st in r["statements"] + [dict(st, id=f"{st['id']} (paper)") for st in extra if st["outcome"] != "not run"]:
             seeds = "–" if st["seeds"] is None or st["seeds_pass"] is None else f"{st['seeds_pass']} of {st['seeds']}"
             outcome = st["outcome"] + (f": {st['reason']}" if st["reason"] else "")
             src = st["source"] + (" (ours)" if st["ours"] else "")

@@ -20,6 +20,7 @@ Used in: every notebook and ``statetrack verify`` / ``reproduce``.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -285,16 +286,31 @@ def holders(preset: str) -> dict[str, list[str]]:
 
 
 def verify_claim(claim_id: str, preset: str | None = None) -> Verdict | None:
-    """The verdict from stored records at ``preset`` (or the most thorough preset whose grid is complete).
+    """The verdict from stored records at ``preset``; without one, at the first of quick, paper and smoke whose
+    default grid has every record. None when no such preset."""
+    verdicts = all_verdicts(claim_id, [check_preset(preset)] if preset else ["quick", "paper", "smoke"], first=True)
+    return next(iter(verdicts.values()), None)
 
-    Returns None when no preset's default grid has every record.
-    """
+
+def all_verdicts(claim_id: str, presets: Sequence[str] = ("quick", "paper"), first: bool = False) -> dict[str, Verdict]:
+    """Preset → the verdict from stored records, for each of ``presets`` whose default grid has every record (only
+    the first such with ``first``); a failed record counts as failing."""
     from statetrack.results import load_records
 
-    claim = get_claim(claim_id)
-    for p in ([check_preset(preset)] if preset else ["paper", "quick", "smoke"]):
+    claim, out = get_claim(claim_id), {}
+    for p in presets:
         grid = claim.grid(p)
-        records = load_records(grid)  # those that exist, in grid order (a failed one counts as failing)
+        records = load_records(grid)  # those that exist, in grid order
         if len(records) == len(grid):
-            return claim.verdict(records, p)
-    return None
+            out[p] = claim.verdict(records, p)
+            if first:
+                break
+    return out
+
+
+def recorded(claim_id: str, preset: str) -> tuple[int, int]:
+    """(runs of the default grid at ``preset`` with a record, runs in it), each run key counted once."""
+    from statetrack.results import load_records
+
+    grid = list(dict.fromkeys(get_claim(claim_id).grid(check_preset(preset))))
+    return len(load_records(grid)), len(grid)
