@@ -1,37 +1,10 @@
 """Claim bl8 (BL Prop. 3): a frozen random real-diagonal network with a trained linear readout learns parity from two examples.
 
-The claim is about a network that is *not* trained, so its main part is exact: seeded draws of
-w_0, w_1 ~ N(0, 1)^H, h_T in log space, a logistic readout fitted on two words, success = test
-accuracy ≥ 0.99 on random words of length 500 (``theory.frozen_diagonal``). Each draw's success is
-compared with the proof's prediction, draw by draw and as a rate. A small recorded part trains the
-same architecture end to end through ``fit()`` (the package's diagonal ``bilinear`` model, every
-weight trained on thousands of words), the contrast the two-example result is measured against.
-
-Statements (``statements``; BL's wording and the rate 1 − 2^{−H} come from secondary sources). The exact
-part's settings (sign features unless said; rates derived in ``theory.frozen_diagonal``), each an exact
-statement whose tolerance is the central 99.9% binomial interval of the draws at the predicted rate:
-
-| setting                        | train words | test length | predicted success          | statement (checks)                             |
-|--------------------------------|-------------|-------------|----------------------------|------------------------------------------------|
-| main                           | '00', '01'  | 500 (even)  | 1 − 2^{−H}                 | ``frozen-rate``, BL Prop. 3 (``frozen H=*``)   |
-| trap: length parity, odd test  | '0', '1'    | 501 (odd)   | 1 − 2^{−H}                 | ``length-trap``, ours (``length trap: *``)      |
-| trap: length parity, even test | '0', '1'    | 500 (even)  | P(#A > #B) < 1/2           | ``length-trap``, ours                           |
-| trap: normalized features      | '00', '01'  | 500         | ≤ about 1/2 (one dominant unit) | ``normalized-trap``, ours: at most the interval's top for p = 1/2 |
-
-``per-draw`` (exact, ours): each draw succeeds exactly when the proof's condition holds (agreement 1).
-``trained-contrast`` (possible): the diagonal model trained end to end, best of seeds at length 500 ≥ BL's
-real-diagonal number on parity (m = 2: 1.00) − ``PAPER_TOLERANCE``; best because BL reports the best of
-three learning rates; a diverged seed counts as failing.
-
-Presets:
-
-| preset | H                     | draws per H | test words | test length | trained contrast (diagonal bilinear, every weight trained)   | seeds |
-|--------|-----------------------|-------------|------------|-------------|--------------------------------------------------------------|-------|
-| smoke  | 1, 2, 8               | 20          | 64         | 100 / 101   | H = 4, 10 steps × 8, lengths 2–10, test 20                    | 1     |
-| quick  | 1, 2, 4, 8, 16, 32    | 100         | 256        | 500 / 501   | H = 8, lr 1e-2, 300 steps × 128, lengths 2–10, test 500       | 3     |
-| paper  | 1, 2, …, 64           | 1,000       | 1,024      | 500 / 501   | H = 16, lr 1e-3, 100k steps × 64, lengths 2–10, test 500      | 3     |
-
-The exact part takes about 2 s at quick and runs again in ``statetrack verify``.
+The network is *not* trained, so the main part is exact (``theory.frozen_diagonal``): seeded draws of w_0, w_1 ~
+N(0, 1)^H, a logistic readout fitted on two words, success = test accuracy ≥ 0.99; each draw's success is compared
+with the proof's prediction, draw by draw and as a rate within the central 99.9% binomial interval of the draws.
+BL's wording and the rate 1 − 2^{−H} come from secondary sources. The recorded part is the contrast: the same
+architecture (the package's diagonal ``bilinear`` model) with every weight trained end to end on thousands of words.
 
 Used in: notebooks/bl8_frozen_random_diagonal_parity.md, ``statetrack verify``.
 """
@@ -56,7 +29,8 @@ HS = {"smoke": (1, 2, 8), "quick": (1, 2, 4, 8, 16, 32), "paper": (1, 2, 4, 8, 1
 DRAWS = {"smoke": 20, "quick": 100, "paper": 1000}
 TEST_WORDS = {"smoke": 64, "quick": 256, "paper": 1024}
 TEST_LEN = {"smoke": 100, "quick": 500, "paper": 500}  # even; the odd-length trap tests at TEST_LEN + 1
-#: setting → (train words, test length offset, features)
+#: setting → (train words, test length offset, features); predicted success: 1 − 2^−H for "main" and "odd test",
+#: P(#A > #B) < 1/2 for "even test", at most about 1/2 (one dominant unit) for "normalized"
 SETTINGS = {
     "main": (("00", "01"), 0, "sign"),
     "odd test": (("0", "1"), 1, "sign"),
@@ -65,32 +39,24 @@ SETTINGS = {
 }
 
 _WIDTH = {"smoke": 4, "quick": 8, "paper": 16}
-_TRAIN = {
+TRAIN = {  # the trained contrast's recipe, lengths 2–10 (bl6 trains its cells with it too)
     "smoke": TrainConfig(num_steps=10, batch_size=8, lr=1e-2, warmup_steps=2, min_len=2, max_len=10, log_every=1),
     "quick": TrainConfig(num_steps=300, batch_size=128, lr=1e-2, warmup_steps=15, min_len=2, max_len=10),
     "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
                          min_len=2, max_len=10, eval_every=5000, log_every=100),
 }
-_EVAL = {
-    "smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),
-    "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),
-    "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024),
-}
+EVAL = {"smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),
+        "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),
+        "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024)}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 
 
 def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
-    """The recorded part of bl8 at ``preset``: the diagonal bilinear model trained end to end on parity, × seed.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
-        lrs: learning rates (default: the preset's).
-    """
+    """The recorded part of bl8 at ``preset``: the diagonal bilinear model trained end to end on parity, × seed."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     cell = Cell(task_config("parity"), model_config("bilinear", variant="diagonal", d_model=_WIDTH[preset]),
-                _TRAIN[preset], _EVAL[preset])
+                TRAIN[preset], EVAL[preset])
     return expand([cell], seeds, check_lrs(lrs))
 
 
@@ -105,18 +71,14 @@ def exact_part(preset: str) -> dict[str, list]:
 
 
 def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
-    """The exact checks of bl8 at ``preset`` (see the module docstring); ``part`` reuses ``exact_part``'s output."""
+    """bl8's exact checks (about 2 s at quick); ``part`` reuses ``exact_part``'s output."""
     from statetrack.theory.frozen_diagonal import binomial_interval
 
     part = part or exact_part(preset)
     n = DRAWS[preset]
-    out = []
-    for r in part["main"]:
-        lo, hi = r.interval
-        out.append(Check(f"frozen H={r.H}: success", r.rate, f"in [{lo / n:.2f}, {hi / n:.2f}]", bool(r.within),
-                         f"predicted 1 - 2^-H = {r.predicted:.4f}; {n} draws"))
-    sign_rows = [r for name in ("main", "odd test", "even test") for r in part[name]]
-    agree = min(r.agreement for r in sign_rows)
+    out = [Check(f"frozen H={r.H}: success", r.rate, f"in [{r.interval[0] / n:.2f}, {r.interval[1] / n:.2f}]",
+                 bool(r.within), f"predicted 1 - 2^-H = {r.predicted:.4f}; {n} draws") for r in part["main"]]
+    agree = min(r.agreement for name in ("main", "odd test", "even test") for r in part[name])
     out.append(Check("per draw: success = proof's test", agree, "= 1", agree == 1.0,
                      "main and both length-parity traps, every H and draw"))
     for name, what in (("odd test", "'0','1' -> odd T"), ("even test", "'0','1' -> even T")):
@@ -130,8 +92,6 @@ def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
     return out
 
 
-
-
 def paper_rows() -> dict[str, dict[str, Any]]:
     """BL's real-diagonal (block size 1) number on parity (modular addition, m = 2; secondary source), by model."""
     def key(row):
@@ -140,25 +100,26 @@ def paper_rows() -> dict[str, dict[str, Any]]:
     return paper_lookup({"bl_modular_addition": "best"}, key)
 
 
-def statements() -> list[Statement]:
-    """bl8's statements: the frozen network's predicted rates (BL Prop. 3; the traps and the per-draw test are
-    ours) and the trained contrast against BL's real-diagonal parity number."""
-    def exact(id, text, source, provenance, rule, why, checks):
-        return Statement(id, text, source, provenance, "exact", "value", rule, why, checks=checks)
+def _exact(id, text, source, provenance, rule, why, checks) -> Statement:
+    return Statement(id, text, source, provenance, "exact", "value", rule, why, checks=checks)
 
+
+def statements() -> list[Statement]:
+    """The frozen network's predicted rates (BL Prop. 3; the traps and the per-draw test are ours) and the trained
+    contrast against BL's real-diagonal parity number."""
     ours = "ours (from the proof of BL Prop. 3)"
     return [
-        exact("frozen-rate", "A frozen random real-diagonal RNN with a linear readout fitted on two words learns "
-              "parity at any length, with probability 1 − 2^−H", "BL Prop. 3", "secondary source", at_least(1.0),
-              "the rate 1 − 2^−H at every H, within the 99.9% binomial interval of the draws", "frozen H=*"),
-        exact("per-draw", "A draw succeeds exactly when the proof's condition holds (an informative unit)", ours,
-              "ours", at_least(1.0), "the proof decides each draw: agreement must be 1", "per draw: *"),
-        exact("length-trap", "Trained on '0','1' the rate is 1 − 2^−H at odd test lengths and below 1/2 at even "
-              "ones", ours, "ours", at_least(1.0), "the rates derived for both length parities, within their "
-              "99.9% intervals", "length trap: *"),
-        exact("normalized-trap", "With normalized features h/|h| the success rate does not grow with H", ours,
-              "ours", at_most(0.5), "at most the top of the 99.9% interval for p = 1/2 (one dominant unit)",
-              "normalized trap: *"),
+        _exact("frozen-rate", "A frozen random real-diagonal RNN with a linear readout fitted on two words learns "
+               "parity at any length, with probability 1 − 2^−H", "BL Prop. 3", "secondary source", at_least(1.0),
+               "the rate 1 − 2^−H at every H, within the 99.9% binomial interval of the draws", "frozen H=*"),
+        _exact("per-draw", "A draw succeeds exactly when the proof's condition holds (an informative unit)", ours,
+               "ours", at_least(1.0), "the proof decides each draw: agreement must be 1", "per draw: *"),
+        _exact("length-trap", "Trained on '0','1' the rate is 1 − 2^−H at odd test lengths and below 1/2 at even "
+               "ones", ours, "ours", at_least(1.0), "the rates derived for both length parities, within their "
+               "99.9% intervals", "length trap: *"),
+        _exact("normalized-trap", "With normalized features h/|h| the success rate does not grow with H", ours,
+               "ours", at_most(0.5), "at most the top of the 99.9% interval for p = 1/2 (one dominant unit)",
+               "normalized trap: *"),
         from_paper("trained-contrast", "The real-diagonal bilinear RNN trained end to end learns parity at length "
                    "500", "BL modular-addition table (m = 2)", "possible", "best", paper_rows()[MODEL]["paper_best"],
                    {"model": MODEL}, provenance="secondary source"),
@@ -170,7 +131,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl8's statements judged on the trained contrast's records and the exact checks (computed if None)."""
+    """bl8's statements judged on the trained contrast's records and the exact checks (computed when None)."""
     exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
