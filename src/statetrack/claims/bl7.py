@@ -1,40 +1,11 @@
 """Claim bl7 (BL Prop 2): a shared eigenbasis forces commuting transitions, so such models learn Z_m but not S3.
 
-If A_x = P D_x P⁻¹ with one P for every input x (the bilinear "rotation" variant, R2, is a complex
-diagonal; "diagonal" a real one), all transitions commute and the state after a word depends only
-on its token counts. Z_m is abelian, so counts suffice; the S3 word problem is not, so they do not.
-
-Trained part: a label after every token, training lengths 2–10, test lengths 11–500 (the score is
-the mean normalized accuracy over them):
-
-| preset | runs (Z5: modular addition mod 5; S3: its word problem)                | train                 | seeds |
-|--------|-------------------------------------------------------------------------|-----------------------|-------|
-| smoke  | Z5 and S3: rotation H=2, full H=4; S3: diagonal H=4                     | 10 steps, batch 8     | 1     |
-| quick  | Z5 and S3: rotation H=2 (lr 1e-2, 1000 steps), full H=32 (500 steps);   | batch 128, lr 3e-3    | 3     |
-|        | S3: rotation H=64 and diagonal H=64 (1000 steps)                        | unless stated         |       |
-| paper  | as quick, full H=64; lrs {1e-2, 3e-3, 1e-3}                             | 20k steps, batch 256  | 5     |
-
-Statements (``statements``):
-
-- ``rotation-Z5``, ``full-Z5``: the R2 and the full bilinear model learn modular addition mod 5 (BL
-  mod-addition table, m = 5: 1.00 each, secondary source). BL reports the best of three learning
-  rates; we judge the best run against 1.00 − ``PAPER_TOLERANCE`` = 0.9. Our score is the mean
-  normalized accuracy over lengths 11–500, BL's the accuracy at 500.
-- ``commuting-S3`` (headline, kind ``impossible``): BL Prop 2, a shared eigenbasis forces commuting
-  transitions, so the rotation models (one block and 32) and the real diagonal see only token
-  counts on S3. Every run must stay at or below the count-only ceiling at the first test length
-  (11), normalized: no count-based predictor does better at any test length, because the ceiling
-  never rises with the length. The ceiling, not "≤ 0.1", because a commuting model can learn the
-  sign of the permutation from the counts (a product of ±1 per token) and so reach 1/3 raw
-  accuracy, 0.2 normalized, at every length. A diverged run is no evidence either way: left out,
-  reported.
-- ``full-S3`` (ours): the full model learns S3 (BL Prop 1 builds it exactly; BL reports no S3
-  number): the best run ≥ 1 − the tolerance.
-- exact (``checks``, ``theory.commuting``): ``shared-eigenbasis-commutes`` (Prop 2 on the package's
-  rotation and diagonal models: commutators and ‖h(ab) − h(ba)‖ ≤ 1e-12 in fp64, random inits);
-  ours: ``full-does-not-commute`` (the full model's smallest commutator > 0.01) and ``s3-counts``
-  (S3 has non-commuting pairs; the ceiling, by dynamic programming over token counts, is below 1
-  from length 2 on and never rises).
+If A_x = P D_x P⁻¹ with one P for every input x (the bilinear "rotation" variant, R2, is a complex diagonal;
+"diagonal" a real one), all transitions commute and the state after a word depends only on its token counts: Z_m
+is abelian, so counts suffice; the S3 word problem is not. Trained: a label after every token, train lengths 2–10,
+scored by the mean normalized accuracy over test lengths 11–500 (BL's number is the accuracy at 500); the
+commuting models on S3 are bounded by the exact count-only ceiling. Exact (``theory.commuting``): commutators of
+the package's models in fp64, S3's non-commuting pairs, and the ceiling by dynamic programming over token counts.
 
 Used in: notebooks/bl7_shared_eigenbasis_forces_commutativity.md, ``statetrack verify``.
 """
@@ -64,32 +35,23 @@ HEADLINE = "commuting-S3"  # the scoreboard's statement
 COMMUTING = ("rotation", "rotation_wide", "diagonal")
 NAMES = {**{m: MODEL_NAMES[m] for m in ("rotation", "diagonal", "full")}, "rotation_wide": "R2, wide (32 blocks)"}
 
-_RUNS = {  # preset → the (task, model) pairs run
-    "smoke": [("Z5", "rotation"), ("Z5", "full"), ("S3", "rotation"), ("S3", "diagonal"), ("S3", "full")],
-    "quick": [("Z5", "rotation"), ("Z5", "full"), ("S3", "rotation"), ("S3", "rotation_wide"), ("S3", "diagonal"),
-              ("S3", "full")],
-}
-_RUNS["paper"] = _RUNS["quick"]
-_WIDTH = {  # preset → model → d_model (H)
-    "smoke": {"rotation": 2, "rotation_wide": 4, "diagonal": 4, "full": 4},
-    "quick": {"rotation": 2, "rotation_wide": 64, "diagonal": 64, "full": 32},
-    "paper": {"rotation": 2, "rotation_wide": 64, "diagonal": 64, "full": 64},
-}
+_RUNS = {"quick": [("Z5", "rotation"), ("Z5", "full")] + [("S3", m) for m in MODELS]}  # preset → (task, model) pairs
+_RUNS["paper"], _RUNS["smoke"] = _RUNS["quick"], [r for r in _RUNS["quick"] if r[1] != "rotation_wide"]
+_WIDTH = {"smoke": {**dict.fromkeys(MODELS, 4), "rotation": 2},  # preset → model → d_model (H)
+          "quick": {"rotation": 2, "rotation_wide": 64, "diagonal": 64, "full": 32}}
+_WIDTH["paper"] = {**_WIDTH["quick"], "full": 64}
 _BASE = TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, weight_decay=0.01, grad_clip=1.0,
                     min_len=2, max_len=10, eval_every=0)
-_PAPER = replace(_BASE, num_steps=20_000, batch_size=256, warmup_steps=1000, eval_every=2000, log_every=100)
 _TRAIN = {  # preset → model → training settings
-    "smoke": dict.fromkeys(MODELS, TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2,
-                                               max_len=10, log_every=1)),
+    "smoke": dict.fromkeys(MODELS, replace(_BASE, num_steps=10, batch_size=8, warmup_steps=2, log_every=1)),
     "quick": {"rotation": replace(_BASE, lr=1e-2), "rotation_wide": _BASE, "diagonal": _BASE,
               "full": replace(_BASE, num_steps=500)},
-    "paper": dict.fromkeys(MODELS, _PAPER),
+    "paper": dict.fromkeys(MODELS, replace(_BASE, num_steps=20_000, batch_size=256, warmup_steps=1000,
+                                           eval_every=2000, log_every=100)),
 }
-_EVAL = {
-    "smoke": EvalConfig(min_len=11, max_len=40, num_seqs=32),
-    "quick": EvalConfig(min_len=11, max_len=500, num_seqs=512),
-    "paper": EvalConfig(min_len=11, max_len=500, num_seqs=2048),
-}
+_EVAL = {"smoke": EvalConfig(min_len=11, max_len=40, num_seqs=32),
+         "quick": EvalConfig(min_len=11, max_len=500, num_seqs=512),
+         "paper": EvalConfig(min_len=11, max_len=500, num_seqs=2048)}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2, 3, 4)}
 CEILING_LEN = {"smoke": 12, "quick": 24, "paper": 30}  # lengths of the exact count-only ceiling
 
@@ -105,14 +67,7 @@ def _model(name: str, preset: str):
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          lrs: list[float] | None = None) -> list[RunConfig]:
-    """Every run of bl7 at ``preset``: (task, model) × learning rate × seed.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
-        models: a subset of ``MODELS`` (default: all); each runs on the tasks the preset pairs it with.
-        lrs: learning rates (default: each model's at the preset; the paper preset sweeps ``PAPER_LRS``).
-    """
+    """Every run of bl7 at ``preset``: (task, model) × learning rate × seed; the paper preset sweeps ``PAPER_LRS``."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = check_choice(ID, "model", models, MODELS)
@@ -123,11 +78,14 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
 
 
 def cell_of(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's cell: its task (Z5 or S3) and model (a ``MODELS`` name)."""
     cfg = record["config"]
     m = cfg["model"]
     model = m["variant"] if m["variant"] != "rotation" or m["d_model"] == 2 else "rotation_wide"
     return {"task": "Z5" if cfg["task"]["name"] == "modular_addition" else "S3", "model": model}
+
+
+def label_of(cell: dict[str, Any]) -> str:
+    return f"{NAMES[cell['model']]} on {cell['task']}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -155,19 +113,17 @@ def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
     return paper_lookup({"bl_modular_addition": "best"}, key)
 
 
-def label_of(cell: dict[str, Any]) -> str:
-    return f"{NAMES[cell['model']]} on {cell['task']}"
-
-
 def statements() -> list[Statement]:
-    """bl7's statements: BL's m = 5 numbers for R2 and full, Prop 2 as a bound on S3, and the exact part."""
+    """BL's m = 5 numbers for R2 and full, Prop 2 as a bound on S3, and the exact part."""
     paper = paper_rows()
     first = _EVAL["quick"].min_len  # quick and paper test from length 11 on
+    # the ceiling, not "≤ 0.1": from the counts a commuting model can learn the sign of the permutation (a product
+    # of ±1 per token), 1/3 raw accuracy, 0.2 normalized, at every length
     bound = round(ceiling_normalized("quick"), 4)
     out = [from_paper(f"{m}-Z5", f"The {NAMES[m]} model learns modular addition (m = 5)",
                       "BL mod-addition table (m = 5)", "possible", "best", paper[("Z5", m)]["paper_best"],
                       {"task": "Z5", "model": m}, provenance="secondary source") for m in ("rotation", "full")]
-    out += [
+    return out + [
         Statement("commuting-S3", "Transitions with a shared eigenbasis commute, so R2 and the real diagonal see only "
                   "token counts and cannot track S3", "BL Prop 2", "secondary source", "impossible", "every",
                   at_most(bound), f"the exact count-only ceiling at the first test length {first}, normalized "
@@ -187,22 +143,19 @@ def statements() -> list[Statement]:
                   "exact", "value", at_least(1.0), "a count of pairs, and an exact dynamic programme over counts",
                   checks="S3: *"),
     ]
-    return out
-
-
-# ----------------------------------------------------------------------------- exact checks
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact part (seconds): commutators of the package's models (fp64), S3's non-commuting pairs,
-    and the count-only ceiling on S3."""
+    """The exact part (seconds): commutators of the package's models (fp64), S3's non-commuting pairs, and the
+    count-only ceiling on S3."""
     from statetrack.theory.commuting import commutator_norms, commuting_pairs, swapped_word_gap, transitions_fp64
 
     check_preset(preset)
     s3 = make_task(task_config("word_problem", group="S3"))
-    draws = 3 if preset == "smoke" else 10
+    draws, H = (3 if preset == "smoke" else 10), 8
+    inits = f"{draws} random inits, H={H}, every pair of the 7 tokens of S3"
     out = []
-    for variant, H in (("rotation", 8), ("diagonal", 8), ("full", 8)):
+    for variant in ("rotation", "diagonal", "full"):
         worst, gap, smallest = 0.0, 0.0, float("inf")
         for seed in range(draws):  # random inits: the structure, not the values, makes them commute
             torch.manual_seed(seed)
@@ -213,13 +166,12 @@ def checks(preset: str) -> list[Check]:
             gap = max(gap, max(swapped_word_gap(model, a, b) for a in range(6) for b in range(a + 1, 6)))
         if variant == "full":
             out.append(Check("full model: smallest commutator", smallest, "> 0.01 (never commute)", smallest > 0.01,
-                             f"{draws} random inits, H={H}, every pair of the 7 tokens of S3"))
+                             inits))
         else:
-            shared = f"shared eigenbasis, {variant}"
-            out.append(Check(f"{shared}: largest commutator", worst, "≤ 1e-12 (fp64)", worst <= 1e-12,
-                             f"{draws} random inits, H={H}, every pair of the 7 tokens of S3"))
-            out.append(Check(f"{shared}: ‖h(ab) − h(ba)‖", gap, "≤ 1e-12 (fp64)", gap <= 1e-12,
-                             f"every pair of the 6 elements of S3, {draws} random inits"))
+            out += [Check(f"shared eigenbasis, {variant}: largest commutator", worst, "≤ 1e-12 (fp64)",
+                          worst <= 1e-12, inits),
+                    Check(f"shared eigenbasis, {variant}: ‖h(ab) − h(ba)‖", gap, "≤ 1e-12 (fp64)", gap <= 1e-12,
+                          f"every pair of the 6 elements of S3, {draws} random inits")]
     pairs = commuting_pairs(s3.mul_table)
     noncommuting = int((~pairs).sum())
     out.append(Check("S3: ordered pairs with ab ≠ ba", noncommuting, "> 0 (S3 is not abelian)", noncommuting > 0,
@@ -232,16 +184,9 @@ def checks(preset: str) -> list[Check]:
     return out
 
 
-# ----------------------------------------------------------------------------- verdict
-
-
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl7's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
+    """bl7's statements judged on one preset's records and the exact checks (computed when None)."""
     exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
                   paper_of=lambda c: paper.get((c["task"], c["model"]), {}), checks=exact)
-
-
-__all__ = ["CEILING_LEN", "HEADLINE", "ID", "MODELS", "NAMES", "cell_of", "ceiling", "ceiling_normalized", "checks",
-           "grid", "label_of", "paper_rows", "statements", "verdict"]
