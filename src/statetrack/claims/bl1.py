@@ -1,37 +1,11 @@
 """Claim bl1 (BL Prop. 1): a full bilinear RNN simulates any finite state machine.
 
-Two parts. **Exact:** the construction W[:, :, σ] = T_σ, h_0 = e_{q0} (``theory.fsm_simulation``)
-run through the package's ``bilinear`` model on random machines (5–50 states, 2–10 letters, half of
-them with permutation letters) against the fsm task's own labels, with normalization "every_step"
-and "none" (identical predictions: scale invariance), and the additive variant as the contrast
-where scaling the state changes predictions. **Trained:** a full bilinear model learns a random
-machine from words of 2–10 letters and is tested at length 500. The machine's letters are all
-permutations, because uniformly random tables synchronise and then even weak
-models look good at 500.
-
-Presets:
-
-| preset | exact part (machines × words × length)                   | trained machine          | model            | train                                         | test      | seeds |
-|--------|----------------------------------------------------------|--------------------------|------------------|-----------------------------------------------|-----------|-------|
-| smoke  | 4 × 8 × 500                                              | 5 states, 3 perm letters | full, H = 8      | 10 steps, batch 8, lengths 2–6                | 20        | 1     |
-| quick  | 20 × 50 × 1,000 (1,000 words) and 2 × 10 × 10,000        | 25 states, 4 perm letters| full, H = 64     | lr 3e-3, batch 128, 800 steps, lengths 2–10   | 500       | 3     |
-| paper  | 20 × 50 × 10,000 (1,000 words)                           | 50 states, 10 letters (5 perm) | full, H = 128 | Adam, 100k steps × 64, lengths 2–10, 3 lrs  | 500       | 3     |
-
-The quick recipe was chosen on unrecorded CPU calibration runs (book/recipes.md); the quick
-exact part runs 1,000 words of 1,000 letters (about 4 s on one thread) plus a 10,000-letter horizon,
-because 1,000 words of 10,000 letters take about 45 s here (the paper preset runs them).
-
-Statements (``statements``; BL's wording and numbers come from secondary sources, its text was not consulted):
-
-- ``construction`` (exact, BL Prop. 1): the construction tracks any machine. Checks ``construction: *``:
-  accuracy exactly 1 with and without normalization, every state the one-hot code of the true state; the
-  construction is exact (T_σ e_q = e_{δ(q,σ)}), so one wrong step refutes it.
-- ``scale-invariance`` (exact, BL's model: no additive term): checks ``scale: *``: normalizing, or h_0 → c·h_0,
-  changes no prediction (exactly 0: the update is linear in h).
-- ``additive-contrast`` (exact, ours): with B x + b added, h_0 → c·h_0 changes some prediction (> 0).
-- ``fsm25-best`` (quick) / ``fsm50-best`` (paper), possible: the trained full model's best seed at length 500
-  ≥ BL's number for that machine size (1.00 at 25 and 50 states) − ``PAPER_TOLERANCE``. Best of seeds
-  because BL reports the best of three learning rates; a diverged seed counts as failing.
+Exact: the construction W[:, :, σ] = T_σ, h_0 = e_{q0} (``theory.fsm_simulation``) in the package's ``bilinear``
+model tracks random machines (5–50 states, 2–10 letters) with and without normalization; the additive variant's
+predictions change when the state is scaled. Trained: a full bilinear model on words of 2–10 letters of a machine
+with permutation letters (all of them at smoke and quick: a uniformly random table synchronises, and then even weak
+models look good at 500), tested at length 500. The quick recipe is from unrecorded CPU calibration runs
+(book/recipes.md).
 
 Used in: notebooks/bl1_bilinear_simulates_any_fsm.md, ``statetrack verify``.
 """
@@ -51,11 +25,7 @@ ID = "bl1"
 HEADLINE = "construction"  # the scoreboard's statement
 PAPER_LRS = BL_PAPER_LRS
 
-_MACHINE = {  # the trained machine: fsm task fields
-    "smoke": dict(num_states=5, alphabet_size=3, num_permutation_letters=3, table_seed=0),
-    "quick": dict(num_states=25, alphabet_size=4, num_permutation_letters=4, table_seed=0),
-    "paper": dict(num_states=50, alphabet_size=10, num_permutation_letters=5, table_seed=0),
-}
+_MACHINE = {"smoke": (5, 3, 3), "quick": (25, 4, 4), "paper": (50, 10, 5)}  # states, letters, permutation letters
 _WIDTH = {"smoke": 8, "quick": 64, "paper": 128}
 _TRAIN = {
     "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
@@ -63,36 +33,25 @@ _TRAIN = {
     "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
                          min_len=2, max_len=10, eval_every=5000, log_every=100),
 }
-_EVAL = {
-    "smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),
-    "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),
-    "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024),
-}
+_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
+         {"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)}.items()}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 
-#: Exact part per preset: blocks of (machines, words per machine, length).
-EXACT = {
-    "smoke": [(4, 8, 500)],
-    "quick": [(20, 50, 1_000), (2, 10, 10_000)],
-    "paper": [(20, 50, 10_000)],
-}
+#: Exact part per preset: blocks of (machines, words per machine, length). Quick adds a 10,000-letter horizon on
+#: two machines: 1,000 words of 10,000 letters take about 45 s on one thread (1,000 letters about 4 s).
+EXACT = {"smoke": [(4, 8, 500)], "quick": [(20, 50, 1_000), (2, 10, 10_000)], "paper": [(20, 50, 10_000)]}
 SCALES = [1e-3, 1e-1, 10.0, 1e3]  # c in h_0 → c·h_0 for the scale-invariance checks
 
 
 def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
-    """Every trained run of bl1 at ``preset``: one cell (full bilinear on the preset's machine) × lr × seed.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
-        lrs: learning rates (default: the preset's; the paper preset sweeps ``PAPER_LRS``).
-    """
+    """bl1's trained runs at ``preset``: one cell (full bilinear on the preset's machine) × lr × seed."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
-    cell = Cell(task_config("fsm", **_MACHINE[preset]),
-                model_config("bilinear", variant="full", d_model=_WIDTH[preset]), _TRAIN[preset], _EVAL[preset])
-    return expand([cell], seeds, lrs)
+    states, letters, perm = _MACHINE[preset]
+    task = task_config("fsm", num_states=states, alphabet_size=letters, num_permutation_letters=perm, table_seed=0)
+    model = model_config("bilinear", variant="full", d_model=_WIDTH[preset])
+    return expand([Cell(task, model, _TRAIN[preset], _EVAL[preset])], seeds, lrs)
 
 
 PILOT_PRESET = "paper"
@@ -105,13 +64,11 @@ PILOT_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] 
     "normalized at test only": ({}, {"normalize": "inference"}, {}),
     "learned input embedding": ({}, {"input": "embedding"}, {}),
     "constant learning rate": ({}, {}, {"min_lr_ratio": 1.0}),
-    "label at the end only": ({"supervision": "final"}, {}, {}),
-}
+    "label at the end only": ({"supervision": "final"}, {}, {})}
 
 
 def pilot_grid() -> list[RunConfig]:
-    """The recorded pilots on why the paper cell fails at length 500: ``PILOT_CHANGES`` applied one at a time to
-    the paper preset's cell, at ``PILOT_LR``, on ``PILOT_SEEDS``."""
+    """The recorded pilots on why the paper cell fails at length 500: each of ``PILOT_CHANGES`` on its own."""
     from dataclasses import replace
 
     base = grid("paper", seeds=list(PILOT_SEEDS), lrs=[PILOT_LR])[0]
@@ -123,18 +80,13 @@ def pilot_change(record: dict[str, Any]) -> str:
     """The ``PILOT_CHANGES`` name of a pilot record."""
     from statetrack.results import run_key
 
-    keys = {run_key(c): name for c, name in zip(pilot_grid(), PILOT_CHANGES)}
-    return keys[record["key"]]
+    return {run_key(c): name for c, name in zip(pilot_grid(), PILOT_CHANGES)}[record["key"]]
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """The exact computations behind ``checks``: construction tracking, scale invariance, additive contrast.
-
-    Returns:
-        ``tracking`` (one ``theory.fsm_simulation.Tracking`` per machine and block), ``pure_changes`` and
-        ``additive_changes`` (fraction of predictions changed by h_0 → c·h_0, per c in ``SCALES``), and
-        ``additive_norm_changes`` (fraction changed by normalizing every step, additive model).
-    """
+    """What ``checks`` reads: ``tracking`` per machine and block, the fraction of predictions changed by
+    h_0 → c·h_0 per c in ``SCALES`` (``pure_changes``, ``additive_changes``) and by normalizing the additive model
+    (``additive_norm_changes``)."""
     import torch
 
     from statetrack.theory import fsm_simulation as fs
@@ -147,9 +99,8 @@ def exact_part(preset: str) -> dict[str, Any]:
         task = fs.random_machines(2, seed=99)[1]  # a machine with permutation letters
         words = task.sample(torch.Generator().manual_seed(7), 64, 200).inputs  # (B, T)
         pure = fs.fsm_bilinear(task.table, normalize="none")
-        affine = fs.perturbed_additive(fs.fsm_bilinear(task.table, normalize="none", additive=True), seed=0)
-        affine_norm = fs.perturbed_additive(fs.fsm_bilinear(task.table, normalize="every_step", additive=True),
-                                            seed=0)
+        affine, affine_norm = (fs.perturbed_additive(fs.fsm_bilinear(task.table, normalize=n, additive=True), seed=0)
+                               for n in ("none", "every_step"))
         with torch.no_grad():
             norm_changes = (affine_norm(words).argmax(-1) != affine(words).argmax(-1)).float().mean().item()
         return {"tracking": tracking, "pure_changes": fs.scale_changes(pure, words, SCALES),
@@ -158,28 +109,23 @@ def exact_part(preset: str) -> dict[str, Any]:
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
-    """The exact checks of bl1 at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
+    """bl1's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
     part = part or exact_part(preset)
     tr = part["tracking"]
-    words = sum(t.num_seqs for t in tr)
-    sizes = f"{len(tr)} machines, {words} words, lengths {sorted({t.length for t in tr})}"
+    sizes = f"{len(tr)} machines, {sum(t.num_seqs for t in tr)} words, lengths {sorted({t.length for t in tr})}"
     acc = {mode: min(t.acc[mode] for t in tr) for mode in ("every_step", "none")}
     one_hot = all(all(t.one_hot.values()) for t in tr)
     identical = all(t.identical for t in tr)
     pure, additive = max(part["pure_changes"]), max(part["additive_changes"])
-    return [
-        Check("construction: acc (normalized)", acc["every_step"], "= 1", acc["every_step"] == 1.0, sizes),
-        Check("construction: acc (no norm)", acc["none"], "= 1", acc["none"] == 1.0, sizes),
-        Check("construction: states exactly one-hot", float(one_hot), "= 1", one_hot,
-              "every state equals e_q of the label"),
-        Check("scale: same predictions, norm vs none", float(identical), "= 1", identical, sizes),
-        Check("scale: pure h0 scaling changes (max)", pure, "= 0", pure == 0.0,
-              f"fraction of predictions changed by h0 -> c h0, c in {SCALES}"),
-        Check("additive: h0 scaling changes (max)", additive, "> 0", additive > 0.0,
-              f"B, b ~ N(0, 0.3^2); c in {SCALES}"),
-    ]
-
-
+    return [Check("construction: acc (normalized)", acc["every_step"], "= 1", acc["every_step"] == 1.0, sizes),
+            Check("construction: acc (no norm)", acc["none"], "= 1", acc["none"] == 1.0, sizes),
+            Check("construction: states exactly one-hot", float(one_hot), "= 1", one_hot,
+                  "every state equals e_q of the label"),
+            Check("scale: same predictions, norm vs none", float(identical), "= 1", identical, sizes),
+            Check("scale: pure h0 scaling changes (max)", pure, "= 0", pure == 0.0,
+                  f"fraction of predictions changed by h0 -> c h0, c in {SCALES}"),
+            Check("additive: h0 scaling changes (max)", additive, "> 0", additive > 0.0,
+                  f"B, b ~ N(0, 0.3^2); c in {SCALES}")]
 
 
 def paper_rows() -> dict[int, dict[str, Any]]:
@@ -192,9 +138,8 @@ def paper_rows() -> dict[int, dict[str, Any]]:
 
 
 def statements() -> list[Statement]:
-    """bl1's statements: three exact ones (BL Prop. 1 and scale invariance; the additive contrast is ours) and
-    the trained full model against BL's random-FSM number at the preset's machine size."""
-    exact = [Statement(
+    """Three exact statements and the trained full model against BL's number at the preset's machine size."""
+    out = [Statement(
         "construction", "With W[:,:,σ] = T_σ and h_0 = e_q0 a full bilinear RNN tracks any finite state machine",
         "BL Prop. 1", "secondary source", "exact", "value", at_least(1.0),
         "the construction is exact: accuracy 1 and one-hot states, or it is refuted", checks="construction: *"),
@@ -205,13 +150,13 @@ def statements() -> list[Statement]:
                   "ours (contrast to BL's model)", "ours", "exact", "value", at_least(0.0),
                   "an affine update does not scale with the state: some prediction changes (> 0)",
                   checks="additive: *")]
-    paper, trained = paper_rows(), []
+    paper = paper_rows()
     for states, preset, source in ((25, "quick", "BL random-FSM table"), (50, "paper", "BL text summary (m = 50)")):
-        trained.append(from_paper(
+        out.append(from_paper(
             f"fsm{states}-best", f"A full bilinear RNN trained on words of 2–10 letters of a {states}-state machine "
             "tracks it at length 500", source, "possible", "best", paper[states]["paper_best"],
             {"model": MODEL_NAMES["full"], "states": states}, provenance="secondary source", presets=(preset,)))
-    return exact + trained
+    return out
 
 
 def cell_of(r: dict[str, Any]) -> dict[str, Any]:
@@ -221,7 +166,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl1's statements judged on the records of one preset's grid and the exact checks (computed if None)."""
+    """bl1's statements judged on one preset's records and the exact checks (computed if None)."""
     exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
