@@ -1,6 +1,6 @@
 """bl2's grid and statements, on fake records (chosen scores, not results) and on tampered exact parts.
 
-The expectations are BL's modular-addition table (secondary source) as the module docstring quotes it, written
+The expectations are BL's modular-addition table (secondary source, data/paper/bl_modular_addition.csv), written
 out here: the paper's number per cell, and the threshold it implies with the tolerance 0.1.
 """
 
