@@ -1,6 +1,6 @@
 """bl3's grid and statements, on fake records (chosen scores, not results) and on tampered exact parts.
 
-The expectations are BL's random-FSM numbers (secondary source) as the module docstring quotes them, written
+The expectations are BL's random-FSM numbers (secondary source, data/paper/bl_fsm.csv and bl_summary.csv), written
 out here: full bilinear 1.00 and LSTM 0.00 at 25 states, LSTM 0.09 at 50, each with the tolerance 0.1.
 """
 

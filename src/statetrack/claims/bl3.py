@@ -1,56 +1,19 @@
-"""Claim bl3 (BL random-FSM table, secondary-sourced; book/papers.md): on random state machines the bilinear RNN generalises to length 500 and the baselines do not.
+"""Claim bl3 (BL random-FSM table, secondary source): bilinear RNNs track random machines at 500, baselines do not.
 
-BL (secondary source, unverified) trains on words of 2–10 letters of a random state machine (a random
-transition function δ: Q × Σ → Q, the target the current state) and reports normalized accuracy at length
-500: for 2–25 states a table (data/paper/bl_fsm.csv: full bilinear 1.00 throughout, factored 1.00 but 0.50
-at 25, block 2 only at 2 states, LSTM 1.00 up to 5 states and 0.00 from 10, Mamba 0.00), and at 50 states
-1.00 for the full model against 0.09 for an LSTM and 0.07 for Mamba (data/paper/bl_summary.csv). BL does not
-say how δ is drawn; a random transition function read plainly is a uniformly random table, so BL's
-statements are judged on uniform tables (every letter a uniformly random map Q → Q).
-
-How the machine is drawn decides what the test asks: a uniformly random table synchronises (random words
-send every start state to one state within a few dozen letters), so a model that only gets the last letters
-right scores well at any length. A table whose letters are all permutations never synchronises. So the grid
-also runs permutation machines, our demonstration beside BL's statements, and ``theory.synchronization``
-measures each machine: the fraction of 40-letter words that synchronise, and the *window ceiling*, the best
-accuracy at length 500 of any predictor that sees only the last 40 letters.
-
-Presets (machines: ``table_seed`` 0, 4 letters; "uniform" = no permutation letter, "permutation"
-= all letters permutations):
-
-| preset | states            | cells                                                | train                                           | test | seeds |
-|--------|-------------------|------------------------------------------------------|-------------------------------------------------|------|-------|
-| smoke  | 5                 | full bilinear H 8, LSTM 16, both samplings           | 10 steps × 8, lengths 2–6                       | 20   | 1     |
-| quick  | 25                | uniform: full bilinear H 64 (lr 3e-3), LSTM 128 (lr 1e-2); permutation: LSTM | 800 steps × 128, lengths 2–10 | 500  | 3     |
-| paper  | 2, 5, 10, 25, 50  | full, CP (rank 64), block 2 (H 128), LSTM 256, Elman 256, Mamba 4 layers, Transformer 4 layers; both samplings | Adam, 100k steps × 64, lengths 2–10, ``BL_PAPER_LRS`` | 500 | 3 |
-
-The quick recipe was chosen on unrecorded CPU calibration runs (book/recipes.md). At three seeds a
-1.5-CPU-minute budget holds three of the four 25-state cells (1.4 min by their seed-0 records' wall times):
-the two BL's statements are about (uniform table) and the LSTM on the permutation machine. The full model on
-the permutation machine is bl1's trained cell (same runs), which bl1 judges; it is not repeated here.
-Our pilots (seed 0): full bilinear on the uniform table 0.50 at 800 steps, 0.57 at 1,600 (in-distribution
-1.00 both); the quick preset keeps the calibrated 800 steps.
-
-Statements (``statements``; statistic best of seeds because BL reports the best of three learning rates; a
-diverged run counts as a failing seed; 0 = chance):
-
-- ``<row>-<states>`` (secondary source), one per number BL reports (rows ``full``, ``cp``, ``block2``,
-  ``lstm``, ``mamba``), on the uniform table: where BL reports ≥ 0.5 the model tracks the machine at
-  length 500 (possible: ours ≥ BL's number − ``PAPER_TOLERANCE``), below 0.5 it does not (fails: ours ≤ BL's
-  number + the tolerance). Judged at quick: ``full-25`` and ``lstm-25``.
-- ``perm-<row>-<states>`` (ours), for the full model and the LSTM: BL's same numbers and rule on a machine
-  whose letters are all permutations, where length generalisation requires tracking. Judged at quick:
-  ``perm-lstm-25``.
-- ``uniform-synchronises`` (exact, ours): each uniform table's window-40 ceiling is ≥ 0.5 normalized (a
-  predictor that forgets all but the last 40 letters is more than halfway from chance to perfect).
-- ``permutation-never`` (exact, ours): each permutation machine never synchronises (fraction 0) and its
-  window ceiling stays within 0.05 of chance (every window is a bijection: exactly chance up to the prior).
+BL trains on words of 2–10 letters of a random transition function δ (data/paper/bl_fsm.csv, bl_summary.csv) and
+tests at length 500; how δ is drawn is not said, so BL's statements are judged on uniformly random tables. These
+synchronise (random words send every start state to one state within a few dozen letters): a model that gets only the
+last letters right scores well at any length. Machines whose letters are all permutations never do; the grid runs
+them too (ours). Exact (``theory.synchronization``): per machine, the fraction of ``WINDOW``-letter words that
+synchronise and the best accuracy at 500 of any predictor that sees only the last ``WINDOW`` letters. Unrecorded pilot
+(seed 0): 1,600 steps instead of 800 lifted the full model on the uniform table only from 0.50 to 0.57.
 
 Used in: notebooks/bl3_random_state_machines.md, ``statetrack verify``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import product
 from typing import Any
 
@@ -99,19 +62,17 @@ _FIELDS = {  # preset → model → (registry name, fields)
               "mamba": ("mamba", dict(d_model=128, num_layers=4)),
               "transformer": ("transformer", dict(d_model=128, num_layers=4, num_heads=4))},
 }
-_QUICK = TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10)
 _TRAIN = {
     "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
-    "quick": _QUICK,
+    "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
     "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
                          min_len=2, max_len=10, eval_every=5000, log_every=100),
 }
 _LR = {"quick": {"full": 3e-3, "lstm": 1e-2}}  # per-model rates where the preset has them
-_EVAL = {
-    "smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),
-    "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),
-    "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024),
-}
+_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
+         {"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)}.items()}
+_PAPER_MODELS = {"Bilinear (full)": "full", "Factored bilinear": "cp", "Block-diag b=2": "block2", "LSTM": "lstm",
+                 "Mamba (4 layers)": "mamba", "Mamba": "mamba", "Elman RNN": "elman"}
 
 
 def machine_fields(states: int, sampling: str) -> dict[str, int]:
@@ -127,22 +88,14 @@ def model_of(preset: str, name: str) -> ModelConfig:
 
 
 def train_of(preset: str, name: str) -> TrainConfig:
-    from dataclasses import replace
-
     lr = _LR.get(preset, {}).get(name)
     return replace(_TRAIN[preset], lr=lr) if lr else _TRAIN[preset]
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          samplings: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
-    """Every run of bl3 at ``preset``: (model, states, sampling) cell × learning rate × seed.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
-        models, samplings: keep only the preset's cells with these models / samplings (default: every cell).
-        lrs: learning rates (default: each model's at the preset; the paper preset sweeps ``PAPER_LRS``).
-    """
+    """bl3's runs at ``preset``: its (model, states, sampling) cells, or those with ``models`` and ``samplings``,
+    × lr × seed."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = check_choice(ID, "model", models, sorted({c[0] for c in _CELLS[preset]}, key=MODELS.index))
@@ -161,8 +114,7 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
 def model_key(model: dict[str, Any]) -> str:
     """A record's model config → its key in ``MODELS``."""
     if model["name"] == "bilinear":
-        return {"full": "full", "cp": "cp", "block": f"block{model['block_size']}"}.get(model["variant"],
-                                                                                       model["variant"])
+        return f"block{model['block_size']}" if model["variant"] == "block" else model["variant"]
     return model["name"]
 
 
@@ -170,10 +122,6 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     t = r["config"]["task"]
     return {"model": model_key(r["config"]["model"]), "states": t["num_states"],
             "sampling": "permutation" if t["num_permutation_letters"] == t["alphabet_size"] else "uniform"}
-
-
-_PAPER_MODELS = {"Bilinear (full)": "full", "Factored bilinear": "cp", "Block-diag b=2": "block2", "LSTM": "lstm",
-                 "Mamba (4 layers)": "mamba", "Mamba": "mamba", "Elman RNN": "elman"}
 
 
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
@@ -187,12 +135,11 @@ def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
 
 
 def statements() -> list[Statement]:
-    """bl3's statements: BL's numbers on uniform tables, the same on permutation machines (ours), two exact ones."""
+    """BL's numbers on uniform tables, the same on permutation machines (ours), two exact ones."""
     out = []
     for (row, states), entry in sorted(paper_rows().items(), key=lambda kv: (MODELS.index(kv[0][0]), kv[0][1])):
         value = entry["paper_best"]
-        kind = "possible" if value >= 0.5 else "fails"
-        verb = "tracks" if kind == "possible" else "does not track"
+        kind, verb = ("possible", "tracks") if value >= 0.5 else ("fails", "does not track")
         source = "BL random-FSM table" if states <= 25 else "BL, summary of the full text"
         for sampling in SAMPLINGS:
             ours = sampling == "permutation"
@@ -242,36 +189,29 @@ def exact_part(preset: str) -> list[dict[str, Any]]:
     for m in STATES[preset]:
         for s in SAMPLINGS:
             table = make_task(task_config("fsm", **machine_fields(m, s))).table  # (m, k)
-            w = WINDOW
-            ceiling = sy.window_ceiling(table, w, SYNC_LENGTH, num_words=SYNC_WORDS, seed=0)
+            ceiling = sy.window_ceiling(table, WINDOW, SYNC_LENGTH, num_words=SYNC_WORDS, seed=0)
             rows.append({"states": m, "sampling": s, "letters": ALPHABET,
-                         "permutation letters": int(sy.permutation_letters(table).sum()), "window": w,
-                         "synchronising": sy.synchronizing_fraction(table, w, num_words=SYNC_WORDS, seed=0),
+                         "permutation letters": int(sy.permutation_letters(table).sum()), "window": WINDOW,
+                         "synchronising": sy.synchronizing_fraction(table, WINDOW, num_words=SYNC_WORDS, seed=0),
                          "window ceiling": ceiling, "window ceiling (normalized)": normalized(ceiling, 1 / m)})
     return rows
 
 
 def checks(preset: str, part: list[dict[str, Any]] | None = None) -> list[Check]:
-    """The exact checks of bl3 at ``preset`` (well under a second at quick); ``part`` reuses ``exact_part``."""
+    """bl3's exact checks at ``preset`` (well under a second at quick); ``part`` reuses ``exact_part``."""
     part = part or exact_part(preset)
     out = []
     for r in part:
-        what = f"{r['states']} states, {r['sampling']}"
-        ceil = r["window ceiling (normalized)"]
-        if r["sampling"] == "permutation":
-            ok = r["synchronising"] == 0.0 and ceil <= CHANCE_SLACK
-            out.append(Check(f"{what}: window-{r['window']} ceiling", ceil, f"<= {CHANCE_SLACK} (never synchronises)",
-                             ok, f"synchronising {r['synchronising']:.3f} of {SYNC_WORDS} words"))
-        else:
-            out.append(Check(f"{what}: window-{r['window']} ceiling", ceil, f">= {SYNC_LEVEL} (synchronises)",
-                             ceil >= SYNC_LEVEL, f"synchronising {r['synchronising']:.3f} of {SYNC_WORDS} words"))
+        ceil, perm = r["window ceiling (normalized)"], r["sampling"] == "permutation"
+        ok = (r["synchronising"] == 0.0 and ceil <= CHANCE_SLACK) if perm else ceil >= SYNC_LEVEL
+        rule = f"<= {CHANCE_SLACK} (never synchronises)" if perm else f">= {SYNC_LEVEL} (synchronises)"
+        out.append(Check(f"{r['states']} states, {r['sampling']}: window-{r['window']} ceiling", ceil, rule, ok,
+                         f"synchronising {r['synchronising']:.3f} of {SYNC_WORDS} words"))
     return out
 
 
-
-
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl3's statements judged on the records of one preset's grid and the exact checks (computed if None)."""
+    """bl3's statements judged on one preset's records and the exact checks (computed if None)."""
     exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     ran = {tuple(cell_of(r).values()) for r in records} or None
