@@ -1,49 +1,12 @@
-"""Claim bl4 (BL modular-arithmetic comparisons, secondary-sourced; book/papers.md): on modular arithmetic mod 50 the full bilinear RNN reaches 0.99 at length 500, an LSTM 0.64, Mamba 0.08, and a block-diagonal model with blocks of 64 only 0.21.
+"""Claim bl4 (BL modular-arithmetic comparisons, secondary source): mod 50 at length 500 the full bilinear RNN
+reaches 0.99, an LSTM 0.64, Mamba 0.08, and a block-diagonal model with blocks of 64 only 0.21.
 
-BL does not give the task's grammar (book/papers.md). We use the package's ``per_step``
-format (``tasks.modular``): digits 0..m−1 alternating with +, −, × (× first, no brackets), and the
-value of the expression so far as the label after every digit. This is our inference: BL's other
-tasks label every step and are tested at length 500, which the NE format (one answer after ``=``)
-would make a different task; the choice is stated on the page. Its exact part
-(``theory.arithmetic_automaton``): the task is a state machine with exactly m² states (a lower
-bound proved by two-token suffixes), and a full bilinear RNN with H = m² set by hand tracks it
-exactly, checked on 1,000 random sequences against the task's own labels.
-
-Presets (per_step expressions; lengths count tokens: train 3–19 = 2–10 digits, BL's "2–10" read as
-numbers; test 501 = 251 digits, the first length ≥ 500 that ends on a digit; BL's widths are unknown):
-
-| preset | m     | models                                                              | train                                     | seeds |
-|--------|-------|---------------------------------------------------------------------|-------------------------------------------|-------|
-| smoke  | 3     | full H 9, LSTM 16                                                   | 10 steps × 8                              | 1     |
-| quick  | 5     | full H 64 (lr 3e-3, 3000 steps)                                     | batch 128                                 | 3     |
-| paper  | 50    | full H 256, block b=64 H 256, LSTM 256, Mamba 4 layers D 128        | Adam, 100k steps × 64, ``BL_PAPER_LRS``   | 3     |
-
-At quick, m = 5 stands in for BL's m = 50 (whose one-hot machine has 2,500 states): its 25 states fit
-the full model's H = 64. At three seeds the 3.5-CPU-minute budget holds this one cell (2.7 min by its
-seed-0 record's wall time, 53 s); the block (b = 16), LSTM and Mamba cells of the former one-seed quick
-grid took 52, 72 and 19 s a run and are not run at quick. Pilots (seed 0, m = 5, train 2–10 tokens, 1,000
-steps): full 0.08, LSTM 0.23, block 16 −0.03, Mamba −0.02 at 501, every model exact in distribution;
-3,000 steps lifted the full model to 0.30 and training on 2–21 tokens to 0.54, so the quick preset trains
-longer on 2–10 digits.
-
-Statements (``statements``; statistic best of seeds because BL reports the best of three learning rates; a
-diverged run counts as a failing seed; 0 = chance):
-
-- ``full-m50`` (secondary source, possible): the full bilinear model reaches BL's 0.99 − ``PAPER_TOLERANCE``
-  at m = 50. Judged at no preset: with our grammar the machine has 2,500 states (a proved lower bound), the
-  only construction we know needs H ≥ 2,500, and the paper preset's H = 256 (the one width BL's summary
-  mentions) is a tenth of that; a score there would test our guesses at BL's grammar and width, not BL's
-  claim. The cell runs at the paper preset and is shown.
-- ``block-m50``, ``lstm-m50``, ``mamba-m50`` (secondary source, fails): BL reports each as the weaker side
-  of a comparison with the full model (block 64 0.21, LSTM 0.64, Mamba 0.08), so each stays at most BL's
-  number + the tolerance. Judged at the paper preset.
-- ``full-m5`` (ours, possible, quick): at the stand-in modulus, whose 25 states the model can hold one-hot,
-  the full model reaches BL's m = 50 number 0.99 − the tolerance: what BL reports at m = 50, asked where
-  the model is wide enough.
-- ``tracking`` (exact, ours): the m²-state automaton and its bilinear construction answer every sequence
-  (with and without normalization), with exactly one-hot states (checks ``tracking: *``).
-- ``states-needed`` (exact, ours): the m² states are pairwise distinguishable by "×0" and "+0"
-  (checks ``lower bound: *``).
+BL gives no grammar (book/papers.md); we infer the ``per_step`` format (``tasks.modular``: digits alternating with
++, −, ×, × first, no brackets; the value so far after every digit), as BL's other tasks label every step at length
+500. Exact (``theory.arithmetic_automaton``): the task is a machine with exactly m² states (a lower bound from
+two-token suffixes), tracked by a hand-set full bilinear RNN with H = m². At quick m = 5 (25 states, which H = 64
+holds) stands in for m = 50. Unrecorded pilots (seed 0, m = 5, 1,000 steps on 2–10 tokens): every model exact in
+distribution, −0.03 to 0.23 at 501; 3,000 steps lifted the full model to 0.30, training on 2–21 tokens to 0.54.
 
 Used in: notebooks/bl4_modular_arithmetic.md, ``statetrack verify``.
 """
@@ -102,11 +65,11 @@ _TRAIN = {
                                                weight_decay=0.0, min_len=3, max_len=19, eval_every=5000,
                                                log_every=100)),
 }
-_EVAL = {  # odd lengths: a per-step expression of 2n − 1 tokens ends on its n-th digit, where the answer is
-    "smoke": EvalConfig(min_len=21, max_len=21, num_seqs=16),
-    "quick": EvalConfig(min_len=501, max_len=501, num_seqs=256),
-    "paper": EvalConfig(min_len=501, max_len=501, num_seqs=1024),
-}
+# Odd lengths: a per-step expression of 2n − 1 tokens ends on its n-th digit, where the answer is; 501 = 251 digits,
+# the first length ≥ 500 that ends on a digit (and training's 3–19 tokens are BL's 2–10 numbers).
+_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
+         {"smoke": (21, 16), "quick": (501, 256), "paper": (501, 1024)}.items()}
+_PAPER_MODELS = {"Bilinear (full)": "full", "Block-diag b=64": "block", "LSTM": "lstm", "Mamba": "mamba"}
 
 
 def model_of(preset: str, name: str) -> ModelConfig:
@@ -116,15 +79,8 @@ def model_of(preset: str, name: str) -> ModelConfig:
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          lrs: list[float] | None = None) -> list[RunConfig]:
-    """Every run of bl4 at ``preset``: model × learning rate × seed on per-step arithmetic mod ``MODULUS[preset]``.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
-        models: models of the preset (default: its cells; at quick the full model, and the block, LSTM and Mamba
-            cells of the former quick grid on request).
-        lrs: learning rates (default: each model's at the preset; the paper preset sweeps ``PAPER_LRS``).
-    """
+    """bl4's runs at ``preset``: model × lr × seed on per-step arithmetic mod ``MODULUS[preset]``; at quick the
+    block, LSTM and Mamba cells of ``_FIELDS`` run only when ``models`` names them."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = list(_MODELS[preset]) if models is None else check_choice(ID, "model", models, tuple(_FIELDS[preset]))
@@ -141,9 +97,6 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
             "width": m["d_model"] if name != "block" else f"{m['d_model']} (blocks of {m['block_size']})"}
 
 
-_PAPER_MODELS = {"Bilinear (full)": "full", "Block-diag b=64": "block", "LSTM": "lstm", "Mamba": "mamba"}
-
-
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's modular-arithmetic numbers (data/paper/bl_summary.csv; secondary source, unverified), by (model, m)."""
     def key(row):
@@ -155,7 +108,7 @@ def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
 
 
 def statements() -> list[Statement]:
-    """bl4's statements: BL's four numbers at m = 50, ours at the stand-in modulus, and two exact ones."""
+    """BL's four numbers at m = 50, ours at the stand-in modulus, and two exact ones."""
     paper = paper_rows()
     out = [from_paper("full-m50", "The full bilinear RNN computes modular arithmetic mod 50 at length 500 after "
                       "training on 2–10 numbers", "BL, summary of the full text", "possible", "best",
@@ -210,7 +163,7 @@ def exact_part(preset: str) -> dict[str, Any]:
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
-    """The exact checks of bl4 at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
+    """bl4's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
     part = part or exact_part(preset)
     tr = part["tracking"]
     sizes = f"m in {[t.modulus for t in tr]}, {tr[0].num_seqs} sequences of {tr[0].length} tokens each"
@@ -227,10 +180,8 @@ def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     return out
 
 
-
-
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl4's statements judged on the records of one preset's grid and the exact checks (computed if None)."""
+    """bl4's statements judged on one preset's records and the exact checks (computed if None)."""
     exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
