@@ -1,53 +1,12 @@
-"""Claim x2 (both papers): the spectra trained models actually learn sit where the theorems say a solution's must.
+"""Claim x2 (both papers; NE Thms 1–3): the spectra trained models learn sit where the theorems say a solution's must.
 
-The theorems speak of *solutions*: a model that tracks the task at every length. x2 opens trained
-models and reads their transition matrices (``statetrack.spectra``, the first layer's A(x) per token),
-and judges the spectra of the runs that are **exact solutions** on our test set: accuracy 1 at every
-test length, within rounding (``exact``; normalized test accuracy ≥ 1 − ``ROUNDING``). Every other run is
-shown and left out (a statement with no exact solution is not judged). The runs are the very
-configurations other claims record (ne1's [−1,1] parity models, bl7's Z_5 rotation and full models,
-ne2's Z_3 rotation model, at the same preset and seeds), retrained here with their weights kept
-(``KEEP_WEIGHTS``: ``results.checkpoint_path`` beside each record, loaded with
-``torch.load(weights_only=True)``).
-
-What an exact solution on random test words up to the longest test length L needs, in fp32 (unit
-roundoff ε = 2⁻²⁴, the arithmetic of our runs):
-
-- **Parity** (NE Thm 1: an eigenvalue outside [0, ∞); NE Thm 3's construction A("1") = −1, A("0") = +1).
-  The answer at L depends on the first bit, so the direction carrying it must keep that bit through
-  the other L − 1 letters: a part |λ₁|^{#1} · |uᵀA("0")u|^{#0} of it survives, about (|λ₁| |uᵀA("0")u|)^{L/2}
-  on a random word, and below ε of the state it is lost to rounding. With the flip direction of
-  ``spectra.flip_direction`` (the eigenvalue λ₁ of A("1") nearest −1 and uᵀA("0")u along its
-  eigenvector u, worst over the convolution's contexts): max(|λ₁ + 1|, |uᵀA("0")u − 1|) ≤ 1 − ε^(2/L).
-- **Z_m** (NE Thm 2: a non-real eigenvalue; NE Thm 3: rotations by multiples of 2π/m). With the state
-  normalized every step, an eigen-direction with |λ| < ε^(1/L) ρ (ρ the spectral radius) is below fp32
-  resolution after L steps; the others *lead*. Token 1 must move the answer through all m values, so one
-  of its leading eigenvalues is a primitive m-th root of unity (gcd(j, m) = 1; for prime m this is NE
-  Thm 2's non-real eigenvalue). A rotation model (one 2×2 block) whose token v turns θ_v = 2π(j_v + δ_v)/m
-  drifts by about L·δ̄ (δ̄ the mean of δ_v over the tokens) on a random word of L tokens, and half a unit
-  moves the answer: |δ̄| ≤ 1/(2L). (A dense matrix's eigenvalues come in conjugate pairs whose signed
-  errors cancel, so the full model's drift is not read.)
-
-These are our readings of the theorems (no paper opens a trained model): every statement is ours.
-
-Statements (``statements``; kind ``impossible``: every exact solution must obey; a run that is not one
-reads NaN and is left out with the diverged runs, and a statement with none is not run):
-
-| id                          | cells                            | metric (``analyse``)  | rule                   |
-|-----------------------------|----------------------------------|-----------------------|------------------------|
-| mamba-flip, deltanet-flip   | Mamba / DeltaNet [−1,1] parity   | ``flip_score``        | ≤ 1 − ε^(2/L), L = 255 |
-| <cell>-generator            | rotation Z5, full Z5, rotation Z3 | ``generator`` (1 or 0) | ≥ 1                   |
-| rotation-Z5-drift, rotation-Z3-drift | rotation Z5, Z3         | ``drift``             | ≤ 1/(2L), L = 500      |
-| reads-constructions         | exact: NE Thm 3's parity automaton, rotations by 2πv/m and the regular representation of Z_5 in a full model read as exact solutions; a [0,1] channel and a drifting rotation do not | | every check holds |
-
-L is the shortest of the longest test lengths at the presets that judge the statement (quick 256,
-paper 255 for parity; 500 for Z_m): the loosest bound of the two.
-
-| preset | runs (from)                                                                               | seeds |
-|--------|-------------------------------------------------------------------------------------------|-------|
-| smoke  | ne1 smoke Mamba/DeltaNet [−1,1]; bl7 smoke Z5 rotation/full; ne2 smoke Z3 rotation         | 1     |
-| quick  | ne1 quick Mamba/DeltaNet [−1,1] (D=32); bl7 quick Z5 rotation H=2, full H=32; ne2 Z3 rotation H=2 | 3 |
-| paper  | the same claims' paper grids (learning-rate sweeps included)                              | 3–5   |
+Trained: the very runs other claims record (ne1's [−1,1] parity models, bl7's Z_5 rotation and full models, ne2's
+Z_3 rotation model; same presets and seeds), retrained with their weights kept (``KEEP_WEIGHTS``: beside each
+record, loaded with ``torch.load(weights_only=True)``); ``statetrack.spectra`` reads the first layer's A(x) per
+token. Only **exact solutions** are judged (normalized test accuracy ≥ 1 − ``ROUNDING``, every test length all
+correct); the rest are shown and left out. Each bound is what such a solution needs in fp32 (ε = 2⁻²⁴) up to the
+longest test length L. Exact: the readings on hand-set constructions (``checks``). These readings of the theorems
+are ours (no paper opens a trained model), so every statement is ours.
 
 Used in: notebooks/x2_eigenvalue_explorer.md, ``statetrack verify``.
 """
@@ -60,7 +19,7 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds, decide,
-                                      exact_checks, with_metric)
+                                      exact_checks, score, with_metric)
 from statetrack.config import RunConfig
 
 ID = "x2"
@@ -77,12 +36,7 @@ _CELLS = (("parity", "Mamba [-1,1]", "mamba"), ("parity", "DeltaNet [-1,1]", "de
 
 
 def grid(preset: str, seeds: list[int] | None = None) -> list[RunConfig]:
-    """x2's runs at ``preset``: the source claims' configurations (see the module docstring), × seed.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: each source claim's seeds at the preset).
-    """
+    """The source claims' configurations at ``preset`` (default seeds: each source claim's)."""
     from statetrack.claims import bl7, ne1, ne2
 
     check_preset(preset)
@@ -90,16 +44,14 @@ def grid(preset: str, seeds: list[int] | None = None) -> list[RunConfig]:
         seeds = check_seeds(seeds, ())
     out = [c for c in ne1.grid(preset, seeds=seeds) if c.model.eig_range == "[-1,1]"]
     out += [c for c in bl7.grid(preset, seeds=seeds, models=["rotation", "full"]) if c.task.name == "modular_addition"]
-    out += ne2.grid(preset, seeds=seeds, models=["rotation"])
-    return out
+    return out + ne2.grid(preset, seeds=seeds, models=["rotation"])
 
 
 def cell_of(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's cell: the task ("parity" or "Z<m>") and the model's short name."""
-    cfg = record["config"]
-    m, t = cfg["model"], cfg["task"]
-    task = "parity" if t["name"] == "parity" else f"Z{t['modulus']}"
-    return {"task": task, "model": NAMES.get(m.get("variant") or m["name"], m["name"])}
+    """The task ("parity" or "Z<m>") and the model's short name."""
+    m, t = record["config"]["model"], record["config"]["task"]
+    return {"task": "parity" if t["name"] == "parity" else f"Z{t['modulus']}",
+            "model": NAMES.get(m.get("variant") or m["name"], m["name"])}
 
 
 def label(cell: dict[str, Any]) -> str:
@@ -112,67 +64,83 @@ def exact(record: dict[str, Any]) -> bool:
 
 
 def flip_bound(length: int) -> float:
-    """The largest flip score of an exact parity solution on random words up to ``length`` in fp32: 1 − ε^(2/length)."""
+    """NE Thm 1, 3: the answer at L depends on the first bit, of which about (|λ₁| |uᵀA("0")u|)^(L/2) survives a
+    random word (λ₁ the eigenvalue of A("1") nearest −1, u its eigenvector; ``spectra.flip_direction``), lost below
+    ε; so an exact solution needs max(|λ₁ + 1|, |uᵀA("0")u − 1|) ≤ 1 − ε^(2/L)."""
     return 1 - EPS ** (2 / length)
 
 
 def leading_fraction(length: int) -> float:
-    """|λ| / ρ below which an eigen-direction falls under fp32 resolution within ``length`` steps: ε^(1/length)."""
+    """|λ| / ρ below which an eigen-direction of a state normalized every step is under fp32 resolution within
+    ``length`` steps: ε^(1/length); the others lead, and token 1 of a Z_m solution needs a primitive leading root."""
     return EPS ** (1 / length)
 
 
 def drift_bound(length: int) -> float:
-    """The largest mean angle error (units of 2π/m) per token of an exact rotation solution up to ``length``:
-    1/(2·length)."""
+    """A rotation whose token v turns 2π(j_v + δ_v)/m drifts by about L·δ̄ on a random word, and half a unit (of
+    2π/m) moves the answer: |δ̄| ≤ 1/(2L). A dense matrix's conjugate pairs cancel their errors: its drift is unread."""
     return 1 / (2 * length)
 
 
-def analyse(record: dict[str, Any], model=None) -> dict[str, Any]:
-    """The spectral reading of one run (its weights from the checkpoint beside its record, or ``model``).
+def _fake(cfg: RunConfig) -> dict[str, Any]:
+    return {"key": "hand", "status": "ok", "config": cfg.to_dict(), "summary": {"ood_normalized": 1.0}}
 
-    Returns a dict with the cell, seed, ``score`` (the test accuracy, normalized), ``exact``, ``length`` (the
-    longest test length), and for parity ``flip``, ``hold``, ``group``, ``spectral`` (the flip score); for
-    Z_m ``m``, ``spectral`` (the worst leading distance to a root, in units of 2π/m; shown, not judged),
-    ``generator`` (token 1 has a primitive leading root), ``j1`` (token 1's leading multiples j), ``drift``
-    (a rotation model: |mean signed error of the tokens' angles| in units of 2π/m; NaN for other models).
-    ``error`` names a missing checkpoint.
-    """
+
+def _firsts(preset: str) -> dict[tuple[str, str], RunConfig]:
+    """(task, model) → the cell's first config in the grid, in grid order."""
+    out: dict[tuple[str, str], RunConfig] = {}
+    for c in grid(preset):
+        out.setdefault(tuple(cell_of(_fake(c)).values()), c)
+    return out
+
+
+def _load(record: dict[str, Any], model=None):
+    from statetrack.runs import checkpoint_path, load_model
+
+    return model if model is not None else load_model(record, checkpoint_path(RunConfig.from_dict(record["config"])))
+
+
+def _windows(cfg: RunConfig, model):
     import torch
 
     from statetrack import spectra as sp
+
+    if cfg.task.name == "parity":
+        return sp.all_windows(model, range(2))
+    return torch.arange(cfg.task.modulus).unsqueeze(1)  # (m, 1): every number token, no padding
+
+
+def analyse(record: dict[str, Any], model=None) -> dict[str, Any]:
+    """The spectral reading of one run (weights from its checkpoint, or ``model``): cell, seed, ``score``, ``exact``,
+    ``length`` (the longest test length), ``error`` (e.g. a missing checkpoint); for parity ``flip``, ``hold``,
+    ``group``, ``spectral`` (the flip score); for Z_m ``m``, ``spectral`` (worst leading distance to a root, units of
+    2π/m; shown, not judged), ``generator``, ``j1`` (token 1's leading multiples j), ``drift`` (rotation models)."""
+    from statetrack import spectra as sp
     from statetrack.results import RecordError
-    from statetrack.runs import checkpoint_path, load_model
 
     cfg = RunConfig.from_dict(record["config"])
-    score = record["summary"]["ood_normalized"] if record["status"] == "ok" else float("nan")
-    out = {**cell_of(record), "seed": cfg.seed, "lr": cfg.train.lr, "key": record["key"], "score": score,
+    out = {**cell_of(record), "seed": cfg.seed, "lr": cfg.train.lr, "key": record["key"], "score": score(record),
            "exact": exact(record), "length": cfg.eval.max_len, "spectral": float("nan"), "error": ""}
     if record["status"] != "ok":
-        out["error"] = f"run {record['status']}"
-        return out
-    if model is None:
-        try:
-            model = load_model(record, checkpoint_path(cfg))
-        except RecordError as e:
-            out["error"] = str(e)
-            return out
+        return {**out, "error": f"run {record['status']}"}
+    try:
+        model = _load(record, model)
+    except RecordError as e:
+        return {**out, "error": str(e)}
+    tr = sp.transitions(model, _windows(cfg, model))
     if cfg.task.name == "parity":
-        f = sp.flip_direction(sp.transitions(model, sp.all_windows(model, range(2))))
-        out.update(flip=f.flip, hold=f.hold, group=f.group, spectral=f.score)
-        return out
+        f = sp.flip_direction(tr)
+        return {**out, "flip": f.flip, "hold": f.hold, "group": f.group, "spectral": f.score}
     m = cfg.task.modulus
-    tr = sp.transitions(model, torch.arange(m).unsqueeze(1))  # (m, 1): every number token, no padding
     lam = sp.eigenvalues(tr).flatten(1)  # (m, G·n) the whole block-diagonal matrix's eigenvalues
     lead = sp.leading(lam, leading_fraction(cfg.eval.max_len))  # (m, G·n)
     j, dist = sp.angle_to_roots(lam, m)  # (m, G·n) each
     j1 = sorted(set(j[1][lead[1]].tolist()))
     drift = float("nan")
     if getattr(model, "cfg", None) is not None and getattr(model.cfg, "variant", None) == "rotation":
-        turns = [r["turns"] for r in rotation_turns(record, model)]
-        drift = abs(sum(t - round(t) for t in turns) / m)
-    out.update(m=m, spectral=float((dist[lead] / (2 * math.pi / m)).max()),
-               generator=any(math.gcd(x, m) == 1 for x in j1), j1=j1, drift=drift)
-    return out
+        drift = abs(sum(r["turns"] - round(r["turns"]) for r in rotation_turns(record, model)) / m)
+    return {**out, "m": m, "spectral": float((dist[lead] / (2 * math.pi / m)).max()),
+            "generator": any(math.gcd(x, m) == 1 for x in j1), "j1": j1, "drift": drift}
 
 
 def metrics_of(reading: dict[str, Any]) -> dict[str, float]:
@@ -187,8 +155,7 @@ def metrics_of(reading: dict[str, Any]) -> dict[str, float]:
 
 def with_readings(records: list[dict[str, Any]], readings: list[dict[str, Any]] | None = None
                   ) -> list[dict[str, Any]]:
-    """Records whose summaries carry the spectral metrics (``analyse``'s, or ``readings``); a record that already
-    carries them all is kept as it is."""
+    """Records carrying the metrics (from ``readings``, else ``analyse``); records that all carry them stay as is."""
     if all(r.get("status") != "ok" or set(METRICS) <= set(r["summary"]) for r in records):
         return list(records)
     readings = readings if readings is not None else [analyse(r) for r in records]
@@ -200,18 +167,15 @@ def with_readings(records: list[dict[str, Any]], readings: list[dict[str, Any]] 
 
 @functools.lru_cache(maxsize=None)
 def _statements() -> tuple[Statement, ...]:
-    longest: dict[tuple[str, str], list[int]] = {}
-    presets: dict[tuple[str, str], list[str]] = {}
+    # L: the shortest of the longest test lengths at the presets that judge the cell (the loosest bound)
+    runs: dict[tuple[str, str], list[tuple[str, int]]] = {}  # (task, model) → (preset, longest test length) per run
     for p in TRAINED_PRESETS:
         for c in grid(p):
-            cell = cell_of({"config": c.to_dict()})
-            key = (cell["task"], cell["model"])
-            longest.setdefault(key, []).append(c.eval.max_len)
-            presets.setdefault(key, []).append(p)
+            runs.setdefault(tuple(cell_of(_fake(c)).values()), []).append((p, c.eval.max_len))
     out = []
     for task, model, sid in _CELLS:
-        where, L = {"task": task, "model": model}, min(longest[(task, model)])
-        judged = tuple(dict.fromkeys(presets[(task, model)]))
+        where, L = {"task": task, "model": model}, min(n for _, n in runs[(task, model)])
+        judged = tuple(dict.fromkeys(p for p, _ in runs[(task, model)]))
         if task == "parity":
             out.append(Statement(
                 f"{sid}-flip", f"An exact parity solution of {model} has a direction that '1' flips (−1) and '0' "
@@ -244,20 +208,13 @@ def _statements() -> tuple[Statement, ...]:
 
 
 def statements() -> list[Statement]:
-    """x2's statements: per cell the spectral condition an exact solution must meet, and the instrument's check."""
+    """Per cell the spectral condition an exact solution must meet (``impossible``), and the instrument's check."""
     return list(_statements())
 
 
-# ----------------------------------------------------------------------------- exact checks
-
-
-def _fake(cfg: RunConfig) -> dict[str, Any]:
-    return {"key": "hand", "status": "ok", "config": cfg.to_dict(), "summary": {"ood_normalized": 1.0}}
-
-
 def checks(preset: str) -> list[Check]:
-    """The readings on hand-set transitions (training-free, well under a second): the theorems' constructions read
-    as exact solutions, and two near misses do not."""
+    """The readings on hand-set transitions (well under a second): the theorems' constructions read as exact
+    solutions (NE Thm 3's parity automaton, rotations by 2πv/m, Z_5's regular representation), near misses do not."""
     import torch
 
     from statetrack import spectra as sp
@@ -266,30 +223,29 @@ def checks(preset: str) -> list[Check]:
     from statetrack.theory.fsm_simulation import fsm_bilinear
 
     check_preset(preset)
-    cfgs = {}
-    for c in grid(preset):
-        cfgs.setdefault(cell_of(_fake(c))["task"], c)
-    parity_len, z_len = cfgs["parity"].eval.max_len, cfgs["Z5"].eval.max_len
+    firsts = _firsts(preset)
     out = []
 
-    def flip_check(name, a0, a1, want_exact):
-        tr = sp.Transitions(torch.tensor([[[[x]] for x in a0], [[[x]] for x in a1]], dtype=torch.float64),
-                            torch.tensor([[0], [1]]), "diagonal")
-        score = sp.flip_direction(tr).score
-        ok = (score <= flip_bound(parity_len)) is want_exact
-        out.append(Check(f"construction: {name}", score, f"flip score {'≤' if want_exact else '>'} "
-                                                            f"{flip_bound(parity_len):.4f}", ok,
-                         f"channels A(0) = {a0}, A(1) = {a1}"))
+    def longest(task):  # the longest test length of the grid's first run on ``task``
+        return next(c for (t, _), c in firsts.items() if t == task).eval.max_len
 
-    flip_check("NE Thm 3's parity automaton in one of three channels reads as exact", [1.0, 0.5, -1.0],
-               [-1.0, 0.2, -1.0], True)
-    flip_check("a [0,1] channel (A(1) = 0.5) does not", [1.0], [0.5], False)
+    bound, z_len = flip_bound(longest("parity")), longest("Z5")
+
+    def flip_check(name, mats, kind, want_exact, detail=None):
+        f = sp.flip_direction(sp.Transitions(mats, torch.tensor([[0], [1]]), kind))
+        out.append(Check(f"construction: {name}", f.score, f"flip score {'≤' if want_exact else '>'} {bound:.4f}",
+                         (f.score <= bound) is want_exact, detail or f"λ(1) = {f.flip:+.3f}, uᵀA(0)u = {f.hold:.3f}"))
+
+    def channel_check(name, a0, a1, want_exact):
+        mats = torch.tensor([[[[x]] for x in a0], [[[x]] for x in a1]], dtype=torch.float64)  # (2 tokens, C, 1, 1)
+        flip_check(name, mats, "diagonal", want_exact, f"channels A(0) = {a0}, A(1) = {a1}")
+
+    channel_check("NE Thm 3's parity automaton in one of three channels reads as exact", [1.0, 0.5, -1.0],
+                  [-1.0, 0.2, -1.0], True)
+    channel_check("a [0,1] channel (A(1) = 0.5) does not", [1.0], [0.5], False)
     r1, r0 = torch.diag(torch.tensor([-1.0, 1.0])), torch.diag(torch.tensor([1.0, -1.0]))  # orthogonal keys
-    f = sp.flip_direction(sp.Transitions(torch.stack([r0, r1])[:, None].double(), torch.tensor([[0], [1]]),
-                                         "householder"))
-    out.append(Check("construction: two reflections along orthogonal keys (a DeltaNet head) read as exact", f.score,
-                     f"flip score ≤ {flip_bound(parity_len):.4f}", f.score <= flip_bound(parity_len),
-                     f"λ(1) = {f.flip:+.3f}, uᵀA(0)u = {f.hold:.3f}"))
+    flip_check("two reflections along orthogonal keys (a DeltaNet head) read as exact",
+               torch.stack([r0, r1])[:, None].double(), "householder", True)
 
     def z_check(name, model, cfg, want_exact):
         a = analyse(_fake(cfg), model)
@@ -300,8 +256,7 @@ def checks(preset: str) -> list[Check]:
                          f"token 1 at j = {a['j1']}, worst leading distance {a['spectral']:.2g}"))
 
     for m in (3, 5):
-        cfg = next(c for c in grid(preset) if c.task.name == "modular_addition" and c.task.modulus == m
-                   and c.model.variant == "rotation")
+        cfg = firsts[(f"Z{m}", NAMES["rotation"])]
         task = make_task(cfg.task)
         for drift, name, want in ((0.0, f"the rotation θ_v = 2πv/{m} reads on the roots", True),
                                   (2.0 / z_len, f"a rotation drifting 2/{z_len} of the spacing per token does not",
@@ -312,21 +267,16 @@ def checks(preset: str) -> list[Check]:
                 model.transition.copy_(angle.reshape(-1, *[1] * (model.transition.dim() - 1))
                                        .expand_as(model.transition))
             z_check(name, model, cfg, want)
-    full = next(c for c in grid(preset) if c.task.name == "modular_addition" and c.task.modulus == 5
-                and c.model.variant == "full")
     table = torch.stack([(torch.arange(5) + v) % 5 for v in range(5)], 1)  # (5 states, 5 tokens): q → q + v
     z_check("the regular representation of Z5 in a full model (H = 5) reads on the roots", fsm_bilinear(table),
-            full, True)
+            firsts[("Z5", NAMES["full"])], True)
     return out
-
-
-# ----------------------------------------------------------------------------- verdict
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None,
             readings: list[dict[str, Any]] | None = None) -> Verdict:
-    """x2's statements on the exact solutions among one preset's records (read from their weights unless the records
-    carry the metrics or ``readings`` are given) and the instrument's checks."""
+    """The statements on the exact solutions among one preset's records (read from their weights unless the
+    records carry the metrics or ``readings`` are given) and the instrument's checks."""
     exact = exact_checks(__name__, preset, checks)
     v = decide(ID, preset, with_readings(records, readings), statements(), cell_of=cell_of, label_of=label,
                checks=exact)
@@ -337,68 +287,53 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
 
 
 def eigen_frame(record: dict[str, Any], model=None) -> Any:
-    """Every eigenvalue of one run's per-token transitions, as a tidy frame (the figures' input).
-
-    Columns: panel (``label`` of the cell), seed, token (the window's last token, as text), re, im,
-    scaled_re, scaled_im (λ over its matrix's spectral radius: with the state normalized every step only
-    this ratio matters; equal to re, im for the parity models, whose radius is ≤ 1 anyway and which are
-    drawn unscaled), leading (modulus ≥ ``leading_fraction`` of the longest test length × radius), flip (parity: the eigenvalue of the flip
-    direction found by ``spectra.flip_direction``).
-    """
+    """Every eigenvalue of one run's per-token transitions, one row each (the figures' input): panel, seed, token
+    (the window's last), re, im, scaled_re, scaled_im (λ / spectral radius, all that matters with the state
+    normalized every step; unscaled for parity, whose radius is ≤ 1), leading (``leading_fraction``), flip (parity:
+    the flip direction's eigenvalue)."""
     import pandas as pd
     import torch
 
     from statetrack import spectra as sp
-    from statetrack.runs import checkpoint_path, load_model
 
     cfg = RunConfig.from_dict(record["config"])
-    model = model if model is not None else load_model(record, checkpoint_path(cfg))
+    model = _load(record, model)
     parity = cfg.task.name == "parity"
-    windows = sp.all_windows(model, range(2)) if parity else torch.arange(cfg.task.modulus).unsqueeze(1)
-    tr = sp.transitions(model, windows)
+    tr = sp.transitions(model, _windows(cfg, model))
     lam = sp.eigenvalues(tr)  # (W, G, n)
     flat = lam.flatten(1)  # (W, G·n)
-    rho = flat.abs().amax(-1, keepdim=True)  # (W, 1)
-    scaled = flat if parity else flat / rho  # (W, G·n)
+    scaled = flat if parity else flat / flat.abs().amax(-1, keepdim=True)  # (W, G·n)
     lead = sp.leading(flat, leading_fraction(cfg.eval.max_len))  # (W, G·n)
     flip = torch.zeros_like(lead)
     if parity:
-        g = sp.flip_direction(tr).group
-        n = lam.shape[-1]
+        g, n = sp.flip_direction(tr).group, lam.shape[-1]
         near = (lam[:, g] + 1).abs().argmin(-1)  # (W,) the flip direction's eigenvalue in block g
-        for w in range(len(windows)):
+        for w in range(len(flat)):
             # on "0" a 1×1 block's eigenvalue is the hold value itself; in a wider block (a DeltaNet head)
             # the hold value uᵀA(0)u is no eigenvalue, so only the "1" windows are marked
             if int(tr.last_token[w]) == 1 or n == 1:
                 flip[w, g * n + int(near[w]) * (int(tr.last_token[w]) == 1)] = True
-    cell = cell_of(record)
-    rows = []
-    for w in range(len(windows)):
-        for i in range(flat.shape[1]):
-            rows.append({"panel": label(cell), "seed": cfg.seed, "token": str(int(tr.last_token[w])),
-                         "re": float(flat[w, i].real), "im": float(flat[w, i].imag),
-                         "scaled_re": float(scaled[w, i].real), "scaled_im": float(scaled[w, i].imag),
-                         "leading": bool(lead[w, i]), "flip": bool(flip[w, i])})
-    return pd.DataFrame(rows)
+    panel = label(cell_of(record))
+    return pd.DataFrame([{"panel": panel, "seed": cfg.seed, "token": str(int(tr.last_token[w])),
+                          "re": float(flat[w, i].real), "im": float(flat[w, i].imag),
+                          "scaled_re": float(scaled[w, i].real), "scaled_im": float(scaled[w, i].imag),
+                          "leading": bool(lead[w, i]), "flip": bool(flip[w, i])}
+                         for w in range(len(flat)) for i in range(flat.shape[1])])
 
 
 def init_contrast(preset: str) -> list[dict[str, Any]]:
-    """The same readings on *untrained* models (each cell's first config, its seed's initialization):
-    does the rule pass before any training? It should not, or the rule would say nothing."""
+    """The readings on each cell's first config *untrained* (its seed's initialization): a rule that passed before
+    any training would say nothing."""
     from statetrack.models import make_model
     from statetrack.tasks import make_task
     from statetrack.training import seed_everything
 
-    seen, out = set(), []
-    for cfg in grid(preset):
-        fake = {"key": "init", "status": "ok", "config": cfg.to_dict(), "summary": {"ood_normalized": 1.0}}
-        cell = cell_of(fake)
-        if (cell["task"], cell["model"]) in seen:
-            continue
-        seen.add((cell["task"], cell["model"]))
+    out = []
+    for cfg in _firsts(preset).values():
+        cell = cell_of(_fake(cfg))
         task = make_task(cfg.task)
         seed_everything(cfg.seed)  # the initialization the trained run started from
-        a = analyse(fake, make_model(cfg.model, task.vocab_size, task.num_classes))
+        a = analyse(_fake(cfg), make_model(cfg.model, task.vocab_size, task.num_classes))
         L = cfg.eval.max_len
         if cell["task"] == "parity":
             passes = a["spectral"] <= flip_bound(L)
@@ -413,17 +348,13 @@ def init_contrast(preset: str) -> list[dict[str, Any]]:
 def rotation_turns(record: dict[str, Any], model=None) -> list[dict[str, Any]]:
     """A rotation model's signed angle θ_v per number token (first 2×2 block), in units of 2π/m, in [−½, m − ½).
 
-    The eigenvalues of R(θ) are e^{±iθ}, the same set for θ and −θ: a spectrum cannot tell a token
-    that turns forward from one that turns back. The signed angles can; a model that solves Z_m needs
-    θ_v ≡ v·θ_1 (mod 2π), a homomorphism Z_m → SO(2).
+    R(θ) and R(−θ) have the same eigenvalues e^{±iθ}: only the signed angles tell a token that turns forward from
+    one that turns back; solving Z_m needs θ_v ≡ v·θ_1 (mod 2π), a homomorphism Z_m → SO(2).
     """
-    from statetrack.runs import checkpoint_path, load_model
-
     cfg = RunConfig.from_dict(record["config"])
-    model = model if model is not None else load_model(record, checkpoint_path(cfg))
     m = cfg.task.modulus
-    theta = model.tables()[0][:m, 0].detach().double()  # (m,) first block's angle per number token
+    theta = _load(record, model).tables()[0][:m, 0].detach().double()  # (m,) first block's angle per number token
     turns = (theta / (2 * math.pi / m) + 0.5) % m - 0.5  # in [−0.5, m − 0.5): a root j sits at j, never at m
-    score = record["summary"]["ood_normalized"] if record["status"] == "ok" else float("nan")
-    return [{"panel": label(cell_of(record)), "seed": cfg.seed, "token": v, "turns": float(turns[v]), "m": m,
-             "score": score} for v in range(m)]
+    panel = label(cell_of(record))
+    return [{"panel": panel, "seed": cfg.seed, "token": v, "turns": float(turns[v]), "m": m, "score": score(record)}
+            for v in range(m)]
