@@ -1,64 +1,12 @@
 """Claim x1 (both papers): one leaderboard, every model family of NE and BL on the tasks of both, cell by cell.
 
-Neither paper has this table. Its rows are the transition families of both papers (Mamba and
-DeltaNet with eigenvalues in [0,1] or [-1,1]; the bilinear full, block-diagonal b = 2, real
-diagonal and rotation (R2) models; the LSTM, sLSTM, mLSTM and the Transformer), its columns five
-tasks, each trained and tested with the protocol of the claim that owns it. DeltaNet rows are one
-layer (NE Thm 6: two layers of reflections add mod m); the other rows take the owner's depth.
-
-| column   | task                                             | protocol of | train lengths → test lengths |
-|----------|--------------------------------------------------|-------------|------------------------------|
-| parity   | parity, a label after every bit                  | ne4 (= ne1) | 40 → 40–256                  |
-| Z3       | modular addition mod 3                           | ne2         | 2–10 → 11–500                |
-| S3       | the S3 word problem (all six elements as tokens) | bl7         | 2–10 → 11–500                |
-| S5 swaps | the S5 word problem, transpositions only         | ne5         | 32 → 33–128 (33–500 bilinear)|
-| perm FSM | 25 states, 4 letters, every letter a permutation | bl3         | 2–10 → 500                   |
-
-Grid: a cell (row × column) that the owning claim runs at the preset is *that claim's run*: x1
-takes its config from the owner's ``grid`` (nothing duplicated), so the run key is the owner's and
-the one stored record serves both. The other cells are *fills*: the column's protocol (task,
-training and test settings of the owner's bilinear or recurrent reference cell) with the family's
-model as another claim configures it (Mamba, DeltaNet: the column owner's if it has the family,
-else ne1's; sLSTM, mLSTM, Transformer: ne4's; LSTM: bl3's; bilinear: the column's bilinear width).
-At quick every cell runs seeds 0, 1 and 2 (the owners' quick seeds; bl3's machine cells get a third)
-and only the fills in ``FILLS["quick"]`` are trained (the fills a paper reports); the paper preset
-fills all 60 cells.
-
-Predictions: ``prediction`` reads each cell's from ``theory.predictions`` (the class × task table:
-the cell's model config → its transition class, its depth → the one-layer or deeper verdict).
-
-Statements (``statements``; one per cell that a paper reports or a theorem decides; id
-"<row>-<column>"; score = mean normalized accuracy over the test lengths, 0 = chance):
-
-- *a paper reports the cell* (``paper_rows``): NE Table 3's parity column (best of 3 seeds; NE's
-  models have 2 layers, x1's DeltaNet one) for Mamba, DeltaNet, mLSTM, sLSTM and the Transformer;
-  BL's mod-addition table at m = 2 (parity) and m = 3 (Z3) and its random-FSM table at 25 states
-  (the permutation machine, as bl3 reads it) for the bilinear rows, the LSTM, BL's Mamba (read as
-  Mamba [0,1], the released range) and its Transformer. BL reports the best of three learning rates
-  (secondary source); we read that as the best run, statistic best of seeds. A number nearer 1 than
-  0 is a model that learns the task (kind ``possible``: ours ≥ the paper's number − 0.1), one nearer
-  0 a model that does not (``fails``: ours ≤ the paper's number + 0.1). NE Fig. 4 (plots only) says
-  DeltaNet [-1,1] with one layer solves the swaps: ``possible``, best ≥ 1 − 0.1 (solved, within the
-  tolerance of perfect). Among them BL's R2 at m = 3 (0.00) is a number the theory does not predict
-  (a rotation by 2π/3 counts mod 3): the statement is the paper's number, not our expectation.
-- *ours, a theorem's bound at the tested lengths*: the pure bilinear real diagonal and R2
-  (``theory.predictions.counts_only``: commuting transitions, no input term) on S3, S5 swaps and
-  the machine: BL Prop 2 makes the state a function of the letter counts, so no seed may beat the
-  count-only ceiling (``theory.letters``) at the first test length (computed at most at
-  ``CEILING_LEN``; it never rises with the length, so it bounds every test length) plus the sampling
-  margin of the test set (one chance in 1000); kind ``impossible``, every seed, diverged runs left out.
-- *ours, a theorem without a bound at these lengths* (NE Thm 1 and 2, one reflection per token on a
-  3-cycle, a block of 2 on S5): the theorems speak of arbitrary lengths, so we predict only that no
-  seed solves the task: kind ``fails``, best of seeds ≤ 1 − 0.1.
-- *ours, a construction exists and no paper trains it* (BL Prop 1 on S3 and S5 swaps, a b = 2 block
-  on S3): kind ``possible``, best of seeds ≥ 1 − 0.1.
-- no statement where no theorem applies and no paper reports a number (LSTM, sLSTM, Transformer
-  beyond the papers' cells; a theorem that holds only unless TC⁰ = NC¹).
-- exact (ours): ``letters`` (S3's tokens, S5's swaps and the machine's letters do not commute, and a
-  machine letter has a cycle of length ≥ 3) and ``ceilings`` (each count-only ceiling used never rises
-  over the lengths computed).
-
-A diverged run counts as a failing seed (possible, fails) or is left out (impossible).
+Neither paper has this table. Rows: the transition families of both papers (DeltaNet with one layer); columns: five
+tasks, each trained and tested with the protocol of its owner (``OWNER``), whose runs the board reuses by run key.
+The other cells are *fills*: the column's reference protocol (``REFERENCE``) with the family's model as another claim
+configures it (Mamba, DeltaNet: the column owner's if it has the family, else ne1's; sLSTM, mLSTM, Transformer: ne4's;
+LSTM: bl3's; bilinear: the column's bilinear width). One statement per cell a paper reports (NE Table 3's parity, BL's
+mod-addition m = 2, 3 and random-FSM tables) or a theorem decides (``theory.predictions``: BL Prop 2's count-only
+bound, NE Thm 1/2 "not solved", a construction "solved"); exact: the letters' facts and count-only ceilings.
 
 Used in: notebooks/x1_leaderboard.md, ``statetrack verify``, leaderboard.py.
 """
@@ -69,25 +17,28 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Check, Rule, Statement, at_least, at_most,
-                                      check_choice, check_seeds, decide, exact_checks, from_paper)
+from statetrack.claims import Verdict, check_preset, get_claim
+from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Check, Rule, Statement, at_least,
+                                      at_most, check_choice, check_seeds, decide, exact_checks, expand, from_paper)
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
+from statetrack.results import paper_numbers
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import letters
+from statetrack.theory.predictions import counts_only, predict_model
 
 ID = "x1"
-ROWS = ("mamba_pos", "mamba_neg", "deltanet_pos", "deltanet_neg", "full", "block2", "diagonal", "rotation",
-        "lstm", "slstm", "mlstm", "transformer")
 NAMES = {"mamba_pos": "Mamba [0,1]", "mamba_neg": "Mamba [-1,1]", "deltanet_pos": "DeltaNet [0,1], 1 layer",
          "deltanet_neg": "DeltaNet [-1,1], 1 layer", "full": "bilinear full", "block2": "bilinear block b=2",
          "diagonal": "bilinear real diagonal", "rotation": "bilinear rotation (R2)", "lstm": "LSTM",
          "slstm": "sLSTM", "mlstm": "mLSTM", "transformer": "Transformer"}
-TASKS = ("parity", "Z3", "S3", "S5_swaps", "fsm_perm")
+ROWS = tuple(NAMES)
 TASK_NAMES = {"parity": "parity", "Z3": "Z3 (sum mod 3)", "S3": "S3 word problem", "S5_swaps": "S5, swaps only",
               "fsm_perm": "permutation FSM (25 states)"}
+TASKS = tuple(TASK_NAMES)
 OWNER = {"parity": "ne4", "Z3": "ne2", "S3": "bl7", "S5_swaps": "ne5", "fsm_perm": "bl3"}
 _ALSO = {"fsm_perm": ("bl1",)}  # further claims whose runs fall on a column (bl1 judges the full model at quick)
-PREDICTION_TASK = {"parity": "parity", "Z3": "Zm", "S3": "S3", "S5_swaps": "S5_swaps", "fsm_perm": "fsm_perm"}
+PREDICTION_TASK = {**{t: t for t in TASKS}, "Z3": "Zm"}  # the columns as ``theory.predictions`` names them
 BILINEAR = ("full", "block2", "diagonal", "rotation")
 SOLVED = round(1 - PAPER_TOLERANCE, 6)  # a run solves a task within the tolerance of perfect
 HEADLINE = "deltanet_neg-S5_swaps"  # the scoreboard's statement (NE Fig. 4)
@@ -113,29 +64,23 @@ _NOT_ON_QUICK = {("block2", "S5_swaps"): "left off the quick board to pay for a 
                                          "its three seeds cost 1.0 CPU-minute in the committed records"}
 #: column → the longest length at which the exact count-only ceiling is computed (it costs C(L + k − 1, k − 1)
 #: count vectors for k letters: S3 at its first test length, 11; S5's 11 tokens at 7 and the machine at 14, in
-#: well under a second).
+#: well under a second); it never rises with the length, so it bounds every longer test length.
 CEILING_LEN = {"S3": 11, "S5_swaps": 7, "fsm_perm": 14}
-
-
-# ----------------------------------------------------------------------------- rows and columns of a config
 
 
 def row_of(model: dict[str, Any]) -> str | None:
     """A model config (as a dict) → its leaderboard row, or None for a model the board does not show."""
     name = model["name"]
+    if name == "deltanet" and model.get("num_layers", 1) != 1:
+        return None  # Thm 6: two layers of reflections add mod m, so DeltaNet's predictions hold for one layer only
     if name in ("mamba", "deltanet"):
-        if name == "deltanet" and model.get("num_layers", 1) != 1:
-            return None  # Thm 6: two layers of reflections add mod m, so DeltaNet's predictions hold for one layer only
         return f"{name}_{'neg' if model['eig_range'] == '[-1,1]' else 'pos'}"
     if name == "bilinear":
         if model.get("additive") or model.get("normalize") != "every_step" or model.get("input") != "onehot":
             return None
-        if model["variant"] == "block":
-            return "block2" if model["block_size"] == 2 else None
-        return model["variant"] if model["variant"] in BILINEAR else None
-    if name in ("lstm", "slstm", "mlstm", "transformer"):
-        return name
-    return None
+        row = "block2" if model["variant"] == "block" and model["block_size"] == 2 else model["variant"]
+        return row if row in BILINEAR else None
+    return name if name in ("lstm", "slstm", "mlstm", "transformer") else None
 
 
 def column_of(task: dict[str, Any]) -> str | None:
@@ -143,13 +88,10 @@ def column_of(task: dict[str, Any]) -> str | None:
     name = task["name"]
     if name == "parity":
         return "parity"
-    if name == "modular_addition" and task["modulus"] == 3:
-        return "Z3"
+    if name == "modular_addition":
+        return "Z3" if task["modulus"] == 3 else None
     if name == "word_problem" and task.get("tokens_per_element", 1) == 1:
-        if task["group"] == "S3" and task["elements"] == "all":
-            return "S3"
-        if task["group"] == "S5" and task["elements"] == "swaps":
-            return "S5_swaps"
+        return {("S3", "all"): "S3", ("S5", "swaps"): "S5_swaps"}.get((task["group"], task["elements"]))
     if name == "fsm" and task["num_permutation_letters"] == task["alphabet_size"]:
         return "fsm_perm"
     return None
@@ -164,38 +106,21 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]} · {TASK_NAMES[cell['task']]}"
 
 
-# ----------------------------------------------------------------------------- the grid
-
-
-def _claim(claim_id: str):
-    import importlib
-
-    return importlib.import_module(f"statetrack.claims.{claim_id}")
-
-
 def owned(preset: str, seeds: list[int] | None = None) -> dict[tuple[str, str], list[RunConfig]]:
-    """The owners' runs that fall on the board, by (row, column): their configs exactly, so their records are reused.
-
-    Seeds: ``seeds``, else ``_SEEDS[preset]``, else each owner's own. Where an owner runs one family twice in one
-    column (bl7's rotation at H = 2 and 64), the first config in its grid order is kept, so each cell has one
-    setting.
-    """
+    """The owners' runs on the board by (row, column), their configs exactly (seeds: ``seeds``, else ``_SEEDS``, else
+    the owner's); where an owner runs a family twice in a column (bl7's rotation at H = 2, 64), its first setting."""
     seeds = list(_SEEDS[preset]) if seeds is None and preset in _SEEDS else seeds
     out: dict[tuple[str, str], list[RunConfig]] = {}
-    setting: dict[tuple[str, str], Any] = {}
+    setting: dict[tuple[str, str], tuple] = {}  # each cell's first (task, model, eval)
     for column, owner in [(col, c) for col, first in OWNER.items() for c in (first, *_ALSO.get(col, ()))]:
-        for cfg in _claim(owner).grid(preset, seeds=seeds):
+        for cfg in get_claim(owner).grid(preset, seeds=seeds):
             d = cfg.to_dict()
-            row = row_of(d["model"])
-            if row is None or column_of(d["task"]) != column:
+            key, what = (row_of(d["model"]), column), (cfg.task, cfg.model, cfg.eval)
+            if key[0] is None or column_of(d["task"]) != column or (
+                    column == "fsm_perm" and d["task"]["num_states"] != FSM_STATES[preset]):
                 continue
-            if column == "fsm_perm" and d["task"]["num_states"] != FSM_STATES[preset]:
-                continue
-            key = (row, column)
-            what = (cfg.task, cfg.model, cfg.eval)
-            if setting.setdefault(key, what) != what:
-                continue
-            out.setdefault(key, []).append(cfg)
+            if setting.setdefault(key, what) == what:
+                out.setdefault(key, []).append(cfg)
     return out
 
 
@@ -212,17 +137,16 @@ def _reference(cells: dict[tuple[str, str], list[RunConfig]], column: str, bilin
 
 def fill_model(preset: str, row: str, column: str, cells: dict[tuple[str, str], list[RunConfig]]) -> ModelConfig:
     """The model config of a fill: the family as another claim configures it (see the module docstring)."""
-    if row in ("mamba_pos", "mamba_neg", "deltanet_pos", "deltanet_neg"):
-        family, eig = row.split("_")
-        eig = "[-1,1]" if eig == "neg" else "[0,1]"
+    family, _, sign = row.partition("_")
+    if family in ("mamba", "deltanet"):
         same_column = [cfgs[0].model for (r, c), cfgs in cells.items() if c == column and r.startswith(family)]
-        ne1 = [c.model for c in _claim("ne1").grid(preset) if c.model.name == family]
-        return replace((same_column or ne1)[0], eig_range=eig, **({"num_layers": 1} if family == "deltanet" else {}))
+        ne1 = [c.model for c in get_claim("ne1").grid(preset) if c.model.name == family]
+        return replace((same_column or ne1)[0], eig_range="[-1,1]" if sign == "neg" else "[0,1]",
+                       **({"num_layers": 1} if family == "deltanet" else {}))
     if row in ("slstm", "mlstm", "transformer"):
-        return next(c.model for c in _claim("ne4").grid(preset) if c.model.name == row
-                    and c.task.name == "parity")
+        return next(c.model for c in get_claim("ne4").grid(preset) if c.model.name == row and c.task.name == "parity")
     if row == "lstm":
-        return _claim("bl3").model_of(preset, "lstm")
+        return get_claim("bl3").model_of(preset, "lstm")
     ref = _reference(cells, column, bilinear=True)[0].model
     width = ref.d_model if ref.name == "bilinear" else _BILINEAR_WIDTH[preset]
     variant = {"block2": dict(variant="block", block_size=2)}.get(row, dict(variant=row))
@@ -231,52 +155,40 @@ def fill_model(preset: str, row: str, column: str, cells: dict[tuple[str, str], 
 
 def fills(preset: str, seeds: list[int] | None = None,
           cells: dict | None = None) -> dict[tuple[str, str], list[RunConfig]]:
-    """The x1-only runs of ``preset``: ``FILLS[preset]`` minus the cells an owner already runs."""
+    """The x1-only runs of ``preset``: ``FILLS[preset]`` minus the cells an owner already runs; each takes its
+    reference cell's task, training, test, learning rates and seeds."""
     cells = owned(preset, seeds) if cells is None else cells
     out = {}
-    for row, column in FILLS[preset]:
-        if (row, column) in cells:
-            continue
+    for row, column in (k for k in FILLS[preset] if k not in cells):
         runs = _reference(cells, column, row in BILINEAR)
-        ref = runs[0]
-        model = fill_model(preset, row, column, cells)
+        ref, model = runs[0], fill_model(preset, row, column, cells)
         longest = max(ref.train.max_len, ref.eval.max_len)
         if model.name == "transformer" and model.max_len < longest:
             model = replace(model, max_len=longest)
         lrs = sorted({c.train.lr for c in runs}, reverse=True)  # the reference cell's rates (paper: the owner's sweep)
-        ref_seeds = sorted({c.seed for c in runs})
-        out[(row, column)] = [RunConfig(task=ref.task, model=model, train=replace(ref.train, lr=lr), eval=ref.eval,
-                                        seed=s) for lr in lrs for s in ref_seeds]
+        out[(row, column)] = expand([Cell(ref.task, model, ref.train, ref.eval)], sorted({c.seed for c in runs}), lrs)
     return out
+
+
+def _cells(preset: str, seeds: list[int] | None) -> dict[tuple[str, str], list[RunConfig]]:
+    cells = owned(preset, seeds)
+    return {**cells, **fills(preset, seeds, cells)}
 
 
 @functools.lru_cache(maxsize=None)
 def _board(preset: str) -> dict[tuple[str, str], tuple[RunConfig, ...]]:
     """Every cell's runs at ``preset`` with the default seeds (configs are frozen: safe to share)."""
-    cells = owned(preset)
-    return {k: tuple(v) for k, v in {**cells, **fills(preset, None, cells)}.items()}
+    return {k: tuple(v) for k, v in _cells(preset, None).items()}
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          tasks: list[str] | None = None) -> list[RunConfig]:
-    """Every run of x1 at ``preset``: the owners' runs on the board, then the fills, in row × column order.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: ``_SEEDS`` at quick, each owner's at the other presets; a fill takes its
-            reference cell's).
-        models: a subset of ``ROWS`` (default: all).
-        tasks: a subset of ``TASKS`` (default: all).
-    """
+    """Every run of x1 at ``preset`` in row × column order, for ``models`` ⊆ ``ROWS`` and ``tasks`` ⊆ ``TASKS``;
+    ``seeds`` default to ``_SEEDS`` at quick, each owner's elsewhere (a fill takes its reference cell's)."""
     check_preset(preset)
-    seeds = check_seeds(seeds, ()) if seeds is not None else None
-    models = check_choice(ID, "model", models, ROWS)
-    tasks = check_choice(ID, "task", tasks, TASKS)
-    if seeds is None:
-        every = _board(preset)
-    else:
-        cells = owned(preset, seeds)
-        every = {**cells, **fills(preset, seeds, cells)}
+    seeds = None if seeds is None else check_seeds(seeds, ())
+    models, tasks = check_choice(ID, "model", models, ROWS), check_choice(ID, "task", tasks, TASKS)
+    every = _board(preset) if seeds is None else _cells(preset, seeds)
     return [c for row in ROWS for col in TASKS if row in models and col in tasks for c in every.get((row, col), [])]
 
 
@@ -287,13 +199,9 @@ def not_run(preset: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for r in ROWS for t in TASKS if (r, t) not in ran]
 
 
-# ----------------------------------------------------------------------------- the theories' predictions
-
-
 @dataclass(frozen=True)
 class Prediction:
-    """What theory says about one cell ("can", "cannot", "open"; from ``theory.predictions``), why, and the rule
-    of the cell's statement (None: the cell has no statement)."""
+    """What theory says of a cell ("can", "cannot", "open"), why, and its statement's rule (None: no statement)."""
 
     says: str
     why: str
@@ -307,27 +215,20 @@ def _model_at(preset: str, row: str, column: str) -> ModelConfig:
     return runs[0].model if runs else fill_model(preset, row, column, owned(preset))
 
 
-def _theory(model: ModelConfig, column: str):
-    from statetrack.theory.predictions import predict_model
-
-    return predict_model(model, PREDICTION_TASK[column])
-
-
 def prediction(row: str, task: str, preset: str = "quick") -> Prediction:
-    """The theories' prediction for (row, task) at ``preset`` (``theory.predictions``) and its statement's rule."""
+    """The prediction of ``theory.predictions`` for (row, task) at ``preset``, with its statement's rule."""
     if row not in ROWS or task not in TASKS:
         raise ValueError(f"unknown cell ({row!r}, {task!r}); rows: {', '.join(ROWS)}; tasks: {', '.join(TASKS)}")
-    p = _theory(_model_at(check_preset(preset), row, task), task)
+    p = predict_model(_model_at(check_preset(preset), row, task), PREDICTION_TASK[task])
     s = statement_of(row, task)
     why = f"{p.why} ({p.cite})" + (f"; holds {p.condition}" if p.condition else "")
     return Prediction(p.says, why, s.rule if s else None)
 
 
-# ----------------------------------------------------------------------------- the papers' numbers
-
 _NE_ROWS = {("Transformer", ""): "transformer", ("mLSTM", ""): "mlstm", ("sLSTM", ""): "slstm",
             ("Mamba", "[0,1]"): "mamba_pos", ("Mamba", "[-1,1]"): "mamba_neg", ("DeltaNet", "[0,1]"): "deltanet_pos",
-            ("DeltaNet", "[-1,1]"): "deltanet_neg"}
+            ("DeltaNet", "[-1,1]"): "deltanet_neg"}  # NE Table 3's models have 2 layers, x1's DeltaNet one
+#: BL reports the best of three learning rates (secondary source), read as the best run; its Mamba is [0,1] (released)
 _BL_ROWS = {"Bilinear (full)": "full", "Block-diag b=1 (real diagonal)": "diagonal", "Block-diag b=2": "block2",
             "R2 block-diag": "rotation", "LSTM": "lstm", "Mamba (1/2/4 layers, merged in the note)": "mamba_pos",
             "Transformer (1/2/4 layers, merged in the note)": "transformer", "Mamba (4 layers)": "mamba_pos"}
@@ -338,8 +239,6 @@ _BL_COLUMNS = {("bl_modular_addition", "m=2"): ("parity", "BL mod-addition table
 
 @functools.lru_cache(maxsize=None)
 def _paper_rows() -> tuple[tuple[tuple[str, str], dict[str, Any]], ...]:
-    from statetrack.results import paper_numbers
-
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for row in paper_numbers("ne_table3"):
         key = _NE_ROWS.get((row["model"], row["variant"] or ""))
@@ -356,57 +255,50 @@ def _paper_rows() -> tuple[tuple[tuple[str, str], dict[str, Any]], ...]:
 
 
 def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
-    """The papers' numbers on the board, keyed by (row, column): ``paper_best``, ``paper_source``, ``paper_provenance``."""
+    """The papers' numbers on the board by (row, column): ``paper_best``, ``paper_source``, ``paper_provenance``."""
     return {k: dict(v) for k, v in _paper_rows()}
-
-
-# ----------------------------------------------------------------------------- statements
 
 
 @functools.lru_cache(maxsize=None)
 def _ceiling(task_cfg: Any, length: int) -> tuple[float, ...]:
-    from statetrack.tasks import make_task
-    from statetrack.theory.letters import count_only_ceiling
+    return tuple(letters.count_only_ceiling(make_task(task_cfg), length))
 
-    return tuple(count_only_ceiling(make_task(task_cfg), length))
+
+def _ceiling_length(column: str, runs: list[RunConfig]) -> int:
+    """Where a cell's count-only ceiling is computed: its shortest first test length, at most ``CEILING_LEN``."""
+    return min(min(c.eval.min_len for c in runs), CEILING_LEN[column])
 
 
 def _bound(column: str, runs: list[RunConfig]) -> dict[str, Any]:
-    """The count-only bound of a column for the runs of its cell at every preset judged (the loosest: shortest
-    first test length, fewest test sequences)."""
-    from statetrack.tasks import make_task
-    from statetrack.theory.letters import ceiling_bound, normalized
-
-    task = make_task(runs[0].task)
-    first = min(c.eval.min_len for c in runs)
-    length, n = min(first, CEILING_LEN[column]), min(c.eval.num_seqs for c in runs)
-    return {"value": round(ceiling_bound(task, length, n), 4), "length": length, "first": first, "n": n,
-            "ceiling": normalized(_ceiling(runs[0].task, length)[-1], task.chance)}
+    """The count-only bound of a column for its cell's runs at every preset judged (the loosest: shortest first
+    test length, fewest test sequences)."""
+    task, length, n = make_task(runs[0].task), _ceiling_length(column, runs), min(c.eval.num_seqs for c in runs)
+    return {"value": round(letters.ceiling_bound(task, length, n), 4), "length": length, "n": n,
+            "ceiling": letters.normalized(_ceiling(runs[0].task, length)[-1], task.chance)}
 
 
-def _cell_statement(row: str, column: str, runs: dict[str, RunConfig]) -> Statement | None:
-    """The statement of one cell from its runs' configs at the presets that judge it (see the module docstring)."""
-    from statetrack.theory.predictions import counts_only
-
-    presets = tuple(runs)
-    first = runs[presets[0]]
+def _cell_statement(row: str, column: str) -> Statement | None:
+    """The statement of one cell from its runs' configs at the presets that judge it; None where it has no run."""
+    runs = {p: _board(p)[(row, column)][0] for p in TRAINED_PRESETS if (row, column) in _board(p)}
+    if not runs:
+        return None
+    first = next(iter(runs.values()))
     name, task, sid = NAMES[row], TASK_NAMES[column], f"{row}-{column}"
-    where = {"model": row, "task": column}
-    fields = dict(presets=presets, not_run={} if "quick" in presets else
-                  {"quick": _NOT_ON_QUICK.get((row, column), NOT_ON_QUICK)})
+    fields = dict(presets=tuple(runs), where={"model": row, "task": column},
+                  not_run={} if "quick" in runs else {"quick": _NOT_ON_QUICK.get((row, column), NOT_ON_QUICK)})
     lengths = f"{first.eval.min_len}–{first.eval.max_len}"
     paper = paper_rows().get((row, column))
-    if paper:
+    if paper:  # the paper's number, also where the theory expects otherwise (BL's R2 at m = 3: 0.00)
         value = paper["paper_best"]
         kind, verb = ("possible", "learns") if value >= 0.5 else ("fails", "does not learn")
         return from_paper(sid, f"{name} {verb} {task} beyond its training lengths", paper["paper_source"], kind,
-                          "best", value, where, provenance=paper["paper_provenance"], **fields)
+                          "best", value, provenance=paper["paper_provenance"], **fields)
     if row == "deltanet_neg" and column == "S5_swaps":
         return Statement(sid, f"{name} solves {task} beyond its training length", "NE Fig. 4", "paper text",
                          "possible", "best", at_least(SOLVED),
                          f"NE Fig. 4 (plots only, best seed): one layer of DeltaNet [-1,1] solves the swaps to length "
-                         f"500; solved = within the tolerance {PAPER_TOLERANCE:g} of perfect", where=where, **fields)
-    p = _theory(first.model, column)
+                         f"500; solved = within the tolerance {PAPER_TOLERANCE:g} of perfect", **fields)
+    p = predict_model(first.model, PREDICTION_TASK[column])
     if p.says == "cannot" and not p.condition:
         if column in CEILING_LEN and all(counts_only(c.model) for c in runs.values()):
             b = _bound(column, list(runs.values()))
@@ -415,41 +307,34 @@ def _cell_statement(row: str, column: str, runs: dict[str, RunConfig]) -> Statem
                    f"and never rises with the length, so it bounds every test length ({lengths}); plus the sampling "
                    f"margin of {b['n']} test sequences (once in 1000 by chance)")
             return Statement(sid, f"{name} scores no more on {task} than its letter counts allow", "BL Prop 2",
-                             "ours", "impossible", "every", at_most(b["value"]), why, where=where, **fields)
+                             "ours", "impossible", "every", at_most(b["value"]), why, **fields)
         return Statement(sid, f"{name} does not solve {task} beyond its training lengths", p.cite, "ours", "fails",
                          "best", at_most(SOLVED),
                          f"{p.cite}: {p.why}; the theorem speaks of arbitrary lengths and implies no bound at "
                          f"lengths {lengths}, so no seed may solve it (best ≤ 1 − the tolerance {PAPER_TOLERANCE:g})",
-                         where=where, **fields)
+                         **fields)
     if p.says == "can":
         return Statement(sid, f"{name} learns {task} beyond its training lengths", p.cite, "ours", "possible", "best",
                          at_least(SOLVED),
                          f"{p.cite}: {p.why}; no paper reports training it, so we predict a solution: best within the "
-                         f"tolerance {PAPER_TOLERANCE:g} of perfect", where=where, **fields)
-    return None  # no theorem applies (or only a conditional one) and no paper reports the cell
+                         f"tolerance {PAPER_TOLERANCE:g} of perfect", **fields)
+    return None  # no theorem applies (or only a conditional one, e.g. unless TC⁰ = NC¹) and no paper reports it
 
 
 @functools.lru_cache(maxsize=None)
 def _statements() -> tuple[Statement, ...]:
-    out = []
-    for row in ROWS:
-        for column in TASKS:
-            runs = {p: _board(p)[(row, column)][0] for p in TRAINED_PRESETS if (row, column) in _board(p)}
-            s = _cell_statement(row, column, runs) if runs else None
-            out += [s] if s else []
-    out.append(Statement("letters", "S3's tokens, S5's swaps and the machine's letters do not commute, and a machine "
-                                    "letter has a cycle of length ≥ 3", "BL Prop 2, NE Thm 2", "ours", "exact",
-                         "value", at_least(1.0), "the facts the cells' predictions rest on, computed exactly",
-                         checks="letters: *"))
-    out.append(Statement("ceilings", "The count-only ceiling used for each commuting cell never rises with the length",
-                         "BL Prop 2", "ours", "exact", "value", at_least(1.0),
-                         "why the ceiling at one length bounds every longer test length, computed exactly",
-                         checks="ceiling: *"))
-    return tuple(out)
+    cells = [s for s in (_cell_statement(r, t) for r in ROWS for t in TASKS) if s]
+    return (*cells,
+            Statement("letters", "S3's tokens, S5's swaps and the machine's letters do not commute, and a machine "
+                                 "letter has a cycle of length ≥ 3", "BL Prop 2, NE Thm 2", "ours", "exact", "value",
+                      at_least(1.0), "the facts the cells' predictions rest on, computed exactly", checks="letters: *"),
+            Statement("ceilings", "The count-only ceiling used for each commuting cell never rises with the length",
+                      "BL Prop 2", "ours", "exact", "value", at_least(1.0),
+                      "why the ceiling at one length bounds every longer test length, computed exactly",
+                      checks="ceiling: *"))
 
 
 def statements() -> list[Statement]:
-    """x1's statements: one per cell a paper reports or a theorem decides, and two exact ones."""
     return list(_statements())
 
 
@@ -457,19 +342,12 @@ def statement_of(row: str, column: str) -> Statement | None:
     return next((s for s in _statements() if s.where == {"model": row, "task": column}), None)
 
 
-# ----------------------------------------------------------------------------- exact checks
-
-
 def checks(preset: str) -> list[Check]:
     """Training-free facts the statements rely on (seconds)."""
-    from statetrack.tasks import make_task, task_config
-    from statetrack.theory import letters
-
     check_preset(preset)
     cfg = next(c for (_, col), cfgs in _board(preset).items() if col == "fsm_perm" for c in cfgs)
     facts = letters.facts(make_task(cfg.task).table)
-    longest = max(max(c) for c in facts["cycles"])
-    m = facts["states"]
+    longest, m = max(max(c) for c in facts["cycles"]), facts["states"]
     out = [Check(f"letters: perm FSM ({m} states): letters do not commute", float(not facts["commute"]),
                  "= 1 (some pair ab ≠ ba)", not facts["commute"], "δ(δ(q, a), b) vs δ(δ(q, b), a) over all q, a, b"),
            Check(f"letters: perm FSM ({m} states): a letter with a cycle of length ≥ 3", float(longest), "≥ 3",
@@ -479,44 +357,30 @@ def checks(preset: str) -> list[Check]:
         abelian = letters.tokens_commute(task.mul_table, task.elements_drawn)
         out.append(Check(f"letters: {group} ({elements}) tokens do not commute", float(not abelian), "= 1",
                          not abelian, f"{len(task.elements_drawn)} token elements, |G| = {task.group_order}"))
-    seen = set()
-    for s in _statements():
-        if s.kind != "impossible":
-            continue
+    ceilings = {}  # (task config, length) → column, once each, for the impossible statements
+    for s in (s for s in _statements() if s.kind == "impossible"):
         runs = _board(s.presets[0])[(s.where["model"], s.where["task"])]
-        length = min(min(c.eval.min_len for c in runs), CEILING_LEN[s.where["task"]])
-        if (runs[0].task, length) in seen:
-            continue
-        seen.add((runs[0].task, length))
-        c = _ceiling(runs[0].task, length)
+        ceilings.setdefault((runs[0].task, _ceiling_length(s.where["task"], runs)), s.where["task"])
+    for (task_cfg, length), column in ceilings.items():
+        c = _ceiling(task_cfg, length)
         rises = max((b - a for a, b in zip(c, c[1:])), default=0.0)
-        out.append(Check(f"ceiling: {TASK_NAMES[s.where['task']]}: count-only ceiling never rises over lengths 1–"
-                         f"{length}", rises, "≤ 1e-12", rises <= 1e-12,
+        out.append(Check(f"ceiling: {TASK_NAMES[column]}: count-only ceiling never rises over lengths 1–{length}",
+                         rises, "≤ 1e-12", rises <= 1e-12,
                          f"raw accuracy {c[0]:.4f} at length 1, {c[-1]:.4f} at {length}"))
     return out
 
 
-# ----------------------------------------------------------------------------- verdict
-
-
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """x1's statements judged on the records of one preset's grid and its exact checks."""
     exact = exact_checks(__name__, preset, checks)
     records = [r for r in records if None not in cell_of(r).values()]
-    paper = paper_rows()
+    paper = {k: {"paper_best": v["paper_best"]} for k, v in paper_rows().items()}
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of, checks=exact,
-                  not_run=not_run(preset, records), paper_of=lambda c: {
-                      k: v for k, v in paper.get((c["model"], c["task"]), {}).items() if k == "paper_best"})
+                  not_run=not_run(preset, records), paper_of=lambda c: paper.get((c["model"], c["task"]), {}))
 
 
 def board(v: Verdict, records: list[dict[str, Any]] = ()) -> Any:
-    """The leaderboard as a tidy frame: one row per cell with the theory, its statement and outcome, ours over seeds,
-    and where the runs came from.
-
-    Columns: model, task, theory (can / cannot / open), statement (its id), kind, ours (True for our own
-    statement), rule, paper, median, min, max, seeds, pass (PASS / FAIL / – when not judged / not run), source
-    (the claims whose runs these are, "x1" for a fill), why, row, column.
-    """
+    """The leaderboard as a tidy frame, one row per cell: theory, statement, outcome (``pass``: PASS / FAIL / – not
+    judged / not run), ours over seeds, and ``source``: the claims whose runs these are ("x1" for a fill)."""
     import pandas as pd
 
     source: dict[tuple[str, str], set[str]] = {}
@@ -526,9 +390,7 @@ def board(v: Verdict, records: list[dict[str, Any]] = ()) -> Any:
     outcome = {(o.statement.where["model"], o.statement.where["task"]): o for o in v.statements
                if o.statement.kind != "exact"}
     out = []
-    for r in v.rows:
-        if r.get("part") not in ("trained", "not run"):
-            continue
+    for r in (r for r in v.rows if r.get("part") in ("trained", "not run")):
         key, ran = (r["model"], r["task"]), r["part"] == "trained"
         p, o = prediction(*key, v.preset), outcome.get(key)
         s = o.statement if o else None
@@ -536,13 +398,8 @@ def board(v: Verdict, records: list[dict[str, Any]] = ()) -> Any:
         out.append({"model": NAMES[key[0]], "task": TASK_NAMES[key[1]], "theory": p.says,
                     "statement": s.id if s else "", "kind": s.kind if s else "", "ours": bool(s and s.ours),
                     "rule": s.describe() if s else "shown, not judged", "paper": s.paper if s else None,
-                    "median": r.get("ours_median") if ran else None, "min": r.get("ours_min") if ran else None,
-                    "max": r.get("ours_max") if ran else None, "seeds": r.get("seeds", 0) if ran else 0,
-                    "pass": judged if ran else "not run", "source": ", ".join(sorted(source.get(key, ()))),
-                    "why": s.why if s else p.why, "row": key[0], "column": key[1]})
+                    **{k: r.get(f"ours_{k}") if ran else None for k in ("median", "min", "max")},
+                    "seeds": r.get("seeds", 0) if ran else 0, "pass": judged if ran else "not run",
+                    "source": ", ".join(sorted(source.get(key, ()))), "why": s.why if s else p.why,
+                    "row": key[0], "column": key[1]})
     return pd.DataFrame(out)
-
-
-__all__ = ["CEILING_LEN", "FILLS", "HEADLINE", "ID", "NAMES", "OWNER", "PREDICTION_TASK", "ROWS", "SOLVED", "TASKS",
-           "TASK_NAMES", "Prediction", "board", "cell_of", "checks", "column_of", "fills", "grid", "label_of",
-           "not_run", "owned", "paper_rows", "prediction", "row_of", "statement_of", "statements", "verdict"]
