@@ -1,7 +1,7 @@
 """Claim ne1: the grid per preset, the verdict rule on fake records (a pass and a fail for each side of it, a
 diverged run, the learning-rate selection of the paper preset), the paper's numbers, bad arguments named.
 
-The expectations are the module docstring's preset table and NE Tables 3 and 5 (parity column), written
+The expectations are the presets' settings and NE Tables 3 and 5 (parity column), written
 out here, not read back from the module.
 """
 

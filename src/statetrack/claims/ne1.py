@@ -1,34 +1,9 @@
 """Claim ne1 (NE Thm 1, Fig 1, Table 3 parity column): parity needs a negative eigenvalue.
 
-A finite-precision linear RNN whose transition eigenvalues all lie in [0, 1] cannot solve parity at
-arbitrary length; allowing [-1, 1] makes it learnable. We train Mamba and DeltaNet in both ranges on
-parity and test at lengths the model never saw.
-
-Presets (lengths count input tokens):
-
-| preset | models                                  | labels       | train                                   | test   | seeds |
-|--------|-----------------------------------------|--------------|-----------------------------------------|--------|-------|
-| smoke  | tiny Mamba / DeltaNet                   | every step   | 10 steps, length 8                      | 8–24   | 1     |
-| quick  | 1 layer, D=32; DeltaNet with conv 4     | every step   | lr 1e-2, batch 64, length 40; Mamba 500 | 40–256 | 3     |
-|        |                                         |              | steps, DeltaNet 1000                    |        |       |
-| paper  | 2 layers, D=128, conv 4 (NE App. E.1.1) | final answer | 100k steps × 1024, lengths 2–39         | 39–255 | 3     |
-
-The quick recipe was chosen on pilot runs (seeds 0–5, not recorded; see the book's page
-*How the quick recipes were chosen*, book/recipes.md). At lr 3e-3 (the prototype calibration's rate) our Mamba [-1,1] failed to
-extrapolate in 2 of 3 seeds, and DeltaNet [-1,1] without the short convolution or at lr 3e-3 fitted
-lengths ≤ 40 exactly but drifted at longer ones in some seeds; lr 1e-2 for both, and the paper's
-convolution of width 4 for DeltaNet, passed in every pilot seed.
-
-The NE code counts the answer token in a sequence's length, so the paper's train lengths 3–40 and
-test lengths 40–256 are 2–39 and 39–255 input tokens here. The paper preset sweeps the NE learning
-rate grid and, as the paper does, keeps for each model the rate with the best median over seeds.
-
-Statements (``statements``): for each model, NE Table 3's best of 3 seeds and Table 5's median of 3, in
-each range, against the paper's number with the tolerance ``PAPER_TOLERANCE`` (0.1 of normalized accuracy):
-[-1,1] at least the paper's number minus it, [0,1] at most the paper's number plus it. NE reports these two
-statistics, not every seed. Theorem 1 is an impossibility in the limit of long sequences; it implies no bound
-at lengths 40–256, so the [0,1] statements are the paper's experiment (kind ``fails``), not the theorem. A
-diverged run counts as a failing seed.
+Trained: Mamba and DeltaNet with transition eigenvalues in [0, 1] or [-1, 1] on parity, tested at lengths
+never seen, judged against NE Table 3 (best of 3 seeds) and Table 5 (median of 3) with ``PAPER_TOLERANCE``.
+Thm 1 is an impossibility in the limit of long sequences and bounds nothing at lengths 40–256, so the [0,1]
+statements are the paper's experiment (kind ``fails``), not the theorem. No exact part.
 
 Used in: notebooks/ne1_parity_needs_negative_eigenvalues.md, ``statetrack verify``.
 """
@@ -39,8 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Statement, check_choice, check_lrs, check_seeds, decide, expand,
-                                      from_paper, paper_lookup)
+from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Statement, check_choice, check_lrs, check_seeds,
+                                      decide, expand, from_paper, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -60,8 +35,11 @@ _MODEL_FIELDS = {
     "paper": {"mamba": dict(d_model=128, num_layers=2, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0),
               "deltanet": dict(d_model=128, num_layers=2, num_heads=4, d_conv=4, mlp_ratio=4)},
 }
+# quick, from unrecorded pilots (book/recipes.md): at lr 3e-3 Mamba [-1,1] failed to extrapolate in 2 of 3 seeds and
+# DeltaNet [-1,1] without its width-4 convolution drifted beyond length 40; lr 1e-2 and the convolution passed every seed
 _QUICK = TrainConfig(num_steps=500, batch_size=64, lr=1e-2, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
                      min_len=40, max_len=40, eval_every=100)
+# NE's code counts the answer token in a length: its train lengths 3–40 and test lengths 40–256 are 2–39 and 39–255 here
 _PAPER = TrainConfig(num_steps=100_000, batch_size=1024, lr=1e-3, min_lr_ratio=1e-3, warmup_steps=10_000,
                      weight_decay=0.1, grad_clip=0.0, min_len=2, max_len=39, eval_every=5000, log_every=100)
 _TRAIN = {  # preset → model → training settings
@@ -70,25 +48,16 @@ _TRAIN = {  # preset → model → training settings
     "quick": {"mamba": _QUICK, "deltanet": replace(_QUICK, num_steps=1000, warmup_steps=50)},
     "paper": dict.fromkeys(MODELS, _PAPER),
 }
-_EVAL = {
-    "smoke": EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16),
-    "quick": EvalConfig(min_len=40, max_len=256, num_seqs=512),
-    "paper": EvalConfig(min_len=39, max_len=255, num_seqs=8192),
-}
+_EVAL = {"smoke": EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16),
+         "quick": EvalConfig(min_len=40, max_len=256, num_seqs=512),
+         "paper": EvalConfig(min_len=39, max_len=255, num_seqs=8192)}
 _SUPERVISION = {"smoke": "every", "quick": "every", "paper": "final"}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          lrs: list[float] | None = None) -> list[RunConfig]:
-    """Every run of ne1 at ``preset``: model × eig_range × learning rate × seed.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
-        models: a subset of ``MODELS`` (default: both).
-        lrs: learning rates (default: each model's at the preset; the paper preset sweeps the NE grid).
-    """
+    """Every run of ne1 at ``preset``: model × eig_range × learning rate × seed (paper: the NE rate grid)."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = check_choice(ID, "model", models, MODELS)
@@ -109,7 +78,7 @@ def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def statements() -> list[Statement]:
-    """ne1's statements: NE Table 3 (best of 3 seeds) and Table 5 (median of 3) for each model in each range."""
+    """NE Table 3 (best of 3 seeds) and Table 5 (median of 3) for each model in each range."""
     paper, out = paper_rows(), []
     for m in MODELS:
         name = NAMES[m]
@@ -128,7 +97,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list | None = None) -> Verdict:
-    """ne1's statements judged on the records of one preset's grid (ne1 has no exact checks)."""
+    """ne1's statements judged on one preset's records (ne1 has no exact checks)."""
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
                   paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"]), {}))

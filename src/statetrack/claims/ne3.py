@@ -1,54 +1,12 @@
-"""Claim ne3 (NE Prop 1, Thm 3, Thm 4, Thm 6): products of generalized Householder matrices.
+"""Claim ne3 (NE Prop 1, Thm 3, Thm 4, Thm 6): products of generalized Householder (GH) matrices I − β v vᵀ.
 
-Exact part (``checks``; ``statetrack.theory.householder``): sampled products of k GH matrices
-I − β v vᵀ have norm ≤ 1, real spectra in [0, 1] for β ∈ [0, 1] and k ≤ 2, and rotations (complex
-eigenvalues) for β ∈ [0, 2] and k = 2 (Prop 1); every S5 swap is a reflection and every S5 element a
-product of ≤ 4 of them (Prop 1.2); and Prop 1.2 in full (``statetrack.theory.gh_factorization``):
-random orthogonal matrices are n reflections, random contractions (‖M‖ ≤ 1, rank-deficient ones
-too) 3n GH factors with β ∈ [0, 2] (through the SVD), permutations n − 1 reflections, each product
-equal to the matrix within fp64 rounding; a hand-set one-layer DeltaNet [−1, 1] of the package tracks S5
-restricted to swaps against the task's labels (Thm 3); two reflection layers add mod m (Thm 6); two
-reflections per token in the package's DeltaProduct make a rotation by 2π/3. Thm 4
-(``statetrack.theory.cascade``): a reset letter is a product of n GH factors with β = 1 whose product
-is exactly 0, and a cascade of permutation–reset layers (the holonomy decomposition), each layer a
-delta-rule recurrence whose transitions are products of GH factors with β ∈ [0, 2], tracks two
-automata whose transition monoid is not a group (Z3 with a reset letter; a random 5-state automaton
-none of whose letters is a permutation or a constant) on random words, in fp32 and fp64, with at most
-|Q| states per layer and fewer than 2^|Q| layers, the sizes the theorem states.
-
-Trained part (the smallest training that shows a consequence): the S5 word problem with swaps only,
-one-layer DeltaNet [−1, 1] against [0, 1] (NE Fig. 4's swaps panel, 1 layer), trained on length 32.
-
-Presets (lengths count input tokens; "exact sizes" are the rollouts of ``checks``):
-
-| preset | trained models                              | train                                 | test     | seeds              | exact sizes (products; swap rollout; adder rollout; cascade rollout) |
-|--------|---------------------------------------------|---------------------------------------|----------|--------------------|-----------------------------------------------------------------------|
-| smoke  | DeltaNet D=8, 2 heads                       | 10 steps, length 8                    | 9–16     | 1                  | 200; 20 × 200; 50 × 500; 50 × 200                                     |
-| quick  | DeltaNet 1 layer, D=64, 4 heads, no conv,   | lr 2e-3, batch 128, length 32,        | 33–128   | [−1,1]: 3, [0,1]: 2 | 2,000; 1,000 × 1,000; 1,000 × 2,000; 1,000 × 1,000                    |
-|        | no MLP (book/recipes.md)                    | 500 steps                             |          |                    |                                                                       |
-| paper  | as quick, D=128 with a 4× MLP (NE App. E.2) | lr 1e-4, batch 512, 312,500 steps     | 33–500   | 3                  | 20,000; 1,000 × 10,000; 1,000 × 10,000; 1,000 × 10,000                |
-
-Statements (``statements``):
-
-- ``neg-solves-swaps`` (NE Fig. 4, swaps panel, and Thm 3): one-layer DeltaNet [−1, 1] solves S5
-  restricted to swaps beyond its training length. Fig. 4 plots the best of 3 seeds' sequence accuracy
-  and the text says one layer solves it to length 500 (a plot: no number to transcribe, "solves" is
-  sequence accuracy 1); so the best seed's sequence accuracy at the longest test length (128 at quick,
-  500 at paper) must reach 1 − ``PAPER_TOLERANCE`` = 0.9.
-- ``pos-cannot-track-sign`` (NE Thm 1 on the permutation's sign; kind ``impossible``): one-layer
-  DeltaNet [0, 1] cannot track swaps at arbitrary length, because the sign of the running permutation
-  is the parity of the number of swaps, which Thm 1 forbids a [0, 1] LRNN. A model that holds nothing of
-  the sign is right on at most half of the answers (at length 500 the sign is a fair coin given
-  everything else), so at the longest test length every seed must stay ≤ ``ceiling(4096)`` = 2153/4096
-  ≈ 0.526, the top of Binomial(4096, 1/2)'s central 99.9% interval on the paper test set's 4,096
-  sequences. The theorem bounds no finite length, so the shorter test lengths are shown, not held to
-  it. Judged at paper only: at quick, three seeds of both ranges cost 2.2 CPU-minutes (20–25 s a run in
-  the committed records), over the 2.0 the quick preset allows this claim, so quick trains [0, 1] on
-  two seeds and shows them in the cell table.
-- Exact (``checks``, judged at every preset), one statement per result: ``prop1-norm`` (Prop 1.1),
-  ``prop1-spectra`` (Prop 1.3 and its contrast with β ∈ [0, 2]), ``prop1-factors`` (Prop 1.2, on S5's
-  swaps and in full), ``thm3-groups`` (Thm 3: the hand-set swap tracker, and Z3 as two reflections per
-  token in DeltaProduct), ``thm4-cascades`` (Thm 4), ``thm6-adders`` (Thm 6).
+Exact (``theory.householder``, ``theory.gh_factorization``, ``theory.cascade``): sampled GH products' norms and
+spectra (Prop 1.1, 1.3); S5's swaps as reflections, and orthogonal matrices, contractions and permutations factored
+into GH matrices (Prop 1.2); a hand-set one-layer DeltaNet [−1, 1] tracking S5's swaps and a DeltaProduct with two
+reflections per token rotating by 2π/3 (Thm 3); resets and permutation–reset cascades tracking two automata that
+are not groups, with at most |Q| states per layer and fewer than 2^|Q| layers (Thm 4); two reflection layers adding
+mod m (Thm 6). Trained, the smallest training that shows a consequence: one-layer DeltaNet [−1, 1] against [0, 1]
+on S5 restricted to swaps (NE Fig. 4's swaps panel), trained on length 32.
 
 Used in: notebooks/ne3_householder_products.md, ``statetrack verify``.
 """
@@ -60,12 +18,12 @@ from typing import Any
 
 import torch
 
-from statetrack.claims import Verdict, check_preset
+from statetrack.claims import Verdict, check_preset, ne2
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
                                       check_choice, check_seeds, decide, exact_checks, expand)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.tasks import task_config
+from statetrack.tasks import make_task, task_config
 from statetrack.theory import cascade as kr
 from statetrack.theory import householder as hh
 
@@ -75,11 +33,9 @@ HEADLINE = "neg-solves-swaps"  # the scoreboard's statement
 LEVEL = 0.999  # the central interval of a coin-flip sign that the impossibility bound tops
 MODULI = (2, 3, 5, 10)  # Thm 6 is checked for these m
 
-_MODEL_FIELDS = {
-    "smoke": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
-    "quick": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),
-    "paper": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4),
-}
+_MODEL_FIELDS = {"smoke": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
+                 "quick": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),  # book/recipes.md
+                 "paper": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4)}  # NE App. E.2
 _TRAIN = {
     "smoke": TrainConfig(num_steps=10, batch_size=8, lr=2e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1),
     "quick": TrainConfig(num_steps=500, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
@@ -88,14 +44,14 @@ _TRAIN = {
     "paper": TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
                          grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100),
 }
-_EVAL = {
-    "smoke": EvalConfig(min_len=9, max_len=16, num_seqs=16),
-    "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
-    "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096),
-}
+_EVAL = {"smoke": EvalConfig(min_len=9, max_len=16, num_seqs=16),
+         "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
+         "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096)}
 # quick: three seeds of [0,1] too would cost 2.2 CPU-minutes (the records' wall time), over the claim's 2.0
-_SEEDS = {"smoke": (0,), "quick": {"[-1,1]": (0, 1, 2), "[0,1]": (0, 1)}, "paper": (0, 1, 2)}
-# Exact parts: GH products per (n, k, β range); swap-tracker rollout (sequences, steps); adder rollout.
+_SEEDS = {"smoke": dict.fromkeys(EIG_RANGES, (0,)), "quick": {"[-1,1]": (0, 1, 2), "[0,1]": (0, 1)},
+          "paper": dict.fromkeys(EIG_RANGES, (0, 1, 2))}  # preset → eig_range → seeds
+# Exact parts: GH products per (n, k, β range); swap-tracker, adder and cascade rollouts (sequences, steps);
+# factorizations (sizes n, matrices of each kind per n)
 SIZES = {
     "smoke": dict(samples=200, track=(20, 200), adder=(50, 500), cascade=(50, 200), factor=(range(2, 6), 8)),
     "quick": dict(samples=2000, track=(1000, 1000), adder=(1000, 2000), cascade=(1000, 1000), factor=(range(2, 9), 64)),
@@ -104,6 +60,7 @@ SIZES = {
 }
 #: NE Thm 4's automata: Z3 with a reset letter, and a random 5-state automaton with letters of rank 4, 3, 2.
 AUTOMATA = (kr.z3_with_reset, kr.random_automaton)
+_HIGH = (torch.float32, torch.float64)  # the dtypes the adders and cascades run in
 NAMES = {eig: f"{MODEL_NAMES['deltanet']} {eig}" for eig in EIG_RANGES}
 
 
@@ -113,25 +70,15 @@ def task():
 
 
 def grid(preset: str, seeds: list[int] | None = None, eig_ranges: list[str] | None = None) -> list[RunConfig]:
-    """Every trained run of ne3 at ``preset``: eig_range × seed (one-layer DeltaNet on S5 swaps).
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds for every range (default: the preset's, per range at quick).
-        eig_ranges: a subset of ``EIG_RANGES`` (default: both).
-    """
+    """Every trained run of ne3 at ``preset``: eig_range × seed (``seeds`` for every range; default per range)."""
     check_preset(preset)
     eig_ranges = check_choice(ID, "eig_range", eig_ranges, EIG_RANGES)
     out = []
     for eig in eig_ranges:
-        default = _SEEDS[preset][eig] if isinstance(_SEEDS[preset], dict) else _SEEDS[preset]
         cell = Cell(task(), model_config("deltanet", eig_range=eig, num_layers=1, **_MODEL_FIELDS[preset]),
                     _TRAIN[preset], _EVAL[preset])
-        out += expand([cell], check_seeds(seeds, default))
+        out += expand([cell], check_seeds(seeds, _SEEDS[preset][eig]))
     return out
-
-
-# ----------------------------------------------------------------------------- exact checks
 
 
 def _spectra(samples: int) -> dict[tuple[int, int, float], hh.Spectrum]:
@@ -141,11 +88,9 @@ def _spectra(samples: int) -> dict[tuple[int, int, float], hh.Spectrum]:
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact parts of ne3 at ``preset`` (sizes in ``SIZES``): Prop 1, the swaps, Thm 3, Thm 6, DeltaProduct."""
+    """The exact part at ``preset``'s sizes (``SIZES``)."""
     check_preset(preset)
-    size = SIZES[preset]
-    out = []
-
+    size, out = SIZES[preset], []
     spec = _spectra(size["samples"])
     tol = hh.COMPLEX_TOL
     real01 = [s for (n, k, b), s in spec.items() if b == 1.0 and k <= 2]
@@ -163,7 +108,6 @@ def checks(preset: str) -> list[Check]:
     single = max(spec[(n, 1, 2.0)].max_imag for n in (3, 4))
     out.append(Check("Prop 1.3, one factor: a GH matrix (DeltaNet), β ∈ [0,2], has real eigenvalues", single, f"≤ {tol:g}", single <= tol,
                      "value = the largest |Im λ|; one factor is a symmetric matrix"))
-
     sw = swap_check()
     out.append(Check("Prop 1.2 on S5: each transposition (the task's ids) is I − 2vvᵀ, v = (e_i − e_j)/√2", sw["matches"],
                      f"= {sw['swaps']}", sw["matches"] == sw["swaps"],
@@ -171,24 +115,20 @@ def checks(preset: str) -> list[Check]:
     out.append(Check("Prop 1.2 on S5: every element is a product of ≤ 4 = n − 1 such reflections", sw["max_reflections"], "≤ 4",
                      sw["max_reflections"] <= 4 and sw["products_exact"] == sw["elements"],
                      f"{sw['products_exact']}/{sw['elements']} elements rebuilt exactly from their reflections"))
-
     out += factorization_checks(*size["factor"])
-
     B, T = size["track"]
     tr = hh.track_swaps(B, T, seed=0)
     out.append(Check(f"Thm 3: hand-set 1-layer DeltaNet [-1,1] tracks S5 swaps ({B:,} seqs × {T:,} steps)", tr.acc,
                      "= 1", tr.acc == 1.0,
                      f"sequence accuracy {tr.seq_acc:.4f}; largest fp32 |S_t − M(label)| = {tr.max_state_error:.1e}"))
-
     B, T = size["adder"]
-    per_dtype = {dt: hh.check_adders(MODULI, B, T, dt) for dt in (torch.float32, torch.float64)}
+    per_dtype = {dt: hh.check_adders(MODULI, B, T, dt) for dt in _HIGH}
     for i, m in enumerate(MODULI):
         r32, r64 = per_dtype[torch.float32][i], per_dtype[torch.float64][i]
         acc = min(r32.acc, r64.acc)
         out.append(Check(f"Thm 6: two reflection layers add mod {m} ({B:,} seqs × {T:,} steps, fp32 and fp64)", acc,
                          "= 1", acc == 1.0, f"largest distance from the exact point: fp32 {r32.max_angle_error:.1e}, "
                                             f"fp64 {r64.max_angle_error:.1e}"))
-
     dev = rotation_check()
     out.append(Check("Thm 3, Z3 as two reflections per token: DeltaProduct n_h = 2, hand-set keys, eigenvalues e^{±2πi/3}", dev,
                      "≤ 1e-6", dev <= 1e-6, "value = the largest |λ − e^{±2πi/3}| of the rotating pair (fp32 model)"))
@@ -225,8 +165,7 @@ def factorization_checks(sizes: range, per_size: int) -> list[Check]:
 
 def cascade_checks(num_words: int, length: int) -> list[Check]:
     """NE Thm 4: the zero matrix as n GH factors, and permutation–reset cascades of two non-group automata."""
-    out = []
-    n = 5
+    n, out = 5, []
     rf = kr.reset_factors(n, target=2)
     exact = rf.product_is_zero and 0 <= rf.beta_min and rf.beta_max <= 2 and rf.max_image_error == 0
     out.append(Check(f"Thm 4: a reset letter is {n} GH factors (β = 1, keys e_1..e_{n}) with product exactly 0",
@@ -236,8 +175,7 @@ def cascade_checks(num_words: int, length: int) -> list[Check]:
     for make in AUTOMATA:
         auto = make()
         # op="delta_product": each layer runs the package's own DeltaProduct recurrence (models/ops/delta.py).
-        res = {dt: kr.cascade_check(auto, num_words, length, dt, seed=1, op="delta_product")
-               for dt in (torch.float32, torch.float64)}
+        res = {dt: kr.cascade_check(auto, num_words, length, dt, seed=1, op="delta_product") for dt in _HIGH}
         r32, r64 = res[torch.float32], res[torch.float64]
         acc = min(r32.acc, r64.acc)
         sized = max(r32.state_sizes) <= auto.num_states and r32.layers < 2 ** auto.num_states
@@ -255,8 +193,6 @@ def cascade_checks(num_words: int, length: int) -> list[Check]:
 
 def swap_check() -> dict[str, int]:
     """Prop 1.2 on the word_problem task's own S5 elements: swaps are reflections; products of ≤ n − 1 rebuild all."""
-    from statetrack.tasks import make_task
-
     perms = make_task(task_config("word_problem", group="S5")).permutations
     swaps = [p for p in perms if sum(i != j for i, j in enumerate(p)) == 2]
     matches = 0
@@ -284,16 +220,10 @@ def rotation_check(theta: float = 2 * math.pi / 3) -> float:
     return float(max((ev - w).abs().min() for w in want))
 
 
-# ----------------------------------------------------------------------------- statements and verdict
-
-
 def ceiling(num_seqs: int, level: float = LEVEL) -> float:
-    """The most accuracy at one length that a model holding nothing of the permutation's sign reaches on ``num_seqs``
-    independent random swap words: each answer is right with probability at most 1/2, so the top of
-    Binomial(num_seqs, 1/2)'s central ``level`` interval, over ``num_seqs``."""
-    from statetrack.theory.frozen_diagonal import binomial_interval
-
-    return binomial_interval(num_seqs, 0.5, level)[1] / num_seqs
+    """Accuracy at one length of a model holding nothing of the permutation's sign (each answer right with
+    probability ≤ 1/2), on ``num_seqs`` random swap words: ``ne2.ceiling`` with m = 2."""
+    return ne2.ceiling(num_seqs, 2, level)
 
 
 _EXACT = (  # id, the paper's result in our words, source, check labels
@@ -312,8 +242,7 @@ _EXACT = (  # id, the paper's result in our words, source, check labels
 
 
 def statements() -> list[Statement]:
-    """ne3's statements: NE Fig. 4's one-layer DeltaNet [-1,1] on swaps, Thm 1's bound for [0,1], and the exact
-    checks grouped by proposition and theorem (see the module docstring)."""
+    """NE Fig. 4's one-layer DeltaNet [-1,1] on swaps, Thm 1's bound for [0,1], the exact checks by result."""
     n, length = _EVAL["paper"].num_seqs, _EVAL["paper"].max_len
     bound = ceiling(n)
     quick = len(_SEEDS["quick"]["[-1,1]"])
@@ -347,6 +276,6 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """ne3's statements judged on the records of one preset's grid and the exact checks (computed if not given)."""
+    """ne3's statements judged on one preset's records and the exact checks (computed if not given)."""
     exact = exact_checks(__name__, preset, checks)
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=lambda c: c["model"], checks=exact)
