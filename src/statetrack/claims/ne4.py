@@ -1,45 +1,12 @@
 """Claim ne4 (NE Tables 3 and 5): the Chomsky tasks, seven models × parity and modular arithmetic.
 
-NE Table 3 (best of 3 seeds) and Table 5 (median ± MAD) train a Transformer, mLSTM, sLSTM, Mamba
-[0,1]/[-1,1] and DeltaNet [0,1]/[-1,1] on parity and on arithmetic mod 5 without and with brackets,
-and test on lengths 40–256 after training on 3–40; Table 5 adds a fourth column, bracketed
-arithmetic with multiplication (task ``modular_arithmetic_mult``). The claim is the table itself: on parity
-the [-1,1] models and the sLSTM (a nonlinear RNN) solve it, every other model stays at chance; on
-arithmetic without brackets DeltaNet [-1,1] is far above DeltaNet [0,1]; with brackets every model stays
-near chance.
-
-Presets (lengths count input tokens; the NE code also counts the answer token, so its 3–40 / 40–256
-are our 2–39 / 39–255, as in ne1):
-
-| preset | cells                                | models                                             | train                                          | test   | seeds |
-|--------|--------------------------------------|----------------------------------------------------|------------------------------------------------|--------|-------|
-| smoke  | 7 × parity + DeltaNet ± × 2 arith    | tiny (D = 8)                                       | 10 steps, batch 8                              | 8–24   | 1     |
-| quick  | 7 × parity (arithmetic: not run)     | 1 layer, D = 32; Mamba, DeltaNet = ne1's quick     | every-position labels, length 40, batch 64,    | 40–256 | 3     |
-|        |                                      | cells (same run keys, reused)                      | 500 steps (DeltaNet 1,000); lr 1e-2 (Transformer 3e-3) |  |       |
-| paper  | 7 × 4 (Tables 3 and 5, all columns)  | NE App. E.1.1: parity 2 layers, D = 128, 4 heads;  | final answer, 100k steps × 1024 (mLSTM 512),   | 39–255 | 3     |
-|        |                                      | arithmetic 3 layers (xLSTM: 2, D = 64, 1 head)     | lengths 2–39, lr grid {1e-2, 1e-3, 5e-4, 1e-4} |        |       |
-
-The quick parity recipe for the xLSTMs and the Transformer was chosen on unrecorded CPU calibration
-runs (book/recipes.md); Mamba and DeltaNet use ne1's recipe. The arithmetic columns are "not run" at
-quick (``NOT_RUN_REASON``, measured on the recorded pilot ``pilot_grid``: DeltaNet in both ranges on the
-fourth column with the small arithmetic recipe, seeds 100–101): a run takes 291–973 s, and it scores
-what answering 0 always scores (``majority_score``). ``tasks`` runs them anyway (never a verdict).
-
-Statements (``statements``): each cell's number in NE Table 3 (best of 3 seeds) and Table 5 (median of
-3) against ours at the same statistic, with ``PAPER_TOLERANCE`` (0.1 of normalized accuracy): ours ≥
-paper − 0.1 where the model learns the task (kind ``possible``), ≤ paper + 0.1 where it does not
-(``fails``). NE reports these statistics, not every seed; a diverged run counts as a failing seed.
-
-- ``<row>-parity-{best,median}``, the seven rows (``transformer``, ``mlstm``, ``slstm``, ``mamba-pos``,
-  ``mamba-neg``, ``deltanet-pos``, ``deltanet-neg``): the sLSTM and the [-1,1] models learn parity beyond
-  the training lengths, the others do not (Theorem 1 implies no bound at lengths 40–256: these are the
-  paper's experiment, not the theorem). Judged at quick and paper.
-- ``deltanet-{neg,pos}-{arith,brackets}-{best,median}``: the arithmetic columns, DeltaNet in both ranges
-  ([-1,1] far above [0,1] without brackets, both near chance with brackets); ``deltanet-{neg,pos}-mult-median``:
-  Table 5's fourth column, near chance. Judged at paper only.
-- ``automaton`` and ``word-spectra`` (ours, exact): the automaton runs exactly in the bilinear model; the
-  words "× 4" and "+ 1" have periods 2 and 5 and need the eigenvalue −1 and non-real eigenvalues
-  (after NE Thms 1 and 2).
+A Transformer, mLSTM, sLSTM, Mamba [0,1]/[-1,1] and DeltaNet [0,1]/[-1,1] train on parity and on
+arithmetic mod 5 without brackets, with brackets and (Table 5 only) with brackets and ×, and are tested
+beyond the training lengths; each cell's best of 3 seeds (Table 3) and median (Table 5) is judged
+against the paper's number with ``PAPER_TOLERANCE``. Lengths count input tokens: the NE code also
+counts the answer token, so its 3–40 / 40–256 are our 2–39 / 39–255. Quick runs parity only; its
+Mamba and DeltaNet cells are ne1's. Exact (ours): the automaton of arithmetic without brackets runs
+in the bilinear model, and the words "× 4" and "+ 1" need the eigenvalues −1 and non-real ones.
 
 Used in: notebooks/ne4_chomsky_tasks.md, ``statetrack verify``.
 """
@@ -49,29 +16,27 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims import ne1
+import torch
+
+from statetrack.claims import Verdict, check_preset, ne1
 from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Check, Statement, at_least, check_choice,
                                       check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.tasks import task_config
+from statetrack.tasks import make_task, task_config
 
 ID = "ne4"
 MODELS = ("transformer", "mlstm", "slstm", "mamba", "deltanet")
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
-#: The table's rows: (model, eig_range); "" for models without an eigenvalue range.
 ROWS = (("transformer", ""), ("mlstm", ""), ("slstm", ""), ("mamba", "[0,1]"), ("mamba", "[-1,1]"),
-        ("deltanet", "[0,1]"), ("deltanet", "[-1,1]"))
-#: The table's columns, named as in data/paper/ne_table3.csv.
-TASKS = ("parity", "mod_arith_no_brackets", "mod_arith_brackets", "mod_arith_brackets_mult")
+        ("deltanet", "[0,1]"), ("deltanet", "[-1,1]"))  # (model, eig_range); "" where a model has none
+TASKS = ("parity", "mod_arith_no_brackets", "mod_arith_brackets", "mod_arith_brackets_mult")  # as in ne_table3.csv
 TASK_NAMES = {"parity": "parity", "mod_arith_no_brackets": "mod. arith. w/o brackets",
               "mod_arith_brackets": "mod. arith. w/ brackets", "mod_arith_brackets_mult": "mod. arith. w/ brackets, ×"}
-COMPARED = ("mod_arith_no_brackets", "mod_arith_brackets")  # Table 3's arithmetic columns
 PILOT_SEEDS = (100, 101)  # the fourth column's quick pilot; never a verdict seed
 NOT_RUN_REASON = {  # preset → column → why this preset does not run it (measured on the recorded pilot's records)
-    "quick": dict.fromkeys(COMPARED, "a run of the small arithmetic recipe takes 291–973 s (the recorded pilot_grid "
-                                     "runs): 14 cells × 3 seeds would take at least 3.4 CPU-hours")
+    "quick": dict.fromkeys(TASKS[1:3], "a run of the small arithmetic recipe takes 291–973 s (the recorded "
+                                       "pilot_grid runs): 14 cells × 3 seeds would take at least 3.4 CPU-hours")
     | {"mod_arith_brackets_mult": "the recorded pilot (pilot_grid: DeltaNet [0,1] and [-1,1], 1,200 steps, "
                                   "seeds 100–101) scores no more than answering 0 always (majority_score)"},
 }
@@ -79,32 +44,26 @@ SOLVERS = {("slstm", ""), ("mamba", "[-1,1]"), ("deltanet", "[-1,1]")}  # NE Tab
 PAPER_LRS = NE_PAPER_LRS  # best median per model (NE App. E.1.1)
 HEADLINE = "slstm-parity-best"  # the scoreboard's statement
 
+_XLSTM_ARITH = dict(d_model=64, num_layers=2, num_heads=1)  # NE App. E.1.1: the xLSTMs on arithmetic, both presets
 _MODEL_FIELDS = {  # preset → "parity" / "arith" → model → fields (Mamba and DeltaNet parity come from ne1)
-    "smoke": {
-        "parity": {"transformer": dict(d_model=8, num_heads=2, mlp_ratio=1, max_len=32),
-                   "mlstm": dict(d_model=8, num_heads=2), "slstm": dict(d_model=8, num_heads=2, mlp_ratio=1)},
-        "arith": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=1)},
-    },
-    "quick": {
-        "parity": {"transformer": dict(d_model=32, num_heads=4, mlp_ratio=4, max_len=256),
-                   "mlstm": dict(d_model=32, num_heads=4, expand=2, d_conv=4, mlp_ratio=0),
-                   "slstm": dict(d_model=32, num_heads=4, d_conv=4, mlp_ratio=2)},
-        "arith": {"transformer": dict(d_model=64, num_layers=2, num_heads=4, max_len=256),
-                  "mlstm": dict(d_model=64, num_layers=2, num_heads=1),
-                  "slstm": dict(d_model=64, num_layers=2, num_heads=1),
-                  "mamba": dict(d_model=64, num_layers=2, d_state=8, expand=1, d_conv=4, mlp_ratio=2),
-                  "deltanet": dict(d_model=64, num_layers=2, num_heads=4, d_conv=4, mlp_ratio=4)},
-    },
-    "paper": {
-        "parity": {"transformer": dict(d_model=128, num_layers=2, num_heads=4, max_len=256),
-                   "mlstm": dict(d_model=128, num_layers=2, num_heads=4),
-                   "slstm": dict(d_model=128, num_layers=2, num_heads=4)},
-        "arith": {"transformer": dict(d_model=128, num_layers=3, num_heads=4, max_len=256),
-                  "mlstm": dict(d_model=64, num_layers=2, num_heads=1),
-                  "slstm": dict(d_model=64, num_layers=2, num_heads=1),
-                  "mamba": dict(d_model=128, num_layers=3, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0),
-                  "deltanet": dict(d_model=128, num_layers=3, num_heads=4, d_conv=4, mlp_ratio=4)},
-    },
+    "smoke": {"parity": {"transformer": dict(d_model=8, num_heads=2, mlp_ratio=1, max_len=32),
+                         "mlstm": dict(d_model=8, num_heads=2), "slstm": dict(d_model=8, num_heads=2, mlp_ratio=1)},
+              "arith": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=1)}},
+    # quick parity: chosen on unrecorded CPU calibration runs (book/recipes.md)
+    "quick": {"parity": {"transformer": dict(d_model=32, num_heads=4, mlp_ratio=4, max_len=256),
+                         "mlstm": dict(d_model=32, num_heads=4, expand=2, d_conv=4, mlp_ratio=0),
+                         "slstm": dict(d_model=32, num_heads=4, d_conv=4, mlp_ratio=2)},
+              "arith": {"transformer": dict(d_model=64, num_layers=2, num_heads=4, max_len=256),
+                        "mlstm": _XLSTM_ARITH, "slstm": _XLSTM_ARITH,
+                        "mamba": dict(d_model=64, num_layers=2, d_state=8, expand=1, d_conv=4, mlp_ratio=2),
+                        "deltanet": dict(d_model=64, num_layers=2, num_heads=4, d_conv=4, mlp_ratio=4)}},
+    "paper": {"parity": {"transformer": dict(d_model=128, num_layers=2, num_heads=4, max_len=256),
+                         **dict.fromkeys(("mlstm", "slstm"), dict(d_model=128, num_layers=2, num_heads=4))},
+              "arith": {"transformer": dict(d_model=128, num_layers=3, num_heads=4, max_len=256),
+                        "mlstm": _XLSTM_ARITH, "slstm": _XLSTM_ARITH,
+                        "mamba": dict(d_model=128, num_layers=3, d_state=16, expand=2, d_conv=4, dt_rank=8,
+                                      mlp_ratio=0),
+                        "deltanet": dict(d_model=128, num_layers=3, num_heads=4, d_conv=4, mlp_ratio=4)}},
 }
 _QUICK_PARITY = TrainConfig(num_steps=500, batch_size=64, lr=1e-2, warmup_steps=25, weight_decay=0.01,
                             grad_clip=1.0, min_len=40, max_len=40)
@@ -122,25 +81,19 @@ _TRAIN = {  # preset → "parity" / "arith" → model → training settings
               "arith": {**dict.fromkeys(("transformer", "mamba", "deltanet"), replace(_PAPER, grad_clip=1.0)),
                         "slstm": _PAPER, "mlstm": replace(_PAPER, batch_size=512)}},
 }
-_EVAL = {  # preset → "parity" / "arith"; arithmetic is not prefix-closed: num_seqs expressions per length
-    "smoke": {"parity": EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16),
-              "arith": EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16)},
-    "quick": {"parity": EvalConfig(min_len=40, max_len=256, num_seqs=512),
-              "arith": EvalConfig(min_len=39, max_len=255, num_seqs=64)},
-    "paper": {"parity": EvalConfig(min_len=39, max_len=255, num_seqs=8192),
-              "arith": EvalConfig(min_len=39, max_len=255, num_seqs=64)},
-}
+_ARITH_EVAL = EvalConfig(min_len=39, max_len=255, num_seqs=64)  # not prefix-closed: num_seqs expressions per length
+_EVAL = {"smoke": dict.fromkeys(("parity", "arith"), EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16)),
+         "quick": {"parity": EvalConfig(min_len=40, max_len=256, num_seqs=512), "arith": _ARITH_EVAL},
+         "paper": {"parity": EvalConfig(min_len=39, max_len=255, num_seqs=8192), "arith": _ARITH_EVAL}}
 _SUPERVISION = {"smoke": "every", "quick": "every", "paper": "final"}  # parity; arithmetic answers only at '='
 _DEFAULT_TASKS = {"smoke": TASKS, "quick": ("parity",), "paper": TASKS}  # smoke: every column, DeltaNet
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-
-#: Exact part per preset: (random expressions, min length, max length) for the automaton through the model.
-EXACT = {"smoke": (200, 8, 64), "quick": (1000, 39, 255), "paper": (10_000, 39, 255)}
+EXACT = {"smoke": (200, 8, 64), "quick": (1000, 39, 255), "paper": (10_000, 39, 255)}  # automaton: (num, lo, hi)
 MODULUS = 5
+WORDS = {"× 4": (3, "×", 4), "+ 1": (1, "+", 1), "× 2": (1, "×", 2)}  # name → (first digit, op, repeated digit)
 
 
 def task_of(task: str, preset: str) -> TaskConfig:
-    """The package task config of a table column at ``preset``."""
     if task == "parity":
         return task_config("parity", supervision=_SUPERVISION[preset])
     if task == "mod_arith_brackets_mult":
@@ -151,15 +104,7 @@ def task_of(task: str, preset: str) -> TaskConfig:
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          tasks: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
-    """Every run of ne4 at ``preset``: task × row (model, eig_range) × learning rate × seed.
-
-    Args:
-        preset: smoke, quick or paper.
-        seeds: training seeds (default: the preset's).
-        models: a subset of ``MODELS`` (default: all five; Mamba and DeltaNet give two rows each).
-        tasks: a subset of ``TASKS`` (default: the preset's; quick runs parity only).
-        lrs: learning rates (default: each cell's; the paper preset sweeps the NE grid).
-    """
+    """Task × row × learning rate × seed; ``tasks`` may name columns the preset does not run (never a verdict)."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = check_choice(ID, "model", models, MODELS)
@@ -183,22 +128,13 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
 
 
 def pilot_grid() -> list[RunConfig]:
-    """The recorded pilot behind the fourth column's "not run" at quick: DeltaNet [0,1] and [-1,1] on bracketed
-    arithmetic with ×, at the quick arithmetic recipe, on ``PILOT_SEEDS`` (disjoint from every verdict seed)."""
+    """The recorded pilot behind the fourth column's "not run" at quick: DeltaNet, quick arithmetic recipe."""
     return grid("quick", seeds=list(PILOT_SEEDS), models=["deltanet"], tasks=["mod_arith_brackets_mult"])
 
 
 def majority_score(task: str, preset: str, seed: int = 0) -> dict[str, float]:
-    """What a constant answer scores on a column's test lengths: the most common answer, its share, normalized.
-
-    Sampled with the task's own generator (``num_seqs`` expressions per test length of ``preset``'s eval
-    config, seed ``seed``), the draw the test set itself is made of. A model that learned only the answer
-    distribution scores this; above chance, it is the floor a claim of learning must clear.
-    """
-    import torch
-
-    from statetrack.tasks import make_task
-
+    """What always giving the most common answer scores on ``preset``'s test set of a column (drawn as the test set
+    is): the floor a claim of learning must clear."""
     cfg = _EVAL[preset]["parity" if task == "parity" else "arith"]
     t = make_task(task_of(task, preset))
     gen = torch.Generator().manual_seed(seed)
@@ -211,16 +147,12 @@ def majority_score(task: str, preset: str, seed: int = 0) -> dict[str, float]:
 
 
 def column_of(task_cfg: dict[str, Any]) -> str:
-    """The table column of a record's task config."""
-    if task_cfg["name"] == "parity":
-        return "parity"
-    if task_cfg["name"] == "modular_arithmetic_mult":
-        return "mod_arith_brackets_mult"
+    if task_cfg["name"] != "modular_arithmetic":
+        return {"parity": "parity", "modular_arithmetic_mult": "mod_arith_brackets_mult"}[task_cfg["name"]]
     return "mod_arith_brackets" if task_cfg["brackets"] else "mod_arith_no_brackets"
 
 
 def cell_of(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's cell: model (display name), eig_range ("" where none), task (a ``TASKS`` column)."""
     m = record["config"]["model"]
     return {"model": NAMES.get(m["name"], m["name"]), "eig_range": m.get("eig_range", ""),
             "task": column_of(record["config"]["task"])}
@@ -231,62 +163,44 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{cell['model']} {cell['eig_range']}".strip() + f" · {column}"
 
 
-def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
-    """NE Table 3 (best of 3) and Table 5 (median ± MAD), keyed by (model, eig_range, task) (model lower case)."""
-    def key(row):
-        if row["metric"] == "scaled_acc_reported_by_beck_2024" or row["task"] not in TASKS:
-            return None  # Beck et al.'s numbers in parentheses and Table 5's 4th column are shown apart
-        return (row["model"].lower(), row["variant"] or "", row["task"])
+def _apart(row: dict[str, Any]) -> bool:
+    """Beck et al.'s numbers (in parentheses in Table 3) and columns outside ``TASKS``: shown apart."""
+    return row["metric"] == "scaled_acc_reported_by_beck_2024" or row["task"] not in TASKS
 
-    return paper_lookup({"ne_table3": "best", "ne_table5": "median"}, key)
+
+def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
+    """NE Table 3 (best) and Table 5 (median ± MAD), keyed by (model lower case, eig_range, task)."""
+    return paper_lookup({"ne_table3": "best", "ne_table5": "median"},
+                        lambda row: None if _apart(row) else (row["model"].lower(), row["variant"] or "", row["task"]))
 
 
 def paper_extras() -> list[dict[str, Any]]:
-    """What the table leaves out: Beck et al. (2024)'s numbers (Table 3, in parentheses)."""
     from statetrack.results import paper_numbers
 
-    out = []
-    for table in ("ne_table3", "ne_table5"):
-        for row in paper_numbers(table):
-            if row["metric"] == "scaled_acc_reported_by_beck_2024" or row["task"] not in TASKS:
-                out.append({"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"],
-                            "metric": row["metric"], "value": row["value"], "spread": row.get("spread"),
-                            "source": row["source"]})
-    return out
+    return [{"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"], "metric": row["metric"],
+             "value": row["value"], "spread": row.get("spread"), "source": row["source"]}
+            for table in ("ne_table3", "ne_table5") for row in paper_numbers(table) if _apart(row)]
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
-    """The exact checks of ne4 at ``preset`` (about 3 s at quick); ``part`` reuses ``exact_part``'s output."""
+    """The exact checks (about 3 s at quick); ``part`` reuses ``exact_part``'s output."""
     part = part or exact_part(preset)
-    tr = part["tracking"]
-    neg, count = part["words"]["× 4"], part["words"]["+ 1"]
+    tr, neg, count = part["tracking"], part["words"]["× 4"], part["words"]["+ 1"]
     sizes = f"{tr.num_seqs} random expressions, lengths {tr.lengths[0]}–{tr.lengths[1]}, {tr.num_states} states"
-    return [
-        Check("automaton through bilinear model: acc", tr.acc, "= 1", tr.acc == 1.0, sizes),
-        Check("automaton: states exactly one-hot", float(tr.one_hot), "= 1", tr.one_hot, sizes),
-        Check("'3 (× 4)^k =': answer period", float(neg["period"]), "= 2", neg["period"] == 2,
-              "task labels for k = 0..11"),
-        Check("'× 4' word matrix: distance of spectrum to −1", neg["dist_to_minus_one"], "= 0",
-              neg["dist_to_minus_one"] < 1e-9, "fp64 eigenvalues on the 25 D(total, term) states"),
-        Check("'1 (+ 1)^k =': answer period", float(count["period"]), "= 5", count["period"] == MODULUS,
-              "task labels for k = 0..11"),
-        Check("'+ 1' word matrix: largest |Im λ|", count["max_imag"], "> 0", count["max_imag"] > 1e-6,
-              "fp64; the 5th roots of unity"),
-    ]
-
-
-
-WORDS = {"× 4": (3, "×", 4), "+ 1": (1, "+", 1), "× 2": (1, "×", 2)}  # name → (first digit, op, repeated digit)
+    labels = "task labels for k = 0..11"
+    return [Check("automaton through bilinear model: acc", tr.acc, "= 1", tr.acc == 1.0, sizes),
+            Check("automaton: states exactly one-hot", float(tr.one_hot), "= 1", tr.one_hot, sizes),
+            Check("'3 (× 4)^k =': answer period", float(neg["period"]), "= 2", neg["period"] == 2, labels),
+            Check("'× 4' word matrix: distance of spectrum to −1", neg["dist_to_minus_one"], "= 0",
+                  neg["dist_to_minus_one"] < 1e-9, "fp64 eigenvalues on the 25 D(total, term) states"),
+            Check("'1 (+ 1)^k =': answer period", float(count["period"]), "= 5", count["period"] == MODULUS, labels),
+            Check("'+ 1' word matrix: largest |Im λ|", count["max_imag"], "> 0", count["max_imag"] > 1e-6,
+                  "fp64; the 5th roots of unity")]
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """The exact computations behind ``checks``: the automaton through the bilinear model, and repeated words.
-
-    Returns:
-        ``tracking`` (``theory.modular_arithmetic.Tracking``) and ``words``: per word of ``WORDS`` its
-        task answers for k = 0..11 repetitions, their period, its spectrum on the D states, the spectrum's
-        distance to −1 and its largest imaginary part.
-    """
+    """``tracking`` (``theory.modular_arithmetic.Tracking``) and, per word of ``WORDS``, its answers for k = 0..11
+    repetitions, their period, its spectrum on the D states, the distance to −1 and the largest |Im λ|."""
     from statetrack.theory import modular_arithmetic as ma
 
     check_preset(preset)
@@ -305,24 +219,22 @@ def _row_id(model: str, eig: str) -> str:
     return model if not eig else f"{model}-{'neg' if eig == '[-1,1]' else 'pos'}"
 
 
-_ARITH = {  # (column, DeltaNet's range) → (statement id stem, kind, the paper's claim in our words)
-    ("mod_arith_no_brackets", "[-1,1]"): ("deltanet-neg-arith", "possible", "DeltaNet [-1,1] learns arithmetic mod 5 "
-                                          "without brackets beyond its training lengths"),
-    ("mod_arith_no_brackets", "[0,1]"): ("deltanet-pos-arith", "fails", "DeltaNet [0,1] stays far below [-1,1] on "
-                                         "arithmetic mod 5 without brackets"),
-    ("mod_arith_brackets", "[-1,1]"): ("deltanet-neg-brackets", "possible", "DeltaNet [-1,1] gets above chance on "
-                                       "arithmetic mod 5 with brackets (the column's best, far from solved)"),
-    ("mod_arith_brackets", "[0,1]"): ("deltanet-pos-brackets", "fails", "DeltaNet [0,1] stays near chance on "
-                                      "arithmetic mod 5 with brackets"),
-    ("mod_arith_brackets_mult", "[-1,1]"): ("deltanet-neg-mult", "fails", "DeltaNet [-1,1] stays near chance on "
-                                            "bracketed arithmetic mod 5 with ×"),
-    ("mod_arith_brackets_mult", "[0,1]"): ("deltanet-pos-mult", "fails", "DeltaNet [0,1] stays near chance on "
-                                           "bracketed arithmetic mod 5 with ×"),
+_ARITH = {  # (column, DeltaNet's range) → (statement id stem, kind, the claim after "DeltaNet <range> ")
+    ("mod_arith_no_brackets", "[-1,1]"): ("arith", "possible", "learns arithmetic mod 5 without brackets beyond its "
+                                          "training lengths"),
+    ("mod_arith_no_brackets", "[0,1]"): ("arith", "fails", "stays far below [-1,1] on arithmetic mod 5 without "
+                                         "brackets"),
+    ("mod_arith_brackets", "[-1,1]"): ("brackets", "possible", "gets above chance on arithmetic mod 5 with brackets "
+                                       "(the column's best, far from solved)"),
+    ("mod_arith_brackets", "[0,1]"): ("brackets", "fails", "stays near chance on arithmetic mod 5 with brackets"),
+    **{("mod_arith_brackets_mult", eig): ("mult", "fails", "stays near chance on bracketed arithmetic mod 5 with ×")
+       for eig in ("[-1,1]", "[0,1]")},
 }
 
 
 def statements() -> list[Statement]:
-    """ne4's statements (see the module docstring): NE Tables 3 and 5 cell by cell, and the exact part."""
+    """NE Tables 3 and 5 cell by cell (parity judged at quick and paper, arithmetic at paper), and the exact part.
+    At lengths 39–255 Theorem 1 implies no bound: the parity statements are the paper's experiment."""
     paper, out = paper_rows(), []
     for m, eig in ROWS:
         learns = (m, eig) in SOLVERS
@@ -335,9 +247,9 @@ def statements() -> list[Statement]:
     for (task, eig), (stem, kind, text) in _ARITH.items():
         where = {"model": "DeltaNet", "eig_range": eig, "task": task}
         tables = (("best", "NE Table 3"), ("median", "NE Table 5"))[task == "mod_arith_brackets_mult":]
-        out += [from_paper(f"{stem}-{stat}", text, table, kind, stat, paper[("deltanet", eig, task)][f"paper_{stat}"],
-                           where, presets=("paper",), not_run={"quick": NOT_RUN_REASON["quick"][task]})
-                for stat, table in tables]
+        out += [from_paper(f"{_row_id('deltanet', eig)}-{stem}-{stat}", f"DeltaNet {eig} {text}", table, kind, stat,
+                           paper[("deltanet", eig, task)][f"paper_{stat}"], where, presets=("paper",),
+                           not_run={"quick": NOT_RUN_REASON["quick"][task]}) for stat, table in tables]
     exact = "a training-free construction run against ground truth: every one of its checks must hold"
     out += [Statement("automaton", "arithmetic mod 5 without brackets is a finite automaton that a linear RNN with "
                       "one-hot states (the bilinear model) runs exactly at the test lengths",
@@ -349,7 +261,7 @@ def statements() -> list[Statement]:
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """ne4's statements judged on the records of one preset's grid and the exact checks (computed when None)."""
+    """The statements judged on one preset's records and the exact checks (computed when None)."""
     exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     present = {tuple(cell_of(r).items()) for r in records}
@@ -359,8 +271,3 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
                   paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"], c["task"]), {}),
                   checks=exact, not_run=not_run)
-
-
-__all__ = ["COMPARED", "EXACT", "HEADLINE", "ID", "MODELS", "NAMES", "NOT_RUN_REASON", "PILOT_SEEDS", "ROWS", "SOLVERS",
-           "TASKS", "TASK_NAMES", "WORDS", "cell_of", "checks", "column_of", "exact_part", "grid", "label_of",
-           "majority_score", "paper_extras", "paper_rows", "pilot_grid", "statements", "task_of", "verdict"]
