@@ -37,11 +37,11 @@ book: venv
 
 # The unit tests (every module, every claim's statements, the CLI, the store), two pytest workers: under five minutes on 2 cores.
 test: venv
-	env -u MPLBACKEND $(BIN)/python -m pytest -n 2 -m "not slow and not notebooks and not book"
+	env -u MPLBACKEND $(BIN)/python -m pytest -n 2 --durations=5 -m "not slow and not notebooks and not book"
 
 # Every notebook at the smoke preset under papermill, the book build and the browser test (CI runs both).
 test-book: venv
-	env -u MPLBACKEND $(BIN)/python -m pytest -m "not slow and (notebooks or book)"
+	env -u MPLBACKEND $(BIN)/python -m pytest --durations=5 -m "not slow and (notebooks or book)"
 
 # Rerun claims (e.g. `make reproduce PRESET=paper IDS=ne1` on a GPU box).
 reproduce: venv
