@@ -288,3 +288,22 @@ def test_board_frame_and_exact_checks(quick):
     assert cell[("lstm", "fsm_perm")]["pass"] == "FAIL" and cell[("lstm", "fsm_perm")]["theory"] == "open"
     assert cell[("rotation", "Z3")]["pass"] == "FAIL" and cell[("rotation", "Z3")]["paper"] == 0.0
     assert cell[("lstm", "S3")]["pass"] == "not run" and cell[("lstm", "S3")]["rule"] == "shown, not judged"
+
+
+def test_follow_up_families_are_rows_judged_at_the_paper_preset(quick, paper):
+    rows = {_cell(c)[0] for c in paper}
+    assert set(x1.FOLLOW_UPS) <= rows and not set(x1.FOLLOW_UPS) & {_cell(c)[0] for c in quick}
+    for cfg in paper:
+        row, column = _cell(cfg)
+        if row in ("gated_deltanet_pos", "gated_deltanet_neg"):  # the column's DeltaNet, gated
+            delta = next(c for c in paper if _cell(c) == (f"deltanet_{row[-3:]}", column))
+            assert {k: v for k, v in cfg.model.to_dict().items() if k != "name"} == \
+                {k: v for k, v in delta.model.to_dict().items() if k != "name"}
+    for row in x1.FOLLOW_UPS:
+        for task in x1.TASKS:
+            s = x1.statement_of(row, task)
+            assert s.ours and s.presets == ("paper",) and s.reason_not_run("quick") == x1.NOT_ON_QUICK
+    assert x1.prediction("gated_deltanet_neg", "parity").says == "can"  # one reflection per token: −1 is there
+    assert x1.prediction("gated_deltanet_pos", "parity").says == "cannot"
+    assert x1.prediction("pd_ssm", "fsm_perm").says == "can"  # P(x) D(x) holds any permutation machine
+    assert x1.prediction("complex_diagonal", "S3").says == "cannot"  # commuting transitions

@@ -30,6 +30,10 @@ X1_MODEL = {
     "slstm": ("slstm", {}),
     "mlstm": ("mlstm", {}),
     "transformer": ("transformer", {}),
+    "gated_deltanet_pos": ("gated_deltanet", dict(eig_range="[0,1]", num_layers=1)),
+    "gated_deltanet_neg": ("gated_deltanet", dict(eig_range="[-1,1]", num_layers=1)),
+    "complex_diagonal": ("complex_diagonal", dict(rotation="data")),
+    "pd_ssm": ("pd_ssm", {}),
 }
 
 

@@ -31,8 +31,12 @@ ID = "x1"
 NAMES = {"mamba_pos": "Mamba [0,1]", "mamba_neg": "Mamba [-1,1]", "deltanet_pos": "DeltaNet [0,1], 1 layer",
          "deltanet_neg": "DeltaNet [-1,1], 1 layer", "full": "bilinear full", "block2": "bilinear block b=2",
          "diagonal": "bilinear real diagonal", "rotation": "bilinear rotation (R2)", "lstm": "LSTM",
-         "slstm": "sLSTM", "mlstm": "mLSTM", "transformer": "Transformer"}
+         "slstm": "sLSTM", "mlstm": "mLSTM", "transformer": "Transformer",
+         # the follow-up families (no paper trains them on these tasks: ours, at the paper preset)
+         "gated_deltanet_pos": "Gated DeltaNet [0,1], 1 layer", "gated_deltanet_neg": "Gated DeltaNet [-1,1], 1 layer",
+         "complex_diagonal": "complex diagonal (data-dependent rotations)", "pd_ssm": "PD-SSM"}
 ROWS = tuple(NAMES)
+FOLLOW_UPS = ("gated_deltanet_pos", "gated_deltanet_neg", "complex_diagonal", "pd_ssm")
 TASK_NAMES = {"parity": "parity", "Z3": "Z3 (sum mod 3)", "S3": "S3 word problem", "S5_swaps": "S5, swaps only",
               "fsm_perm": "permutation FSM (25 states)"}
 TASKS = tuple(TASK_NAMES)
@@ -71,10 +75,12 @@ CEILING_LEN = {"S3": 11, "S5_swaps": 7, "fsm_perm": 14}
 def row_of(model: dict[str, Any]) -> str | None:
     """A model config (as a dict) → its leaderboard row, or None for a model the board does not show."""
     name = model["name"]
-    if name == "deltanet" and model.get("num_layers", 1) != 1:
+    if name in ("deltanet", "gated_deltanet") and model.get("num_layers", 1) != 1:
         return None  # Thm 6: two layers of reflections add mod m, so DeltaNet's predictions hold for one layer only
-    if name in ("mamba", "deltanet"):
+    if name in ("mamba", "deltanet", "gated_deltanet"):
         return f"{name}_{'neg' if model['eig_range'] == '[-1,1]' else 'pos'}"
+    if name in ("pd_ssm", "complex_diagonal"):
+        return name if model.get("rotation", "data") == "data" and model.get("num_layers", 1) == 1 else None
     if name == "bilinear":
         if model.get("additive") or model.get("normalize") != "every_step" or model.get("input") != "onehot":
             return None
@@ -137,7 +143,15 @@ def _reference(cells: dict[tuple[str, str], list[RunConfig]], column: str, bilin
 
 def fill_model(preset: str, row: str, column: str, cells: dict[tuple[str, str], list[RunConfig]]) -> ModelConfig:
     """The model config of a fill: the family as another claim configures it (see the module docstring)."""
-    family, _, sign = row.partition("_")
+    family, _, sign = row.rpartition("_") if row.startswith("gated") else row.partition("_")
+    if family == "gated_deltanet":  # the column's DeltaNet with a gate (Yang et al.'s α(x))
+        delta = fill_model(preset, f"deltanet_{sign}", column, cells).to_dict()
+        return model_config("gated_deltanet", **{k: v for k, v in delta.items() if k != "name"})
+    if row in ("complex_diagonal", "pd_ssm"):  # the column's Mamba sizes
+        m = fill_model(preset, "mamba_neg", column, cells)
+        fields = dict(d_model=m.d_model, d_state=m.d_state, mlp_ratio=m.mlp_ratio)
+        extra = dict(expand=m.expand, d_conv=m.d_conv, rotation="data") if row == "complex_diagonal" else {}
+        return model_config(row, **fields, **extra)
     if family in ("mamba", "deltanet"):
         same_column = [cfgs[0].model for (r, c), cfgs in cells.items() if c == column and r.startswith(family)]
         ne1 = [c.model for c in get_claim("ne1").grid(preset) if c.model.name == family]
