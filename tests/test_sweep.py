@@ -240,3 +240,22 @@ def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_th
             load_or_run(it.cfg, "x2", force=True, checkpoint=True, preset="smoke")
         assert [(r.stat().st_mtime_ns, w.stat().st_mtime_ns) for r, w in files] == before
     assert FORCED_SINCE not in os.environ
+
+
+def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
+    from statetrack.claims import bl1, ne4
+    from statetrack.config import ConfigError
+
+    items = plan(["bl1"], "paper", pilot=True)
+    assert [it.cfg for it in items] == bl1.pilot_grid() and {it.claim for it in items} == {"bl1"}
+    assert all(it.cfg.seed >= 100 for it in items + plan(["ne4"], "quick", pilot=True))
+    base = bl1.grid("paper", seeds=[bl1.PILOT_SEEDS[0]], lrs=[bl1.PILOT_LR])[0].to_dict()
+    for it in items[1:]:  # one change at a time from the paper cell
+        cfg = it.cfg.to_dict()
+        assert sum(cfg[part][k] != base[part][k] for part in ("task", "model", "train") for k in cfg[part]) == 1
+    assert items[0].cfg.to_dict() == base
+    assert [it.cfg for it in plan(["ne4"], "quick", pilot=True)] == ne4.pilot_grid()
+    with pytest.raises(ConfigError, match="ne1 has no recorded pilots; --pilot is allowed for: ne4, bl1"):
+        plan(["ne1"], "quick", pilot=True)
+    with pytest.raises(ConfigError, match="--preset quick is not allowed with --pilot for bl1: its pilots are at paper"):
+        plan(["bl1"], "quick", pilot=True)
