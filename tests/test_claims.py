@@ -128,3 +128,19 @@ def test_the_headline_is_the_named_statement_else_the_papers_first_judged_one():
     assert headline(v, "a")["ours"] == "0.950 (3 of 3 seeds pass): holds"
     assert headline(v, None)["what"].startswith("claim b") and headline(v, None)["paper_number"] == "1.000"
     assert headline(v, "c")["what"].startswith("claim b")  # a statement not judged is never the headline
+
+
+def test_a_page_shows_every_row_of_a_long_table():
+    import pandas as pd
+
+    from statetrack.claims import parameters
+
+    frame = pd.DataFrame({"outcome": ["holds"] * 50 + ["fails"] + ["holds"] * 50})  # a failing row in the middle
+    try:
+        pd.reset_option("display.max_rows")
+        assert "fails" not in repr(frame)  # pandas' default cuts it to its first and last rows
+        parameters("bl2", PRESET="quick")
+        assert "fails" in repr(frame) and repr(frame).count("holds") == 100
+    finally:
+        pd.reset_option("display.max_rows")
+        pd.reset_option("display.max_columns")

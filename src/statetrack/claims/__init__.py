@@ -192,6 +192,7 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     from statetrack.results import scratch_for_smoke
 
     scratch_for_smoke(PRESET)  # a smoke page never writes into data/results
+    _show_whole_tables()
     seeds = _as_list("SEEDS", SEEDS)
     if seeds is not None:
         from statetrack.claims.common import check_seeds
@@ -206,6 +207,15 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     return SimpleNamespace(preset=PRESET, seeds=seeds, device=DEVICE, force=_as_bool("FORCE", FORCE),
                            confirm_long=_as_bool("CONFIRM_LONG", CONFIRM_LONG),
                            **{k.lower(): _as_list(k, v) if _looks_like_list(v) else v for k, v in extra.items()})
+
+
+def _show_whole_tables() -> None:
+    """A page shows every row and column of its tables: pandas would cut a long verdict table to its first and last
+    five rows, hiding the rows between (a failing statement among them)."""
+    import pandas as pd
+
+    pd.set_option("display.max_rows", None)
+    pd.set_option("display.max_columns", None)
 
 
 def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
