@@ -72,10 +72,10 @@ def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
 
     if shown == "paper":
         return {"status": "shown"}
-    v = all_verdicts(claim_id, ["paper"]).get("paper")
-    if v is None:
-        done, total = recorded(claim_id, "paper")
+    done, total = recorded(claim_id, "paper")
+    if done < total:
         return {"status": "not run", "recorded": done, "runs": total}
+    v = all_verdicts(claim_id, ["paper"])["paper"]
     return {"status": v.word, "paper_statements": tally(v.statements, False), "stale": v.stale,
             "statements": [o.to_dict() for o in v.statements]}
 
@@ -156,7 +156,7 @@ def budget_markdown() -> str:
         minutes = sum(r["provenance"].get("wall_time_s", 0) for r in own) / 60
         total += minutes
         device = recs[0]["provenance"].get("device_name", "?") if recs else "exact parts only"
-        device = re.sub(r"\(1 threads\)", "(1 thread)", device)
+        device = re.sub(r"\(1 threads\)", "(1 thread)", device)  # as stored records name it (provenance.cpu_name)
         lines.append(f"| {{ref}}`{c.id} <{c.id}>` | `{preset}` | {len(recs)} | {len(recs) - len(own)} | "
                      f"{minutes:.1f} | {device} |")
     lines += ["", f"Total: {total:.1f} minutes of recorded runs, each run counted once ({len(seen)} runs). Training "

@@ -68,12 +68,10 @@ def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
     for i in ids:
         if i not in with_pilots:
             raise ConfigError(f"{i} has no recorded pilots; --pilot is allowed for: {', '.join(with_pilots)}")
-        cfgs = get_claim(i).pilot_grid()
-        presets = {getattr(get_claim(i), "PILOT_PRESET", "quick")}
-        if preset not in presets:
-            raise ConfigError(f"--preset {preset} is not allowed with --pilot for {i}: its pilots are at "
-                              f"{', '.join(sorted(presets))}")
-        items += [Item(i, cfg) for cfg in cfgs]
+        own = getattr(get_claim(i), "PILOT_PRESET", "quick")
+        if preset != own:
+            raise ConfigError(f"--preset {preset} is not allowed with --pilot for {i}: its pilots are at {own}")
+        items += [Item(i, cfg) for cfg in get_claim(i).pilot_grid()]
     return items
 
 
