@@ -1,10 +1,10 @@
 """The committed store holds only runs that some grid names: every record under data/results belongs to a claim's
-grid at quick or paper, or to a claim's recorded pilots (``pilot_grid``, seeds 100 and up; ``statetrack sweep --pilot``). A record no grid
+grid at quick or paper, or to a claim's recorded pilots (``claims.pilots.of``, seeds 100 and up; ``statetrack sweep --pilot``). A record no grid
 names is invisible to every page and verdict; removing a cell from a grid must remove its records too."""
 
 from __future__ import annotations
 
-from statetrack.claims import get_claim, implemented
+from statetrack.claims import get_claim, implemented, pilots
 from statetrack.provenance import repo_root
 from statetrack.results import record_path
 
@@ -17,7 +17,6 @@ def test_every_committed_record_is_named_by_a_grid_or_a_pilot(monkeypatch):
         claim = get_claim(cid)
         for preset in ("quick", "paper"):
             named |= {record_path(c).resolve() for c in claim.grid(preset)}
-        if hasattr(claim, "pilot_grid"):
-            named |= {record_path(c).resolve() for c in claim.pilot_grid()}
+        named |= {record_path(c).resolve() for cfgs in pilots.of(cid).values() for c in cfgs}
     orphans = sorted(str(p.relative_to(store)) for p in store.rglob("*.json") if p.resolve() not in named)
     assert not orphans, f"records no grid names: {orphans}"

@@ -243,7 +243,7 @@ def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_th
 
 
 def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
-    from statetrack.claims import bl1, ne4
+    from statetrack.claims import bl1, ne4, pilots
     from statetrack.config import ConfigError
 
     items = plan(["bl1"], "paper", pilot=True)
@@ -255,7 +255,8 @@ def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
         assert sum(cfg[part][k] != base[part][k] for part in ("task", "model", "train") for k in cfg[part]) == 1
     assert items[0].cfg.to_dict() == base
     assert [it.cfg for it in plan(["ne4"], "quick", pilot=True)] == ne4.pilot_grid()
-    with pytest.raises(ConfigError, match="ne1 has no recorded pilots; --pilot is allowed for: ne4, bl1"):
-        plan(["ne1"], "quick", pilot=True)
+    assert [it.cfg for it in plan(["ne1"], "quick", pilot=True)] == pilots.grid("ne1")  # its recipe pilots
+    with pytest.raises(ConfigError, match="x1 has no recorded pilots; --pilot is allowed for: ne1, ne2, ne3, ne4, "):
+        plan(["x1"], "quick", pilot=True)
     with pytest.raises(ConfigError, match="--preset quick is not allowed with --pilot for bl1: its pilots are at paper"):
         plan(["bl1"], "quick", pilot=True)

@@ -53,8 +53,8 @@ class Item:
 
 def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
     """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order; with
-    ``pilot``, the runs of their recorded pilots instead (``pilot_grid``, seeds 100 and up; ``ids`` must name claims
-    that have one, and ``preset`` must be the pilots' own)."""
+    ``pilot``, the runs of their recorded pilots at ``preset`` instead (``claims.pilots.of``, seeds 100 and up; ``ids``
+    must name claims that have pilots there)."""
     from statetrack.claims import check_preset, get_claim, select
 
     check_preset(preset)
@@ -63,15 +63,18 @@ def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
         get_claim(i)  # names an unknown or unbuilt claim before anything runs
     if not pilot:
         return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]
-    with_pilots = [i for i in select(["all"]) if hasattr(get_claim(i), "pilot_grid")]
+    from statetrack.claims import pilots
+
+    found = {i: pilots.of(i) for i in select(["all"])}
+    with_pilots = [i for i, by in found.items() if by]
     items = []
     for i in ids:
         if i not in with_pilots:
             raise ConfigError(f"{i} has no recorded pilots; --pilot is allowed for: {', '.join(with_pilots)}")
-        own = getattr(get_claim(i), "PILOT_PRESET", "quick")
-        if preset != own:
-            raise ConfigError(f"--preset {preset} is not allowed with --pilot for {i}: its pilots are at {own}")
-        items += [Item(i, cfg) for cfg in get_claim(i).pilot_grid()]
+        if preset not in found[i]:
+            raise ConfigError(f"--preset {preset} is not allowed with --pilot for {i}: its pilots are at "
+                              f"{', '.join(found[i])}")
+        items += [Item(i, cfg) for cfg in found[i][preset]]
     return items
 
 

@@ -1,0 +1,67 @@
+"""Recipe pilots: on seeds no verdict reads, one change each from the recipe's own cells, judged by the stated rule."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import fake_record
+
+from statetrack.claims import get_claim, pilots
+from statetrack.config import ConfigError
+from statetrack import results
+from statetrack.results import run_key
+
+
+def _flat(cfg):
+    d = cfg.to_dict()
+    return {f"{s}.{k}": v for s in ("task", "model", "train", "eval") for k, v in d[s].items()}
+
+
+@pytest.mark.parametrize("claim", sorted(pilots.PILOTS))
+def test_pilots_use_their_own_seeds_and_change_only_what_they_name(claim):
+    verdict_seeds = {c.seed for p in ("quick", "paper") for c in get_claim(claim).grid(p)}
+    cells = get_claim(claim).grid("quick", seeds=[0])
+    for pilot, cfg in pilots.runs(claim):
+        assert cfg.seed >= 100 and cfg.seed not in verdict_seeds
+        flat = _flat(cfg)
+        # some quick cell differs from this run in exactly the fields the pilot changes, and none other
+        diffs = [{k for k in flat.keys() | _flat(c).keys() if flat.get(k) != _flat(c).get(k)} for c in cells]
+        assert set(pilot.changes) in diffs or (not pilot.changes and set() in diffs), (pilot.name, diffs)
+        assert all(flat[k] == v for k, v in pilot.changes.items())
+
+
+def _store(monkeypatch, records):
+    """pilots.rows reads ``records`` (run key → record) as the store."""
+    monkeypatch.setattr(results, "stored", lambda cfg: records.get(run_key(cfg)))
+
+
+def test_the_rule_keeps_a_recipe_unless_an_alternative_beats_it_by_more_than_the_margin(monkeypatch):
+    store = {}
+    _store(monkeypatch, store)
+    scores = {"the quick recipe": 0.80, "H = 32": 0.80 + 2 * pilots.MARGIN}  # the alternative clearly better
+    for pilot, cfg in pilots.runs("bl2"):
+        store[run_key(cfg)] = fake_record(cfg, scores[pilot.name])
+    rows = {r["pilot"]: r for r in pilots.rows("bl2")}
+    assert rows["the quick recipe"]["recipe stands"] is None and rows["the quick recipe"]["median"] == pytest.approx(0.8)
+    assert rows["H = 32"]["recipe stands"] is False and rows["H = 32"]["recorded"] == len(pilots.SEEDS)
+    for pilot, cfg in pilots.runs("bl2"):  # now within the margin: the recipe stands
+        if pilot.name == "H = 32":
+            store[run_key(cfg)] = fake_record(cfg, 0.80 + pilots.MARGIN / 2)
+    assert {r["pilot"]: r for r in pilots.rows("bl2")}["H = 32"]["recipe stands"] is True
+
+
+def test_a_lower_is_better_metric_flips_the_rule(monkeypatch):
+    ppl = {"the quick recipe": 5.0, "150 steps": 4.0}  # fewer steps and a lower perplexity: the recipe does not stand
+    _store(monkeypatch, {run_key(c): fake_record(c, 0.5, summary={"test_ppl_within": ppl[p.name]})
+                         for p, c in pilots.runs("ne7")})
+    assert {r["pilot"] for r in pilots.rows("ne7") if r["recipe stands"] is False} == {"150 steps"}
+
+
+def test_unrecorded_pilots_are_shown_as_missing_not_judged(monkeypatch):
+    _store(monkeypatch, {})
+    rows = pilots.rows("ne1")
+    assert rows and all(r["recorded"] == 0 and r["recipe stands"] is None for r in rows)
+
+
+def test_a_claim_without_recipe_pilots_is_named():
+    with pytest.raises(ConfigError, match="x1 has no recipe pilots"):
+        pilots.runs("x1")
