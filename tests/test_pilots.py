@@ -65,3 +65,22 @@ def test_unrecorded_pilots_are_shown_as_missing_not_judged(monkeypatch):
 def test_a_claim_without_recipe_pilots_is_named():
     with pytest.raises(ConfigError, match="x1 has no recipe pilots"):
         pilots.runs("x1")
+
+
+def test_the_recipes_chapter_table_has_a_row_per_pilot_and_cell(monkeypatch):
+    import importlib.util
+
+    from docutils import nodes
+
+    from statetrack.provenance import repo_root
+
+    path = repo_root() / "book" / "_ext" / "pilot_tables.py"
+    spec = importlib.util.spec_from_file_location("pilot_tables", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _store(monkeypatch, {})
+    frame = pilots.frame()
+    table = module._table(frame)
+    body = next(iter(table.findall(nodes.tbody)))
+    assert len(body.children) == len(frame) == sum(len(pilots.rows(c)) for c in pilots.PILOTS)
+    assert "–" in body.astext()  # nothing recorded: no number, a dash

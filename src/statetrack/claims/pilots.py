@@ -168,3 +168,17 @@ def of(claim: str) -> dict[str, list[RunConfig]]:
     if claim in PILOTS:
         out.setdefault(PRESET, []).extend(grid(claim))
     return out
+
+
+def frame(claims: list[str] | None = None) -> Any:
+    """The pilots of ``claims`` (default: every claim with recipe pilots) as a pandas frame, a row per pilot and cell."""
+    import pandas as pd
+
+    out = []
+    for claim in claims or list(PILOTS):
+        for r in rows(claim):
+            stands = {None: "–", True: "yes", False: "no: the alternative did better"}[r["recipe stands"]]
+            out.append({"claim": claim, "pilot": r["pilot"], "choice it tests": r["choice"], "cell": r["cell"],
+                        "seeds recorded": f"{r['recorded']} of {r['seeds']}", r["metric"] if claims else "median":
+                        "–" if r["median"] != r["median"] else round(r["median"], 3), "recipe stands": stands})
+    return pd.DataFrame(out).set_index(["claim", "pilot"]) if out else pd.DataFrame()
