@@ -111,6 +111,7 @@ LAYERS = [
     ("results", "cost", "bench", "figures"),
     ("runs", "migrate", "peers"),
     ("claims",),
+    ("pilots",),
     ("sweep", "leaderboard", "widgets"),
     ("scoreboard",),
     ("book",),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import fake_record
 
-from statetrack.claims import get_claim, pilots
+from statetrack import pilots
+from statetrack.claims import get_claim
 from statetrack.config import ConfigError
 from statetrack import results
 from statetrack.results import run_key

@@ -1,10 +1,11 @@
 """The committed store holds only runs that some grid names: every record under data/results belongs to a claim's
-grid at quick or paper, or to a claim's recorded pilots (``claims.pilots.of``, seeds 100 and up; ``statetrack sweep --pilot``). A record no grid
+grid at quick or paper, or to a claim's recorded pilots (``pilots.of``, seeds 100 and up; ``statetrack sweep --pilot``). A record no grid
 names is invisible to every page and verdict; removing a cell from a grid must remove its records too."""
 
 from __future__ import annotations
 
-from statetrack.claims import get_claim, implemented, pilots
+from statetrack import pilots
+from statetrack.claims import get_claim, implemented
 from statetrack.provenance import repo_root
 from statetrack.results import record_path
 

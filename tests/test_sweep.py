@@ -243,7 +243,8 @@ def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_th
 
 
 def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
-    from statetrack.claims import bl1, ne4, pilots
+    from statetrack import pilots
+    from statetrack.claims import bl1, ne4
     from statetrack.config import ConfigError
 
     items = plan(["bl1"], "paper", pilot=True)

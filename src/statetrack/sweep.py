@@ -53,7 +53,7 @@ class Item:
 
 def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
     """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order; with
-    ``pilot``, the runs of their recorded pilots at ``preset`` instead (``claims.pilots.of``, seeds 100 and up; ``ids``
+    ``pilot``, the runs of their recorded pilots at ``preset`` instead (``pilots.of``, seeds 100 and up; ``ids``
     must name claims that have pilots there)."""
     from statetrack.claims import check_preset, get_claim, select
 
@@ -63,7 +63,7 @@ def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
         get_claim(i)  # names an unknown or unbuilt claim before anything runs
     if not pilot:
         return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]
-    from statetrack.claims import pilots
+    from statetrack import pilots
 
     found = {i: pilots.of(i) for i in select(["all"])}
     with_pilots = [i for i, by in found.items() if by]
