@@ -1,7 +1,7 @@
 """Claim bl1 (BL Prop. 1): a full bilinear RNN simulates any finite state machine.
 
-Exact: the construction W[:, :, σ] = T_σ, h_0 = e_{q0} (``theory.fsm_simulation``) in the package's ``bilinear``
-model tracks random machines (5–50 states, 2–10 letters) with and without normalization; the additive variant's
+Exact (``theory.fsm_exact``): the construction W[:, :, σ] = T_σ, h_0 = e_{q0} in the package's ``bilinear`` model
+tracks random machines (5–50 states, 2–10 letters) with and without normalization; the additive variant's
 predictions change when the state is scaled. Trained: a full bilinear model on words of 2–10 letters of a machine
 with permutation letters (all of them at smoke and quick: a uniformly random table synchronises, and then even weak
 models look good at 500), tested at length 500. The quick recipe is from unrecorded CPU calibration runs
@@ -12,6 +12,7 @@ Used in: notebooks/bl1_bilinear_simulates_any_fsm.md, ``statetrack verify``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
@@ -19,7 +20,9 @@ from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, St
                                       check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
+from statetrack.results import run_key
 from statetrack.tasks import task_config
+from statetrack.theory import fsm_exact
 
 ID = "bl1"
 HEADLINE = "construction"  # the scoreboard's statement
@@ -27,12 +30,10 @@ PAPER_LRS = BL_PAPER_LRS
 
 _MACHINE = {"smoke": (5, 3, 3), "quick": (25, 4, 4), "paper": (50, 10, 5)}  # states, letters, permutation letters
 _WIDTH = {"smoke": 8, "quick": 64, "paper": 128}
-_TRAIN = {
-    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
-    "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
-    "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                         min_len=2, max_len=10, eval_every=5000, log_every=100),
-}
+_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
+          "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
+          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
+                               min_len=2, max_len=10, eval_every=5000, log_every=100)}
 _EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
          {"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)}.items()}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
@@ -59,8 +60,7 @@ PILOT_SEEDS = (100,)  # never a verdict seed
 PILOT_LR = 1e-4  # the middle of BL_PAPER_LRS
 #: One change at a time from the paper cell, over what BL leaves open: name → (task, model, train) fields changed.
 PILOT_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
-    "paper cell": ({}, {}, {}),
-    "every letter a permutation": ({"num_permutation_letters": 10}, {}, {}),
+    "paper cell": ({}, {}, {}), "every letter a permutation": ({"num_permutation_letters": 10}, {}, {}),
     "normalized at test only": ({}, {"normalize": "inference"}, {}),
     "learned input embedding": ({}, {"input": "embedding"}, {}),
     "constant learning rate": ({}, {}, {"min_lr_ratio": 1.0}),
@@ -69,8 +69,6 @@ PILOT_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] 
 
 def pilot_grid() -> list[RunConfig]:
     """The recorded pilots on why the paper cell fails at length 500: each of ``PILOT_CHANGES`` on its own."""
-    from dataclasses import replace
-
     base = grid("paper", seeds=list(PILOT_SEEDS), lrs=[PILOT_LR])[0]
     return [replace(base, task=replace(base.task, **t), model=replace(base.model, **m), train=replace(base.train, **tr))
             for t, m, tr in PILOT_CHANGES.values()]
@@ -78,63 +76,24 @@ def pilot_grid() -> list[RunConfig]:
 
 def pilot_change(record: dict[str, Any]) -> str:
     """The ``PILOT_CHANGES`` name of a pilot record."""
-    from statetrack.results import run_key
-
     return {run_key(c): name for c, name in zip(pilot_grid(), PILOT_CHANGES)}[record["key"]]
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """What ``checks`` reads: ``tracking`` per machine and block, the fraction of predictions changed by
-    h_0 → c·h_0 per c in ``SCALES`` (``pure_changes``, ``additive_changes``) and by normalizing the additive model
-    (``additive_norm_changes``)."""
-    import torch
-
-    from statetrack.theory import fsm_simulation as fs
-
+    """What ``checks`` reads (``theory.fsm_exact.exact_part`` on the preset's ``EXACT`` blocks)."""
     check_preset(preset)
-    with fs.single_thread():
-        tracking = []
-        for i, (count, num_seqs, length) in enumerate(EXACT[preset]):
-            tracking += [fs.track(task, num_seqs, length, seed=i) for task in fs.random_machines(count, seed=i)]
-        task = fs.random_machines(2, seed=99)[1]  # a machine with permutation letters
-        words = task.sample(torch.Generator().manual_seed(7), 64, 200).inputs  # (B, T)
-        pure = fs.fsm_bilinear(task.table, normalize="none")
-        affine, affine_norm = (fs.perturbed_additive(fs.fsm_bilinear(task.table, normalize=n, additive=True), seed=0)
-                               for n in ("none", "every_step"))
-        with torch.no_grad():
-            norm_changes = (affine_norm(words).argmax(-1) != affine(words).argmax(-1)).float().mean().item()
-        return {"tracking": tracking, "pure_changes": fs.scale_changes(pure, words, SCALES),
-                "additive_changes": fs.scale_changes(affine, words, SCALES), "additive_norm_changes": norm_changes,
-                "contrast_machine": task.cfg}
+    return fsm_exact.exact_part(EXACT[preset], SCALES)
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """bl1's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    part = part or exact_part(preset)
-    tr = part["tracking"]
-    sizes = f"{len(tr)} machines, {sum(t.num_seqs for t in tr)} words, lengths {sorted({t.length for t in tr})}"
-    acc = {mode: min(t.acc[mode] for t in tr) for mode in ("every_step", "none")}
-    one_hot = all(all(t.one_hot.values()) for t in tr)
-    identical = all(t.identical for t in tr)
-    pure, additive = max(part["pure_changes"]), max(part["additive_changes"])
-    return [Check("construction: acc (normalized)", acc["every_step"], "= 1", acc["every_step"] == 1.0, sizes),
-            Check("construction: acc (no norm)", acc["none"], "= 1", acc["none"] == 1.0, sizes),
-            Check("construction: states exactly one-hot", float(one_hot), "= 1", one_hot,
-                  "every state equals e_q of the label"),
-            Check("scale: same predictions, norm vs none", float(identical), "= 1", identical, sizes),
-            Check("scale: pure h0 scaling changes (max)", pure, "= 0", pure == 0.0,
-                  f"fraction of predictions changed by h0 -> c h0, c in {SCALES}"),
-            Check("additive: h0 scaling changes (max)", additive, "> 0", additive > 0.0,
-                  f"B, b ~ N(0, 0.3^2); c in {SCALES}")]
+    return [Check(**r) for r in fsm_exact.check_rows(part or exact_part(preset), SCALES)]
 
 
 def paper_rows() -> dict[int, dict[str, Any]]:
     """BL's full-bilinear FSM numbers (secondary source, unverified), keyed by the number of states."""
-    def key(row):
-        ok = row["task"] == "fsm" and row["model"] == "Bilinear (full)"
-        return int(row["setting"].removeprefix("m=")) if ok else None
-
-    return paper_lookup({"bl_fsm": "best", "bl_summary": "best"}, key)
+    return paper_lookup({"bl_fsm": "best", "bl_summary": "best"}, lambda row: int(row["setting"].removeprefix("m="))
+                        if row["task"] == "fsm" and row["model"] == "Bilinear (full)" else None)
 
 
 def statements() -> list[Statement]:
@@ -167,8 +126,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl1's statements judged on one preset's records and the exact checks (computed if None)."""
-    exact = exact_checks(__name__, preset, checks)
     paper = paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
                   label_of=lambda c: f"full bilinear, FSM {c['states']} states",
-                  paper_of=lambda c: paper.get(c["states"], {}), checks=exact)
+                  paper_of=lambda c: paper.get(c["states"], {}), checks=exact_checks(__name__, preset, checks))
