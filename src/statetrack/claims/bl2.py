@@ -1,9 +1,8 @@
 """Claim bl2 (BL modular-addition table, secondary source): bilinear RNNs add mod m at length 500, baselines do not.
 
 BL trains on Z_m (the running sum of numbers 0..m−1, mod m) on lengths 2–10 and tests at length 500
-(data/paper/bl_modular_addition.csv; Elman and CP at m = 50 from bl_summary.csv). Exact (``theory.block_size``):
-every bilinear variant but the real diagonal, hand-set (full: one-hot cyclic shifts; CP: a rotation as four rank-one
-terms; block b = 2 and R2: the rotation by 2πv/m), adds mod m in fp64, the diagonal only at m = 2 (at m ≥ 3 its
+(data/paper/bl_modular_addition.csv; Elman and CP at m = 50 from bl_summary.csv). Exact (``theory.hand_set_addition``):
+every bilinear variant but the real diagonal, hand-set, adds mod m in fp64, the diagonal only at m = 2 (at m ≥ 3 its
 prediction on 1^k is eventually 2-periodic): the differences between the bilinear rows are about learning, not about
 what the models can hold. The quick slice is the eight cells that carry BL's statements: m = 25, where every model
 but the full and block-2 ones fails, the diagonal at m = 2 and 3, and block 2 at m = 3 beside m = 25.
@@ -24,6 +23,7 @@ from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, St
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
+from statetrack.theory import hand_set_addition
 
 ID = "bl2"
 MODELS = ("full", "cp", "block2", "diagonal", "rotation", "lstm", "elman", "mamba1", "mamba2", "mamba4",
@@ -38,12 +38,10 @@ ROWS = {**{k: (k,) for k in (*BILINEAR, "lstm", "elman")}, "mamba": ("mamba1", "
 HEADLINE = "block2-m25"  # the scoreboard's statement (BL: 1.00)
 PAPER_MODULI = (2, 3, 5, 10, 25, 50)
 PAPER_LRS = BL_PAPER_LRS
-_CELLS = {  # preset → its (model, m) cells
-    "smoke": tuple(product(("full", "block2", "diagonal", "lstm", "mamba1", "transformer1"), (2, 3))),
-    "quick": (("full", 25), ("block2", 3), ("block2", 25), ("diagonal", 2), ("diagonal", 3), ("lstm", 25),
-              ("mamba1", 25), ("transformer1", 25)),
-    "paper": tuple(product(MODELS, PAPER_MODULI)),
-}
+_CELLS = {"smoke": tuple(product(("full", "block2", "diagonal", "lstm", "mamba1", "transformer1"), (2, 3))),
+          "quick": (("full", 25), ("block2", 3), ("block2", 25), ("diagonal", 2), ("diagonal", 3), ("lstm", 25),
+                    ("mamba1", 25), ("transformer1", 25)),
+          "paper": tuple(product(MODELS, PAPER_MODULI))}  # preset → its (model, m) cells
 MODULI = {p: tuple(sorted({m for _, m in cells})) for p, cells in _CELLS.items()}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 QUICK_REASON = ("not in the quick slice: at three seeds a 3.5-CPU-minute budget holds eight of the table's 78 "
@@ -51,12 +49,10 @@ QUICK_REASON = ("not in the quick slice: at three seeds a 3.5-CPU-minute budget 
 
 _WIDTH = {"smoke": dict(bilinear=8, rnn=16, stack=16), "quick": dict(bilinear=64, rnn=128, stack=64),
           "paper": dict(bilinear=128, rnn=256, stack=128)}  # H of bilinear models, LSTM/Elman, Mamba/Transformer
-_TRAIN = {
-    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
-    "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
-    "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                         min_len=2, max_len=10, eval_every=5000, log_every=100),
-}
+_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
+          "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
+          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
+                               min_len=2, max_len=10, eval_every=5000, log_every=100)}
 _SHORT = {"quick": 300}  # Mamba and the Transformer at quick: they do not fit m = 25 even in distribution
 _EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
          {"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)}.items()}
@@ -122,9 +118,8 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's mod-addition numbers (secondary sources, unverified) by (model, m); every depth gets its row's number."""
     def key(row):
-        if row["task"] != "modular_addition" or row["model"] not in _PAPER_MODELS:
-            return None
-        return _PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m="))
+        ok = row["task"] == "modular_addition" and row["model"] in _PAPER_MODELS
+        return (_PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m="))) if ok else None
 
     out: dict[tuple[str, int], dict[str, Any]] = {}
     for table in ("bl_modular_addition", "bl_summary"):  # the table first where both have a number
@@ -175,63 +170,23 @@ def label_of(cell: dict[str, Any]) -> str:
 
 
 def exact_rows(preset: str) -> list[dict[str, Any]]:
-    """One row per (variant, m): a hand-set tracker's accuracy on the task's own sequences (fp64), or for the real
-    diagonal at m ≥ 3 (no construction exists) whether random diagonal models' prediction on 1^k is 2-periodic."""
-    import torch
-
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
-    from statetrack.theory import block_size as bs
-    from statetrack.theory.fsm_simulation import fsm_bilinear, single_thread
-    from statetrack.theory.rotations import hand_set_rotation
-
+    """One row per (variant, m) at the preset's ``_EXACT`` size (``theory.hand_set_addition.exact_rows``)."""
     check_preset(preset)
-    num_seqs, length, moduli = _EXACT[preset]
-    rows = []
-    with single_thread():
-        for m in moduli:
-            task = make_task(task_config("modular_addition", modulus=m))
-            table = torch.tensor([[(q + v) % m for v in range(m)] for q in range(m)])  # (m, m) δ(q, v)
-            rotation = hand_set_rotation(make_model(model_config("bilinear", variant="rotation", d_model=2),
-                                                    task.vocab_size, m), m)
-            built = {"full": fsm_bilinear(table), "cp": bs.cp_rotation_model(task),
-                     "block2": bs.block_model(task, 2, 4) if m > 2 else bs.block_model(task, 2, 4, bs.sign_rep()),
-                     "rotation": rotation}
-            if m == 2:
-                built["diagonal"] = bs.block_model(task, 1, 2)  # b = 1: the sign flip
-            for name, model in built.items():
-                t = bs.track(model, task, num_seqs, length, seed=m)
-                rows.append({"model": name, "m": m, "what": "hand-set tracker", "value": t.acc,
-                             "holds": t.all_correct, "detail": f"{t.num_seqs} sequences × {t.length} tokens, fp64"})
-            if m > 2:
-                periods = []
-                for seed in range(5):
-                    torch.manual_seed(seed)
-                    model = make_model(model_config("bilinear", variant="diagonal", d_model=8), task.vocab_size, m)
-                    pred = bs.constant_word_predictions(model, 1, 4 * length)  # (T,)
-                    periods.append(bs.eventual_period(pred, length))
-                rows.append({"model": "diagonal", "m": m, "what": "limit: prediction on 1^k eventually 2-periodic",
-                             "value": float(max(p or 99 for p in periods)), "holds": all(p in (1, 2) for p in periods),
-                             "detail": f"5 random diagonal models (H=8), k ≤ {4 * length}, fp64; periods {periods}"})
-    return rows
+    return hand_set_addition.exact_rows(*_EXACT[preset])
 
 
 def checks(preset: str) -> list[Check]:
     """The exact part as checks: every hand-set tracker is right everywhere; every diagonal limit holds."""
-    out = []
-    for r in exact_rows(preset):
-        label, rule = ((f"{NAMES[r['model']]} hand-set, m={r['m']}", "= 1 (every prediction right)")
-                       if r["what"] == "hand-set tracker" else
-                       (f"{NAMES[r['model']]}, m={r['m']}: eventual period on 1^k", "≤ 2 (cannot count mod m ≥ 3)"))
-        out.append(Check(label, r["value"], rule, r["holds"], r["detail"]))
-    return out
+    return [Check(f"{NAMES[r['model']]} hand-set, m={r['m']}" if hand else
+                  f"{NAMES[r['model']]}, m={r['m']}: eventual period on 1^k", r["value"],
+                  "= 1 (every prediction right)" if hand else "≤ 2 (cannot count mod m ≥ 3)", r["holds"], r["detail"])
+            for r in exact_rows(preset) for hand in [r["what"] == "hand-set tracker"]]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl2's statements judged on one preset's records and the exact checks (computed if None)."""
-    exact = exact_checks(__name__, preset, checks)
-    paper = paper_rows()
-    ran = {(c["model"], c["m"]) for c in map(cell_of, records)} or None
+    paper, ran = paper_rows(), {(c["model"], c["m"]) for c in map(cell_of, records)} or None
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
-                  paper_of=lambda c: paper.get((c["model"], c["m"]), {}), checks=exact, not_run=not_run(preset, ran))
+                  paper_of=lambda c: paper.get((c["model"], c["m"]), {}), checks=exact_checks(__name__, preset, checks),
+                  not_run=not_run(preset, ran))
 
