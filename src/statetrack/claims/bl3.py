@@ -4,7 +4,7 @@ BL trains on words of 2–10 letters of a random transition function δ (data/pa
 tests at length 500; how δ is drawn is not said, so BL's statements are judged on uniformly random tables. These
 synchronise (random words send every start state to one state within a few dozen letters): a model that gets only the
 last letters right scores well at any length. Machines whose letters are all permutations never do; the grid runs
-them too (ours). Exact (``theory.synchronization``): per machine, the fraction of ``WINDOW``-letter words that
+them too (ours). Exact (``theory.machine_sync``): per machine, the fraction of ``WINDOW``-letter words that
 synchronise and the best accuracy at 500 of any predictor that sees only the last ``WINDOW`` letters. Unrecorded pilot
 (seed 0): 1,600 steps instead of 800 lifted the full model on the uniform table only from 0.50 to 0.57.
 
@@ -18,12 +18,13 @@ from itertools import product
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
+from statetrack.claims.bl1 import _EVAL, _SEEDS, _TRAIN  # bl1's recipe: its quick cell is bl3's (full, 25, permutation)
 from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, check_choice,
                                       check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
-from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TrainConfig
-from statetrack.evaluate import normalized
+from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.tasks import task_config
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import machine_sync
 
 ID = "bl3"
 MODELS = ("full", "cp", "block2", "lstm", "elman", "mamba", "transformer")
@@ -39,12 +40,9 @@ SYNC_LENGTH = 500  # the test length the window ceiling is computed for (BL's), 
 HEADLINE = "full-25"  # the scoreboard's statement (BL: 1.00)
 
 STATES = {"smoke": (5,), "quick": (25,), "paper": (2, 5, 10, 25, 50)}
-_CELLS = {  # preset → its (model, states, sampling) cells
-    "smoke": tuple(product(("full", "lstm"), (5,), SAMPLINGS)),
-    "quick": (("full", 25, "uniform"), ("lstm", 25, "uniform"), ("lstm", 25, "permutation")),
-    "paper": tuple(product(MODELS, STATES["paper"], SAMPLINGS)),
-}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
+_CELLS = {"smoke": tuple(product(("full", "lstm"), (5,), SAMPLINGS)),  # preset → its (model, states, sampling) cells
+          "quick": (("full", 25, "uniform"), ("lstm", 25, "uniform"), ("lstm", 25, "permutation")),
+          "paper": tuple(product(MODELS, STATES["paper"], SAMPLINGS))}
 PAPER_LRS = BL_PAPER_LRS
 QUICK_REASON = ("not in the quick slice: at three seeds a 1.5-CPU-minute budget holds three cells at 25 states "
                 "(1.4 min by their seed-0 records' wall times, 5–12 s a run); the paper preset runs 2–50 states "
@@ -60,17 +58,8 @@ _FIELDS = {  # preset → model → (registry name, fields)
               "block2": ("bilinear", dict(variant="block", d_model=128, block_size=2)),
               "lstm": ("lstm", dict(d_model=256)), "elman": ("elman", dict(d_model=256)),
               "mamba": ("mamba", dict(d_model=128, num_layers=4)),
-              "transformer": ("transformer", dict(d_model=128, num_layers=4, num_heads=4))},
-}
-_TRAIN = {
-    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
-    "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
-    "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                         min_len=2, max_len=10, eval_every=5000, log_every=100),
-}
+              "transformer": ("transformer", dict(d_model=128, num_layers=4, num_heads=4))}}
 _LR = {"quick": {"full": 3e-3, "lstm": 1e-2}}  # per-model rates where the preset has them
-_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
-         {"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)}.items()}
 _PAPER_MODELS = {"Bilinear (full)": "full", "Factored bilinear": "cp", "Block-diag b=2": "block2", "LSTM": "lstm",
                  "Mamba (4 layers)": "mamba", "Mamba": "mamba", "Elman RNN": "elman"}
 
@@ -94,7 +83,7 @@ def train_of(preset: str, name: str) -> TrainConfig:
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          samplings: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
-    """bl3's runs at ``preset``: its (model, states, sampling) cells, or those with ``models`` and ``samplings``,
+    """bl3's runs at ``preset``: its (model, states, sampling) cells, or those of ``models`` and ``samplings``,
     × lr × seed."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
@@ -127,9 +116,8 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's random-FSM numbers (secondary source, unverified), keyed by (model, states); sampling unknown."""
     def key(row):
-        if row["task"] != "fsm" or row["model"] not in _PAPER_MODELS:
-            return None
-        return _PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m="))
+        ok = row["task"] == "fsm" and row["model"] in _PAPER_MODELS
+        return (_PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m="))) if ok else None
 
     return paper_lookup({"bl_fsm": "best", "bl_summary": "best"}, key)
 
@@ -180,42 +168,25 @@ def not_run(preset: str, ran: set[tuple[str, int, str]] | None = None) -> list[d
 
 
 def exact_part(preset: str) -> list[dict[str, Any]]:
-    """Synchronisation of every machine of the preset's grid (``theory.synchronization``), one row per machine."""
-    from statetrack.tasks import make_task
-    from statetrack.theory import synchronization as sy
-
+    """Synchronisation of every machine of the preset's grid (``theory.machine_sync``), one row per machine."""
     check_preset(preset)
     rows = []
-    for m in STATES[preset]:
-        for s in SAMPLINGS:
-            table = make_task(task_config("fsm", **machine_fields(m, s))).table  # (m, k)
-            ceiling = sy.window_ceiling(table, WINDOW, SYNC_LENGTH, num_words=SYNC_WORDS, seed=0)
-            rows.append({"states": m, "sampling": s, "letters": ALPHABET,
-                         "permutation letters": int(sy.permutation_letters(table).sum()), "window": WINDOW,
-                         "synchronising": sy.synchronizing_fraction(table, WINDOW, num_words=SYNC_WORDS, seed=0),
-                         "window ceiling": ceiling, "window ceiling (normalized)": normalized(ceiling, 1 / m)})
+    for m, s in product(STATES[preset], SAMPLINGS):
+        table = make_task(task_config("fsm", **machine_fields(m, s))).table  # (m, k)
+        rows.append({"states": m, "sampling": s, **machine_sync.machine_row(table, WINDOW, SYNC_LENGTH, SYNC_WORDS)})
     return rows
 
 
 def checks(preset: str, part: list[dict[str, Any]] | None = None) -> list[Check]:
     """bl3's exact checks at ``preset`` (well under a second at quick); ``part`` reuses ``exact_part``."""
-    part = part or exact_part(preset)
-    out = []
-    for r in part:
-        ceil, perm = r["window ceiling (normalized)"], r["sampling"] == "permutation"
-        ok = (r["synchronising"] == 0.0 and ceil <= CHANCE_SLACK) if perm else ceil >= SYNC_LEVEL
-        rule = f"<= {CHANCE_SLACK} (never synchronises)" if perm else f">= {SYNC_LEVEL} (synchronises)"
-        out.append(Check(f"{r['states']} states, {r['sampling']}: window-{r['window']} ceiling", ceil, rule, ok,
-                         f"synchronising {r['synchronising']:.3f} of {SYNC_WORDS} words"))
-    return out
+    return [Check(**r) for r in machine_sync.check_rows(part or exact_part(preset), SYNC_LEVEL, CHANCE_SLACK,
+                                                        SYNC_WORDS)]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl3's statements judged on one preset's records and the exact checks (computed if None)."""
-    exact = exact_checks(__name__, preset, checks)
-    paper = paper_rows()
-    ran = {tuple(cell_of(r).values()) for r in records} or None
+    paper, ran = paper_rows(), {tuple(cell_of(r).values()) for r in records} or None
     return decide(ID, preset, records, statements(), cell_of=cell_of,
                   label_of=lambda c: f"{NAMES[c['model']]}, {c['states']} states, {c['sampling']}",
-                  paper_of=lambda c: paper.get((c["model"], c["states"]), {}), checks=exact,
-                  not_run=not_run(preset, ran))
+                  paper_of=lambda c: paper.get((c["model"], c["states"]), {}),
+                  checks=exact_checks(__name__, preset, checks), not_run=not_run(preset, ran))
