@@ -1,31 +1,28 @@
 """Claims: one module per paper claim, each with its run grid per preset and its table of statements.
 
-A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfig]``,
-``statements() -> list[Statement]``, ``cell_of(record) -> dict``, ``HEADLINE`` (the statement the
-scoreboard shows first) and ``verdict(records, preset, checks=None) -> Verdict``, built from the shared
-helpers of ``claims.common`` (cells, ``expand``, ``Statement``, ``from_paper``, ``decide``). A claim with exact, training-free parts (a theorem's construction run
-against ground truth) also provides ``checks(preset) -> list[Check]``; its ``verdict(records, preset,
-checks=None)`` computes them when not given, so a notebook that already displayed them passes them
-in and ``statetrack verify`` recomputes them (they take seconds). The notebooks and
-``statetrack verify`` go through ``parameters``, ``run_claim`` and ``verify_claim`` here, so the two
-can never disagree.
+A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfig]``, ``statements()``,
+``cell_of(record) -> dict``, ``HEADLINE`` (the statement the scoreboard shows first) and ``verdict(records, preset,
+checks=None) -> Verdict``, built from ``claims.common``. A claim with exact, training-free parts also provides
+``checks(preset) -> list[Check]``; its ``verdict`` computes them when not given (a notebook that displayed them
+passes them in). The notebooks and ``statetrack verify`` go through ``parameters``, ``run_claim`` and
+``verify_claim`` here, so the two can never disagree.
 
-Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected),
-``quick`` (a 2-core CPU in minutes; the qualitative verdict where the compute allows), ``paper``
-(a GPU box; the papers' settings).
+Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected), ``quick`` (a 2-core CPU
+in minutes; the qualitative verdict where the compute allows), ``paper`` (a GPU box; the papers' settings).
 
 Used in: every notebook and ``statetrack verify`` / ``reproduce``.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
-from statetrack.claims.common import Verdict
+from statetrack.claims.common import Verdict, check_seeds
 from statetrack.config import ConfigError, RunConfig
 
 PRESETS = ("smoke", "quick", "paper")
@@ -40,35 +37,26 @@ class ClaimInfo:
     notebook: str | None = None  # notebook stem in notebooks/, None while the claim is not built yet
 
 
-CLAIMS: dict[str, ClaimInfo] = {c.id: c for c in [
-    ClaimInfo("ne1", "NE", "Thm 1, Fig 1", "Parity needs a negative eigenvalue: [0,1] LRNNs fail, [-1,1] succeed",
-              "ne1_parity_needs_negative_eigenvalues"),
-    ClaimInfo("ne2", "NE", "Thm 2", "Counting mod 3 needs non-real eigenvalues",
-              "ne2_counting_mod3_needs_complex_eigenvalues"),
-    ClaimInfo("ne3", "NE", "Prop 1, Thm 3, Thm 6", "Products of generalized Householder matrices",
-              "ne3_householder_products"),
-    ClaimInfo("ne4", "NE", "Table 3, Table 5", "Chomsky tasks: parity and modular arithmetic",
-              "ne4_chomsky_tasks"),
-    ClaimInfo("ne5", "NE", "Fig 4", "S5 word problems versus depth", "ne5_s5_word_problems"),
-    ClaimInfo("ne6", "NE", "Fig 8", "Z60 addition", "ne6_z60_addition"),
-    ClaimInfo("ne7", "NE", "Table 4, Fig 5", "Language modelling with [0,1] versus [-1,1]",
-              "ne7_language_modelling"),
-    ClaimInfo("bl1", "BL", "Prop 1", "A bilinear RNN simulates any finite state machine",
-              "bl1_bilinear_simulates_any_fsm"),
-    ClaimInfo("bl2", "BL", "mod-addition table", "Modular addition: bilinear variants versus baselines",
-              "bl2_modular_addition"),
-    ClaimInfo("bl3", "BL", "random-FSM table", "Random finite state machines",
-              "bl3_random_state_machines"),
-    ClaimInfo("bl4", "BL", "modular-arithmetic table", "Modular arithmetic", "bl4_modular_arithmetic"),
-    ClaimInfo("bl5", "BL", "block-size ablation", "Block size versus task", "bl5_block_size"),
-    ClaimInfo("bl6", "BL", "additive-terms ablation", "Pure versus affine bilinear updates",
-              "bl6_additive_terms"),
-    ClaimInfo("bl7", "BL", "Prop 2", "A shared eigenbasis forces commutativity",
-              "bl7_shared_eigenbasis_forces_commutativity"),
-    ClaimInfo("bl8", "BL", "Prop 3", "A frozen random diagonal network learns parity from two examples",
-              "bl8_frozen_random_diagonal_parity"),
-    ClaimInfo("x1", "both", "", "One leaderboard over every model and task", "x1_leaderboard"),
-    ClaimInfo("x2", "both", "", "Eigenvalue explorer: the spectra trained models learn", "x2_eigenvalue_explorer"),
+CLAIMS: dict[str, ClaimInfo] = {row[0]: ClaimInfo(*row) for row in [
+    ("ne1", "NE", "Thm 1, Fig 1", "Parity needs a negative eigenvalue: [0,1] LRNNs fail, [-1,1] succeed",
+     "ne1_parity_needs_negative_eigenvalues"),
+    ("ne2", "NE", "Thm 2", "Counting mod 3 needs non-real eigenvalues", "ne2_counting_mod3_needs_complex_eigenvalues"),
+    ("ne3", "NE", "Prop 1, Thm 3, Thm 6", "Products of generalized Householder matrices", "ne3_householder_products"),
+    ("ne4", "NE", "Table 3, Table 5", "Chomsky tasks: parity and modular arithmetic", "ne4_chomsky_tasks"),
+    ("ne5", "NE", "Fig 4", "S5 word problems versus depth", "ne5_s5_word_problems"),
+    ("ne6", "NE", "Fig 8", "Z60 addition", "ne6_z60_addition"),
+    ("ne7", "NE", "Table 4, Fig 5", "Language modelling with [0,1] versus [-1,1]", "ne7_language_modelling"),
+    ("bl1", "BL", "Prop 1", "A bilinear RNN simulates any finite state machine", "bl1_bilinear_simulates_any_fsm"),
+    ("bl2", "BL", "mod-addition table", "Modular addition: bilinear variants versus baselines", "bl2_modular_addition"),
+    ("bl3", "BL", "random-FSM table", "Random finite state machines", "bl3_random_state_machines"),
+    ("bl4", "BL", "modular-arithmetic table", "Modular arithmetic", "bl4_modular_arithmetic"),
+    ("bl5", "BL", "block-size ablation", "Block size versus task", "bl5_block_size"),
+    ("bl6", "BL", "additive-terms ablation", "Pure versus affine bilinear updates", "bl6_additive_terms"),
+    ("bl7", "BL", "Prop 2", "A shared eigenbasis forces commutativity", "bl7_shared_eigenbasis_forces_commutativity"),
+    ("bl8", "BL", "Prop 3", "A frozen random diagonal network learns parity from two examples",
+     "bl8_frozen_random_diagonal_parity"),
+    ("x1", "both", "", "One leaderboard over every model and task", "x1_leaderboard"),
+    ("x2", "both", "", "Eigenvalue explorer: the spectra trained models learn", "x2_eigenvalue_explorer"),
 ]}
 
 
@@ -96,24 +84,21 @@ def get_claim(claim_id: str) -> ModuleType:
     return importlib.import_module(f"statetrack.claims.{claim_id}")
 
 
-def _as_list(name: str, value: Any) -> Any:
-    """A list parameter as papermill hands it over: ``-y`` gives a list, ``-p`` a string such as "[0, 1, 2]"."""
-    import ast
-
-    if isinstance(value, str) and value.strip()[:1] in "[(":
+def _as_list(name: str, value: Any, others: bool = False) -> Any:
+    """A list parameter as papermill hands it over: ``-y`` gives a list, ``-p`` a string such as "[0, 1, 2]" (with
+    ``others``, a value that does not look like a list is returned as is)."""
+    looks = isinstance(value, str) and value.strip()[:1] in "[("
+    if others and not looks and not isinstance(value, (list, tuple)):
+        return value
+    if looks:
         try:
             value = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError):
             raise ConfigError(f"bad {name} {value!r}: expected a list such as [0, 1, 2] (or None)") from None
-    if isinstance(value, tuple):
-        value = list(value)
+    value = list(value) if isinstance(value, tuple) else value
     if value is not None and not isinstance(value, list):
         raise ConfigError(f"bad {name} {value!r}: expected a list such as [0, 1, 2] (or None)")
     return value
-
-
-def _looks_like_list(value: Any) -> bool:
-    return isinstance(value, (list, tuple)) or (isinstance(value, str) and value.strip()[:1] in "[(")
 
 
 def _as_bool(name: str, value: Any) -> bool:
@@ -140,10 +125,9 @@ def check_parameter_names(claim_id: str, given: dict[str, str], declared: list[s
 def injected_parameters() -> dict[str, str] | None:
     """The parameters papermill injected into this kernel, name → value as typed; None outside papermill.
 
-    Papermill executes its ``injected-parameters`` cell, which begins with the comment ``# Parameters``, just
-    before the cell that calls ``parameters``; IPython keeps every executed cell's source in ``In``.
+    Papermill runs its ``injected-parameters`` cell (it begins ``# Parameters``) just before the cell that calls
+    ``parameters``; IPython keeps every executed cell's source in ``In``.
     """
-    import ast
     import sys
 
     if "IPython" not in sys.modules:
@@ -156,31 +140,22 @@ def injected_parameters() -> dict[str, str] | None:
                 None)
     if cell is None:
         return None
-    out = {}
-    for node in ast.parse(cell).body:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out[target.id] = ast.get_source_segment(cell, node.value) or "?"
-    return out
+    return {target.id: ast.get_source_segment(cell, node.value) or "?" for node in ast.parse(cell).body
+            if isinstance(node, ast.Assign) for target in node.targets if isinstance(target, ast.Name)}
 
 
 def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: Any = "auto", FORCE: Any = False,
                CONFIRM_LONG: Any = False, **extra: Any) -> SimpleNamespace:
     """Check a claim notebook's parameters cell in one place, before anything runs; returns them parsed.
 
-    Accepts what papermill passes: ``-p SEEDS "[0, 1, 2]"`` arrives as a string, ``-y "SEEDS: [0, 1]"``
-    as a list, ``-p FORCE True`` as a bool. Claim-specific parameters (e.g. ``MODELS``) that hold lists
-    are parsed the same way; the claim's ``grid`` then checks their values. A bad value raises
-    ``ConfigError`` naming the parameter, the value as given and what is allowed.
-
-    Under papermill, a parameter the notebook does not declare (every notebook passes each of its
-    parameters here) is refused too, naming the closest declared one (``injected_parameters``).
-
-    Returns:
-        A namespace with lower-case names: ``preset``, ``seeds``, ``device``, ``force``, ``confirm_long``
-        and one per extra parameter (``MODELS`` → ``models``).
+    Accepts what papermill passes (``-p SEEDS "[0, 1, 2]"`` a string, ``-y "SEEDS: [0, 1]"`` a list, ``-p FORCE
+    True`` a bool); extra list parameters (e.g. ``MODELS``) are parsed the same way and the claim's ``grid`` checks
+    their values. Under papermill an undeclared parameter is refused too (``injected_parameters``). A bad value
+    raises ``ConfigError`` naming it. Returns a namespace with lower-case names (``MODELS`` → ``models``).
     """
+    import pandas as pd
+
+    from statetrack.results import scratch_for_smoke
     from statetrack.training import resolve_device
 
     get_claim(claim_id)
@@ -189,14 +164,12 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
         check_parameter_names(claim_id, injected, ["PRESET", "SEEDS", *extra, "DEVICE", "FORCE", "CONFIRM_LONG"])
     if not isinstance(PRESET, str) or PRESET not in PRESETS:
         raise ConfigError(f"bad PRESET {PRESET!r}: allowed: {', '.join(PRESETS)}")
-    from statetrack.results import scratch_for_smoke
-
     scratch_for_smoke(PRESET)  # a smoke page never writes into data/results
-    _show_whole_tables()
+    # a page shows whole tables: pandas would cut a long verdict table to its first and last five rows
+    pd.set_option("display.max_rows", None)
+    pd.set_option("display.max_columns", None)
     seeds = _as_list("SEEDS", SEEDS)
     if seeds is not None:
-        from statetrack.claims.common import check_seeds
-
         check_seeds(seeds, ())
     if not isinstance(DEVICE, str):
         raise ConfigError(f"bad DEVICE {DEVICE!r}: allowed: auto, cpu, cuda, cuda:N")
@@ -206,16 +179,7 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
         raise ConfigError(f"bad DEVICE: {e}") from None
     return SimpleNamespace(preset=PRESET, seeds=seeds, device=DEVICE, force=_as_bool("FORCE", FORCE),
                            confirm_long=_as_bool("CONFIRM_LONG", CONFIRM_LONG),
-                           **{k.lower(): _as_list(k, v) if _looks_like_list(v) else v for k, v in extra.items()})
-
-
-def _show_whole_tables() -> None:
-    """A page shows every row and column of its tables: pandas would cut a long verdict table to its first and last
-    five rows, hiding the rows between (a failing statement among them)."""
-    import pandas as pd
-
-    pd.set_option("display.max_rows", None)
-    pd.set_option("display.max_columns", None)
+                           **{k.lower(): _as_list(k, v, others=True) for k, v in extra.items()})
 
 
 def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
@@ -229,31 +193,33 @@ class NeedsConfirmation(ConfigError):
     """A long run (the paper preset on a CPU) that was not confirmed; the message says how long it would take."""
 
 
+def _keeps_weights(claim_id: str) -> bool:
+    """Whether the claim module sets ``KEEP_WEIGHTS = True`` (x2): its runs keep their trained weights."""
+    return bool(getattr(get_claim(claim_id), "KEEP_WEIGHTS", False))
+
+
 def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force: bool = False,
               device: str = "auto", confirm_long: bool = False, ignore_memory: bool = False,
               **overrides: Any) -> list[RunConfig]:
     """Everything that can be checked before the first run trains; returns the claim's grid.
 
-    Checks, in order: the claim id, the preset and the grid's arguments; the device; every stored record
-    of the grid (a corrupt one is named); that the results folder can be written; that each missing
-    run's estimated peak memory fits the device (``memory.check_memory``, unless ``ignore_memory``); and,
-    for the ``paper`` preset on a CPU, the measured cost of the missing runs (``NeedsConfirmation`` unless
-    ``confirm_long``). Raises ``ConfigError`` (or its subclasses) / ``RecordError`` naming the fault.
+    In order: the claim id, preset and grid arguments; the device; every stored record of the grid (a corrupt one
+    is named); that the results folder can be written; that each missing run's peak memory fits the device
+    (unless ``ignore_memory``); for the paper preset on a CPU, the cost of the missing runs (``NeedsConfirmation``
+    unless ``confirm_long``). Raises ``ConfigError`` (or a subclass) / ``RecordError`` naming the fault.
     """
     from statetrack.results import check_writable, results_dir, run_state
     from statetrack.training import resolve_device
 
-    claim = get_claim(claim_id)
-    cfgs = claim.grid(check_preset(preset), seeds=seeds, **overrides)
+    cfgs = get_claim(claim_id).grid(check_preset(preset), seeds=seeds, **overrides)
     dev = resolve_device(device)
-    keep = bool(getattr(claim, "KEEP_WEIGHTS", False))
-    # run_state reads (and so validates) every stored record of the grid; a corrupt one raises RecordError naming it
+    keep = _keeps_weights(claim_id)
     missing = [c for c in dict.fromkeys(cfgs) if run_state(c, weights=keep) in ("missing", "forced") or force]
     if missing:
         from statetrack.memory import check_memory
 
         check_writable(results_dir())
-        for c in dict.fromkeys(missing):
+        for c in missing:
             check_memory(c, dev, ignore=ignore_memory)
     if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
         est = estimate_seconds(missing[0], device) * len(missing)
@@ -268,18 +234,12 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
 def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force: bool = False,
               device: str = "auto", progress: bool = False, confirm_long: bool = False,
               **overrides: Any) -> list[dict[str, Any]]:
-    """Load or train every run of a claim's grid at ``preset``; returns the records in grid order.
-
-    ``preflight`` runs first, so bad input, an unwritable results folder, a corrupt record or an
-    unconfirmed paper preset on a CPU stop before anything trains. A claim module that sets
-    ``KEEP_WEIGHTS = True`` (x2) keeps each run's trained weights beside its record
-    (``results.checkpoint_path``).
-    """
+    """Load or train every run of a claim's grid at ``preset`` (``preflight`` first); the records in grid order."""
     from statetrack.runs import load_or_run
 
     cfgs = preflight(claim_id, preset, seeds=seeds, force=force, device=device, confirm_long=confirm_long,
                      **overrides)
-    keep = bool(getattr(get_claim(claim_id), "KEEP_WEIGHTS", False))
+    keep = _keeps_weights(claim_id)  # beside each record (``results.checkpoint_path``)
     return [load_or_run(c, claim_id, force=force, device=device, progress=progress, preset=preset, checkpoint=keep)
             for c in cfgs]
 

@@ -1,53 +1,29 @@
 """What every claim module shares: argument checks, grid expansion, scores, statements, verdicts, paper rows.
 
-A claim module reads as its table of settings plus its statements::
-
-    def grid(preset, seeds=None):
-        cells = [Cell(task, model, TRAIN[preset], EVAL[preset]) for model in ...]
-        return expand(cells, check_seeds(seeds, SEEDS[preset]))
-
-    def statements():
-        return [from_paper("mamba-neg-best", "Mamba [-1,1] learns parity", "NE Table 3", "possible", "best",
-                           1.0, where={"model": "Mamba", "eig_range": "[-1,1]"}), ...]
-
-    def verdict(records, preset, checks=None):
-        return decide(ID, preset, records, statements(), cell_of=cell_of, checks=checks or [])
-
-Vocabulary (one word per concept):
-
-- a *cell* is one setting of a claim's table (task × model × training), run once per seed and per
-  learning rate;
-- a *score* is one number of a run's record summary (``ood_normalized`` unless a statement's rule names
-  another metric); a run that diverged or failed scores NaN;
-- a *statement* is one pre-registered sentence of a paper (or, marked *ours*, one of our
-  demonstrations): its kind, the cells it reads, the statistic over seeds, the rule and why
-  (``Statement``); judged at a preset it holds, fails or is not run (``Outcome``);
-- a *check* is an exact, training-free computation (a hand-built construction run against ground
-  truth) that an ``exact`` statement reads by its label;
-- a *verdict* is a claim's word at one preset (reproduced, partly reproduced, not reproduced, not run at
-  this preset) from its statements (``verdict_word``), with the cell table beside it.
-
-Learning rates follow the NE protocol (NE App. E.1.1): when a cell ran several, the rate with the
-best median score over seeds is kept and only its runs are judged.
+A claim module is its table of settings (``grid``: ``Cell``s through ``expand``), its ``statements()``
+(``Statement``, ``from_paper``) and its ``verdict`` (``decide``). A *cell* is one setting of the table, run once per
+seed and per learning rate; a *score* is one number of a run's summary (``ood_normalized`` unless a rule names another
+metric), NaN for a run that diverged or failed; a *check* is an exact, training-free computation an ``exact``
+statement reads by its label. Learning rates follow the NE protocol (NE App. E.1.1): when a cell ran several, the
+rate with the best median score over seeds is kept and only its runs are judged.
 
 Used in: every module in ``statetrack.claims``; ``statetrack.leaderboard``.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from statistics import median
+from typing import Any, Literal, get_args
 
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.evaluate import best_of, median_mad
 
 DEFAULT_METRIC = "ood_normalized"
-
-
-# ----------------------------------------------------------------------------- shared constants
-
 NE_PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)  # NE App. E.1.1: the best median over seeds among these rates
 BL_PAPER_LRS = (1e-3, 1e-4, 1e-5)  # BL: best of three rates (secondary source); the values are our guess
 MODEL_NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet", "transformer": "Transformer", "mlstm": "mLSTM",
@@ -60,16 +36,19 @@ MODEL_NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet", "transformer": "Transfo
 # ----------------------------------------------------------------------------- arguments
 
 
+def _checked_list(values: Any, what: str, expected: str, good: Callable[[Any], bool]) -> list[Any]:
+    """``values`` as a non-empty list of items that are all ``good``, else a ``ConfigError`` naming ``what``."""
+    ok = not isinstance(values, (str, bytes)) and isinstance(values, Iterable)
+    values = list(values) if ok else values
+    if not ok or not values or not all(map(good, values)):
+        raise ConfigError(f"bad {what} {values!r}: expected a non-empty list of {expected}")
+    return values
+
+
 def check_seeds(seeds: Sequence[int] | None, default: Sequence[int]) -> list[int]:
     """The seeds to run: ``default`` when ``seeds`` is None, else ``seeds`` checked (non-empty, integers >= 0)."""
-    if seeds is None:
-        return list(default)
-    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
-        raise ConfigError(f"bad SEEDS {seeds!r}: expected a non-empty list of integers >= 0")
-    seeds = list(seeds)
-    if not seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in seeds):
-        raise ConfigError(f"bad SEEDS {seeds!r}: expected a non-empty list of integers >= 0")
-    return seeds
+    return list(default) if seeds is None else _checked_list(
+        seeds, "SEEDS", "integers >= 0", lambda s: isinstance(s, int) and not isinstance(s, bool) and s >= 0)
 
 
 def check_choice(claim: str, noun: str, values: Sequence[Any] | None, allowed: Sequence[Any]) -> list[Any]:
@@ -87,14 +66,9 @@ def check_choice(claim: str, noun: str, values: Sequence[Any] | None, allowed: S
 
 def check_lrs(lrs: Sequence[float] | None) -> list[float] | None:
     """Learning rates as floats (None keeps each cell's own rate); each must be a finite number > 0."""
-    if lrs is None:
-        return None
-    ok = not isinstance(lrs, (str, bytes)) and isinstance(lrs, Iterable)
-    lrs = list(lrs) if ok else lrs
-    if not ok or not lrs or any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x)
-                                 or x <= 0 for x in lrs):
-        raise ConfigError(f"bad learning rates {lrs!r}: expected a non-empty list of finite numbers > 0")
-    return [float(x) for x in lrs]
+    return None if lrs is None else [float(x) for x in _checked_list(
+        lrs, "learning rates", "finite numbers > 0",
+        lambda x: not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x > 0)]
 
 
 # ----------------------------------------------------------------------------- grids
@@ -111,15 +85,7 @@ class Cell:
 
 
 def expand(cells: Iterable[Cell], seeds: Sequence[int], lrs: Sequence[float] | None = None) -> list[RunConfig]:
-    """Every run of a grid, in the order cell × learning rate × seed.
-
-    Args:
-        cells: the claim's settings.
-        seeds: training seeds, run for every cell.
-        lrs: learning rates run for every cell (None: each cell's ``train.lr``).
-    """
-    from dataclasses import replace
-
+    """Every run of a grid, in the order cell × learning rate × seed (``lrs`` None: each cell's ``train.lr``)."""
     out = []
     for c in cells:
         for lr in (lrs if lrs is not None else [c.train.lr]):
@@ -133,9 +99,7 @@ def expand(cells: Iterable[Cell], seeds: Sequence[int], lrs: Sequence[float] | N
 
 def score(record: dict[str, Any], metric: str = DEFAULT_METRIC) -> float:
     """One summary number of a run; NaN for a run that diverged or failed (it fails every rule)."""
-    if record["status"] != "ok":
-        return float("nan")
-    return float(record["summary"][metric])
+    return float(record["summary"][metric]) if record["status"] == "ok" else float("nan")
 
 
 def summary(scores: Sequence[float]) -> dict[str, float]:
@@ -148,10 +112,8 @@ def summary(scores: Sequence[float]) -> dict[str, float]:
 
 
 def select_lr(runs: Sequence[dict[str, Any]], metric: str = DEFAULT_METRIC) -> tuple[float, list[dict[str, Any]]]:
-    """The NE protocol: the learning rate whose runs have the best median score, and those runs.
-
-    A rate whose runs all diverged ranks last; ties keep the rate that comes first in ``runs``.
-    """
+    """The NE protocol: the learning rate whose runs have the best median score, and those runs (a rate whose runs
+    all diverged ranks last; ties keep the rate that comes first in ``runs``)."""
     by_lr: dict[float, list[dict[str, Any]]] = {}
     for r in runs:
         by_lr.setdefault(r["config"]["train"]["lr"], []).append(r)
@@ -190,13 +152,8 @@ def at_most(threshold: float, metric: str = DEFAULT_METRIC) -> Rule:
 
 @dataclass(frozen=True)
 class Check:
-    """A check of a claim that is not one run against a threshold: what was computed, its value, the rule,
-    and whether it held.
-
-    ``part`` says what kind: "exact" (a training-free construction run against ground truth) or
-    "comparison" (a rule across runs, e.g. "the median of [-1,1] beats the median of [0,1] by 0.1",
-    computed from the records by the claim module).
-    """
+    """A check that is not one run against a threshold: what was computed, its value, the rule, whether it held;
+    ``part`` "exact" (a construction against ground truth) or "comparison" (a rule across runs, by the claim module)."""
 
     label: str
     value: float
@@ -248,13 +205,10 @@ class Verdict:
         return pd.DataFrame(out).set_index("statement") if out else pd.DataFrame()
 
     def frame(self, paper: dict[str, str] | None = None) -> Any:
-        """The cell table as a pandas frame: one row per cell (best, median, MAD and seeds over the selected
-        learning rate's runs, beside the paper's numbers), per cell not run here, and per exact check.
+        """The cell table as a pandas frame: one row per cell, per cell not run here, and per exact check.
 
-        Args:
-            paper: paper columns to show, row key → heading, e.g. ``{"paper_best": "paper best (T3)"}``
-                (default: the paper's best and median where any row has them).
-        """
+        ``paper``: row key → heading, e.g. ``{"paper_best": "paper best (T3)"}`` (default: the paper's best and median
+        where any row has them)."""
         import pandas as pd
 
         if paper is None:
@@ -281,9 +235,7 @@ class Verdict:
 Kind = Literal["possible", "fails", "impossible", "comparison", "exact"]
 Statistic = Literal["best", "median", "every", "value"]
 Provenance = Literal["paper text", "official code", "secondary source", "ours"]
-KINDS = ("possible", "fails", "impossible", "comparison", "exact")
-STATISTICS = ("best", "median", "every", "value")
-PROVENANCES = ("paper text", "official code", "secondary source", "ours")
+KINDS, STATISTICS, PROVENANCES = get_args(Kind), get_args(Statistic), get_args(Provenance)
 TRAINED_PRESETS = ("quick", "paper")  # where a trained statement is judged unless it says otherwise
 SMOKE_REASON = "smoke checks that the pipeline runs end to end; its runs are too short to learn anything"
 #: Why one of our trained demonstrations is not judged at quick: its cells are the paper preset's.
@@ -295,42 +247,26 @@ OURS_AT_PAPER = ("our demonstration, on cells no paper's statement reads: at qui
 class Statement:
     """One pre-registered statement of a claim: what a paper says, where, which cells it reads, and the rule.
 
-    Kinds:
+    Kinds: ``possible`` (a model learns it, e.g. NE Table 3's [-1,1] parity) and ``fails`` (a paper reports it
+    does not, without a theorem) are judged on ``statistic`` of each cell read, a diverged run scoring as failing;
+    ``impossible`` (a theorem forbids it): every seed must obey, a diverged run is left out and reported;
+    ``comparison``: ``statistic`` of the cells ``where`` minus that of the cells ``against``, against the rule;
+    ``exact``: the checks whose labels match the ``fnmatch`` pattern ``checks`` must all hold.
 
-    - ``possible``: a model learns it (NE Table 3's [-1,1] parity); judged on ``statistic`` of each cell it
-      reads. A diverged run scores as a failing run (the lowest under ``≥``, the highest under ``≤``).
-    - ``fails``: a paper reports that a model does not learn it, without a theorem; like ``possible``.
-    - ``impossible``: a theorem forbids it; every seed must obey (one counterexample refutes it), so the
-      statistic is ``every``. A diverged run is left out and reported, never counted either way.
-    - ``comparison``: ``statistic`` of the cells ``where`` minus that of the cells ``against``, against the
-      rule (e.g. "[-1,1]'s median beats [0,1]'s by ≥ 0.5").
-    - ``exact``: a training-free construction or count: the checks whose labels match ``checks``
-      (``fnmatch`` pattern) must all hold.
-
-    Fields:
-        id: unique within the claim, e.g. ``"ne1.parity-neg"``.
-        text: the paper's claim in our words.
-        source: where it comes from, e.g. "NE Table 3", "BL Prop 1".
-        provenance: "paper text", "official code", "secondary source" or "ours" (our demonstration).
-        kind, statistic: as above.
-        rule: the threshold, e.g. ``at_least(0.9)``; for a comparison, a rule on the difference.
-        why: why this threshold (a theorem's bound at the lengths tested, chance, the paper's number with a
-            stated tolerance; never a figure from our own runs).
-        where: the cells read, as field → value (or a tuple of allowed values) of the claim's ``cell_of``.
-        against: a comparison's second group of cells, in the same form.
-        checks: an exact statement's check labels (an ``fnmatch`` pattern).
-        presets: where it is judged (default: quick and paper; an exact statement also at smoke).
-        not_run: preset → the measured reason it is not judged there.
-        paper: the paper's number for this statistic, where it gives one (the contract test feeds it back).
+    ``why`` is why this threshold (a theorem's bound at the lengths tested, chance, the paper's number with a
+    stated tolerance; never a figure from our own runs); ``where``/``against`` name cells as field → value (or a
+    tuple of allowed values) of the claim's ``cell_of``; ``presets`` default to quick and paper (an exact statement
+    also smoke); ``not_run``: preset → the measured reason it is not judged there; ``paper``: the paper's number for
+    this statistic, where it gives one (the contract test feeds it back).
     """
 
-    id: str
-    text: str
-    source: str
+    id: str  # unique within the claim
+    text: str  # the paper's claim in our words
+    source: str  # e.g. "NE Table 3", "BL Prop 1"
     provenance: Provenance
     kind: Kind
     statistic: Statistic
-    rule: Rule
+    rule: Rule  # for a comparison, a rule on the difference
     why: str
     where: dict[str, Any] = field(default_factory=dict)
     against: dict[str, Any] | None = None
@@ -340,15 +276,14 @@ class Statement:
     paper: float | None = None
 
     def __post_init__(self):
-        problems = [f"kind {self.kind!r}" for _ in [0] if self.kind not in KINDS]
-        problems += [f"statistic {self.statistic!r}" for _ in [0] if self.statistic not in STATISTICS]
-        problems += [f"provenance {self.provenance!r}" for _ in [0] if self.provenance not in PROVENANCES]
-        if self.kind == "impossible" and self.statistic != "every":
-            problems.append("an impossible statement is judged on every seed (statistic 'every')")
-        if (self.kind == "exact") != (self.checks is not None):
-            problems.append("an exact statement, and only one, names its checks")
-        if (self.kind == "comparison") != (self.against is not None):
-            problems.append("a comparison, and only one, names the cells it is against")
+        problems = [f"{name} {v!r}" for name, v, allowed in (("kind", self.kind, KINDS), ("statistic", self.statistic,
+                    STATISTICS), ("provenance", self.provenance, PROVENANCES)) if v not in allowed]
+        problems += [msg for bad, msg in [
+            (self.kind == "impossible" and self.statistic != "every",
+             "an impossible statement is judged on every seed (statistic 'every')"),
+            ((self.kind == "exact") != (self.checks is not None), "an exact statement, and only one, names its checks"),
+            ((self.kind == "comparison") != (self.against is not None),
+             "a comparison, and only one, names the cells it is against")] if bad]
         if problems:
             raise ValueError(f"statement {self.id}: " + "; ".join(problems))
 
@@ -389,11 +324,6 @@ def matches(cell: dict[str, Any], where: dict[str, Any]) -> bool:
     return all(cell.get(k) in v if isinstance(v, tuple) else cell.get(k) == v for k, v in where.items())
 
 
-def _failing(rule: Rule) -> float:
-    """The score a diverged run counts as under a ``possible``/``fails`` rule: the worst it can be."""
-    return float("-inf") if rule.op == ">=" else float("inf")
-
-
 def _stat(values: Sequence[float], statistic: str, rule: Rule) -> float:
     """``statistic`` over one cell's scores: ``best`` the highest score (what NE's best-of-seeds reports, whatever
     the rule's direction), ``median``, ``every`` the score closest to failing ``rule``."""
@@ -402,8 +332,6 @@ def _stat(values: Sequence[float], statistic: str, rule: Rule) -> float:
     if statistic == "best":
         return max(values)
     if statistic == "median":
-        from statistics import median
-
         return float(median(values))
     return min(values) if rule.op == ">=" else max(values)
 
@@ -439,7 +367,6 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
     if reason:
         return Outcome(s, "not run", reason=reason)
     if s.kind == "exact":
-        from fnmatch import fnmatchcase
 
         hits = [c for c in checks if fnmatchcase(c.label, s.checks)]
         if not hits:
@@ -448,7 +375,7 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         return Outcome(s, "holds" if ok == len(hits) else "fails", value=float(ok), seeds_pass=ok, seeds=len(hits),
                        cells=[c.label for c in hits])
 
-    def group(where):
+    def group(where):  # (cell, scores, seeds) of the selected learning rate, per cell ``where`` names
         out = []
         for cell, runs in cells.values():
             if matches(cell, where):
@@ -456,29 +383,32 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
                 out.append((cell, [score(r, rule.metric) for r in chosen], [r["config"]["seed"] for r in chosen]))
         return out
 
+    def nans(g):
+        return sum(v != v for _, vals, _ in g for v in vals)
+
+    def by_seed(g):
+        return {sd: v for _, vals, sds in g for v, sd in zip(vals, sds)}
+
     mine = group(s.where)
     if not mine:
         return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it reads")
-    diverged = sum(v != v for _, vals, _ in mine for v in vals)
-    labels = [label_of(c) for c, _, _ in mine]
+    diverged, labels = nans(mine), [label_of(c) for c, _, _ in mine]
+    worst = float("-inf") if rule.op == ">=" else float("inf")  # what a diverged run counts as: the rule's worst
     if s.kind == "comparison":
         theirs = group(s.against)
         if not theirs:
             return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it is compared with")
-        diverged += sum(v != v for _, vals, _ in theirs for v in vals)
-        # a diverged run counts against the statement: the worst value for its side
-        worst_a, worst_b = (float("-inf"), float("inf")) if rule.op == ">=" else (float("inf"), float("-inf"))
-        a = [v if v == v else worst_a for _, vals, _ in mine for v in vals]
-        b = [v if v == v else worst_b for _, vals, _ in theirs for v in vals]
+        diverged += nans(theirs)
+        a = [v if v == v else worst for _, vals, _ in mine for v in vals]  # the worst value for its side
+        b = [v if v == v else -worst for _, vals, _ in theirs for v in vals]
         if s.statistic == "every":  # every run of one side against every run of the other
             diff = (min(a) - max(b)) if rule.op == ">=" else (max(a) - min(b))
         else:
             up = Rule(">=", 0.0)  # best = highest on both sides
             diff = _stat(a, s.statistic, up) - _stat(b, s.statistic, up)
-        by_seed_a = {sd: v for _, vals, sds in mine for v, sd in zip(vals, sds)}
-        by_seed_b = {sd: v for _, vals, sds in theirs for v, sd in zip(vals, sds)}
-        common = sorted(set(by_seed_a) & set(by_seed_b))
-        passing = sum(rule.passes(by_seed_a[sd] - by_seed_b[sd]) for sd in common)
+        seeds_a, seeds_b = by_seed(mine), by_seed(theirs)
+        common = sorted(set(seeds_a) & set(seeds_b))
+        passing = sum(rule.passes(seeds_a[sd] - seeds_b[sd]) for sd in common)
         return Outcome(s, "holds" if rule.passes(diff) else "fails", value=diff, seeds_pass=passing,
                        seeds=len(common), diverged=diverged, cells=labels + [label_of(c) for c, _, _ in theirs])
     seeds_pass = sum(rule.passes(v) for _, vals, _ in mine for v in vals)
@@ -491,25 +421,21 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         values = [_stat(k, "every", rule) for k in kept if k]
         n -= diverged
     else:
-        values = [_stat([v if v == v else _failing(rule) for v in vals], s.statistic, rule) for _, vals, _ in mine]
-    weakest = min(values) if rule.op == ">=" else max(values)
-    holds = all(rule.passes(v) for v in values)
-    return Outcome(s, "holds" if holds else "fails", value=weakest, seeds_pass=seeds_pass, seeds=n,
-                   diverged=diverged, cells=labels)
+        values = [_stat([v if v == v else worst for v in vals], s.statistic, rule) for _, vals, _ in mine]
+    return Outcome(s, "holds" if all(rule.passes(v) for v in values) else "fails", value=_stat(values, "every", rule),
+                   seeds_pass=seeds_pass, seeds=n, diverged=diverged, cells=labels)
 
 
 def exact_checks(module: str, preset: str, given: Sequence[Check] | None) -> list[Check]:
     """A claim's exact checks at ``preset``: ``given`` (a page that already computed them), else computed by the
     claim module's ``checks`` (``verdict``'s own argument is called ``checks`` too, hence the module by name)."""
-    import importlib
-
     return list(given) if given is not None else list(importlib.import_module(module).checks(preset))
 
 
 def with_metric(records: Sequence[dict[str, Any]], name: str, fn: Callable[[dict[str, Any]], float]
                 ) -> list[dict[str, Any]]:
-    """Copies of ``records`` whose summary carries ``name`` = ``fn(record)`` (e.g. sequence accuracy at one length
-    from ``by_length``), so a statement can read it as its ``rule.metric``; a run that did not finish is kept as is."""
+    """Copies of ``records`` whose summary carries ``name`` = ``fn(record)``, for a statement's ``rule.metric``
+    (a run that did not finish is kept as is)."""
     return [{**r, "summary": {**r["summary"], name: float(fn(r))}} if r.get("status") == "ok" else r for r in records]
 
 
@@ -521,27 +447,18 @@ def from_paper(id: str, text: str, source: str, kind: Kind, statistic: Statistic
                metric: str = DEFAULT_METRIC, **fields: Any) -> Statement:
     """A statement judged against the paper's own number with a stated tolerance: ours ≥ paper − tolerance
     for what a model learns (``possible``), ours ≤ paper + tolerance for what it does not (``fails``)."""
-    if kind == "possible":
-        rule, sign = Rule(">=", round(paper - tolerance, 6), metric), "−"
-    else:
-        rule, sign = Rule("<=", round(paper + tolerance, 6), metric), "+"
+    rule, sign = (Rule(">=", round(paper - tolerance, 6), metric), "−") if kind == "possible" else \
+        (Rule("<=", round(paper + tolerance, 6), metric), "+")
     why = f"the paper's {statistic} {paper:g} {sign} the tolerance {tolerance:g} ({source})"
     return Statement(id, text, source, provenance, kind, statistic, rule, why, where=where, paper=paper, **fields)
 
 
-WORDS = ("reproduced", "partly reproduced", "not reproduced", "not run at this preset")
-
-
 def verdict_word(outcomes: Sequence[Outcome]) -> str:
-    """A claim's word from its statements: the paper's where any is judged, else ours.
-
-    reproduced: every judged statement holds; partly reproduced: some do; not reproduced: none does, or an
-    ``impossible`` statement is violated (a violated theorem is never "partly"); not run at this preset:
-    none is judged.
-    """
+    """A claim's word from its statements: the paper's where any is judged, else ours: reproduced (every judged
+    statement holds), partly reproduced (some do), not reproduced (none does, or an ``impossible`` one is violated:
+    a violated theorem is never "partly"), not run at this preset (none is judged)."""
     judged = [o for o in outcomes if o.outcome != "not run"]
-    paper = [o for o in judged if not o.statement.ours]
-    use = paper or judged
+    use = [o for o in judged if not o.statement.ours] or judged
     if not use:
         return "not run at this preset"
     held = sum(o.outcome == "holds" for o in use)
@@ -564,26 +481,16 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
            checks: Sequence[Check] = (), not_run: Sequence[dict[str, Any]] = ()) -> Verdict:
     """A claim's verdict at ``preset``: each statement judged on the grid's records and exact checks.
 
-    Args:
-        claim, preset: for the verdict line.
-        records: the runs of one preset's grid.
-        statements: the claim's statements (``Statement``), every preset's.
-        cell_of: a record → the fields that name its cell, e.g. ``{"model": "Mamba", "eig_range": "[-1,1]"}``;
-            statements select cells by these fields and they become columns of the cell table.
-        label_of: a cell → a short row label (default: its values joined by spaces).
-        paper_of: a cell → the paper's numbers for it (keys such as ``paper_best``, ``paper_median``).
-        checks: the exact checks of this preset.
-        not_run: cells of the paper's table this preset does not run; each becomes a row "not run at this
-            preset", with its ``reason`` (the measured why) where given.
-    Returns:
-        A ``Verdict`` whose ``statements`` are the outcomes and whose ``rows`` are the cell table (one row
-        per cell: selected learning rate, best/median/MAD/min/max over seeds, the paper's numbers), the
-        not-run cells and the exact checks.
+    ``cell_of``: a record → the fields naming its cell, e.g. ``{"model": "Mamba", "eig_range": "[-1,1]"}`` (what
+    statements select by; columns of the cell table); ``label_of``: a cell → its row label (default: its values joined
+    by spaces); ``paper_of``: a cell → the paper's numbers for it; ``not_run``: cells of the paper's table this preset
+    does not run, each a row with its ``reason`` (the measured why) where given, after one row per trained cell.
     """
     ids = [s.id for s in statements]
     if len(set(ids)) != len(ids):
         raise ValueError(f"{claim}: statement ids repeat: {ids}")
     label_of = label_of or (lambda c: " ".join(str(v) for v in c.values()))
+    paper_of = paper_of or (lambda c: {})
     cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for r in records:
         cell = cell_of(r)
@@ -593,14 +500,14 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     for cell, runs in cells.values():
         lr, chosen = select_lr(runs)
         agg = summary([score(r) for r in chosen])
-        rows.append({"part": "trained", "label": label_of(cell), **cell, **(paper_of(cell) if paper_of else {}),
+        rows.append({"part": "trained", "label": label_of(cell), **cell, **paper_of(cell),
                      **{f"ours_{k}": v for k, v in agg.items()}, "seeds": len(chosen),
                      "diverged": sum(r["status"] != "ok" for r in chosen), "lr": lr, "metric": DEFAULT_METRIC,
                      "rule": "", "pass": None})
     for entry in not_run:
         cell = {k: v for k, v in entry.items() if k != "reason"}
         reason = entry.get("reason")
-        rows.append({"part": "not run", "label": label_of(cell), **cell, **(paper_of(cell) if paper_of else {}),
+        rows.append({"part": "not run", "label": label_of(cell), **cell, **paper_of(cell),
                      "rule": "not run at this preset" + (f": {reason}" if reason else ""), "pass": None})
     rows += [c.row() for c in checks]
     word = verdict_word(outcomes)
@@ -624,11 +531,8 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
 def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]) -> dict[Any, dict[str, Any]]:
     """The papers' numbers for a claim, keyed by cell: ``{key: {"paper_<field>": value, ..., "paper_source": [...]}}``.
 
-    Args:
-        tables: ``data/paper`` table → the field its value fills, e.g. ``{"ne_table3": "best", "ne_table5": "median"}``;
-            a table whose rows carry a spread also fills ``paper_mad``.
-        key_of: a paper row → its cell key, or None to skip the row.
-    """
+    ``tables``: ``data/paper`` table → the field its value fills, e.g. ``{"ne_table3": "best"}`` (a table whose rows
+    carry a spread also fills ``paper_mad``); ``key_of``: a paper row → its cell key, or None to skip the row."""
     from statetrack.results import paper_numbers
 
     out: dict[Any, dict[str, Any]] = {}
