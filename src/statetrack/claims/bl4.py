@@ -3,9 +3,9 @@ reaches 0.99, an LSTM 0.64, Mamba 0.08, and a block-diagonal model with blocks o
 
 BL gives no grammar (book/papers.md); we infer the ``per_step`` format (``tasks.modular``: digits alternating with
 +, −, ×, × first, no brackets; the value so far after every digit), as BL's other tasks label every step at length
-500. Exact (``theory.arithmetic_automaton``): the task is a machine with exactly m² states (a lower bound from
-two-token suffixes), tracked by a hand-set full bilinear RNN with H = m². At quick m = 5 (25 states, which H = 64
-holds) stands in for m = 50. Unrecorded pilots (seed 0, m = 5, 1,000 steps on 2–10 tokens): every model exact in
+500. Exact (``theory.arithmetic_part``): the task is a machine with exactly m² states (a lower bound from two-token
+suffixes), tracked by a hand-set full bilinear RNN with H = m². At quick m = 5 (25 states, which H = 64 holds)
+stands in for m = 50. Unrecorded pilots (seed 0, m = 5, 1,000 steps on 2–10 tokens): every model exact in
 distribution, −0.03 to 0.23 at 501; 3,000 steps lifted the full model to 0.30, training on 2–21 tokens to 0.54.
 
 Used in: notebooks/bl4_modular_arithmetic.md, ``statetrack verify``.
@@ -23,6 +23,7 @@ from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE
 from statetrack.config import EvalConfig, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
+from statetrack.theory import arithmetic_part
 
 ID = "bl4"
 MODELS = ("full", "block", "lstm", "mamba")
@@ -31,7 +32,6 @@ HEADLINE = "full-m5"  # the scoreboard's statement
 MODULUS = {"smoke": 3, "quick": 5, "paper": 50}
 _MODELS = {"smoke": ("full", "lstm"), "quick": ("full",), "paper": MODELS}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-PAPER_LRS = BL_PAPER_LRS
 QUICK_REASON = ("the quick preset runs m = 5: at three seeds its 3.5-CPU-minute budget holds the full model's cell "
                 "only (2.7 min by its seed-0 record; the LSTM took 72 s a run, the block model 52 s), and m = 50's "
                 "2,500-state machine needs a full model far wider than a CPU trains (a width-100 model took 74 ms a "
@@ -40,31 +40,19 @@ CAPACITY_REASON = ("with our grammar (BL's is not known) the task is a machine w
                    "bound (exact part); the one construction we know needs H ≥ 2,500 and the paper preset's H = 256 "
                    "is a tenth of it, so a score there tests our guesses at BL's grammar and width, not BL's claim; "
                    "the cell is run and shown")
-
-#: Exact part per preset: (moduli, sequences, length).
 EXACT = {"smoke": ((2, 3), 1000, 50), "quick": ((2, 3, 5), 1000, 500), "paper": ((2, 3, 5, 7), 1000, 1000)}
-
-_FIELDS = {  # preset → model → (registry name, fields)
-    "smoke": {"full": ("bilinear", dict(variant="full", d_model=9)), "lstm": ("lstm", dict(d_model=16, d_embed=8))},
-    "quick": {"full": ("bilinear", dict(variant="full", d_model=64)),
-              "block": ("bilinear", dict(variant="block", d_model=64, block_size=16)),
-              "lstm": ("lstm", dict(d_model=128)),
-              "mamba": ("mamba", dict(d_model=32, d_state=8, expand=1, d_conv=0, mlp_ratio=2))},
-    "paper": {"full": ("bilinear", dict(variant="full", d_model=256)),
-              "block": ("bilinear", dict(variant="block", d_model=256, block_size=64)),
-              "lstm": ("lstm", dict(d_model=256)),
-              "mamba": ("mamba", dict(d_model=128, num_layers=4))},
+_FIELDS = {  # preset → model → its fields (full and block: the bilinear variants)
+    "smoke": {"full": dict(d_model=9), "lstm": dict(d_model=16, d_embed=8)},
+    "quick": {"full": dict(d_model=64), "block": dict(d_model=64, block_size=16), "lstm": dict(d_model=128),
+              "mamba": dict(d_model=32, d_state=8, expand=1, d_conv=0, mlp_ratio=2)},
+    "paper": {"full": dict(d_model=256), "block": dict(d_model=256, block_size=64), "lstm": dict(d_model=256),
+              "mamba": dict(d_model=128, num_layers=4)},
 }
-_QUICK = TrainConfig(num_steps=3000, batch_size=128, lr=3e-3, warmup_steps=150, min_len=3, max_len=19)
-_TRAIN = {
-    "smoke": dict.fromkeys(("full", "lstm"), TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2,
-                                                         min_len=2, max_len=10, log_every=1)),
-    "quick": {"full": _QUICK, "block": _QUICK, "lstm": replace(_QUICK, lr=1e-2),
-              "mamba": replace(_QUICK, lr=1e-2, num_steps=1000, warmup_steps=50)},
-    "paper": dict.fromkeys(MODELS, TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000,
-                                               weight_decay=0.0, min_len=3, max_len=19, eval_every=5000,
-                                               log_every=100)),
-}
+_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
+          "quick": TrainConfig(num_steps=3000, batch_size=128, lr=3e-3, warmup_steps=150, min_len=3, max_len=19),
+          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
+                               min_len=3, max_len=19, eval_every=5000, log_every=100)}
+_TRAIN_EDITS = {("quick", "lstm"): dict(lr=1e-2), ("quick", "mamba"): dict(lr=1e-2, num_steps=1000, warmup_steps=50)}
 # Odd lengths: a per-step expression of 2n − 1 tokens ends on its n-th digit, where the answer is; 501 = 251 digits,
 # the first length ≥ 500 that ends on a digit (and training's 3–19 tokens are BL's 2–10 numbers).
 _EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
@@ -73,8 +61,9 @@ _PAPER_MODELS = {"Bilinear (full)": "full", "Block-diag b=64": "block", "LSTM": 
 
 
 def model_of(preset: str, name: str) -> ModelConfig:
-    registry, fields = _FIELDS[preset][name]
-    return model_config(registry, **fields)
+    if name in ("full", "block"):
+        return model_config("bilinear", variant=name, **_FIELDS[preset][name])
+    return model_config(name, **_FIELDS[preset][name])
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
@@ -84,27 +73,28 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = list(_MODELS[preset]) if models is None else check_choice(ID, "model", models, tuple(_FIELDS[preset]))
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    lrs = check_lrs(lrs) or (list(BL_PAPER_LRS) if preset == "paper" else None)
     task = task_config("modular_arithmetic", modulus=MODULUS[preset], format="per_step")
-    cells = [Cell(task, model_of(preset, name), _TRAIN[preset][name], _EVAL[preset]) for name in models]
+    cells = [Cell(task, model_of(preset, name), replace(_TRAIN[preset], **_TRAIN_EDITS.get((preset, name), {})),
+                  _EVAL[preset]) for name in models]
     return expand(cells, seeds, lrs)
+
+
+def _width(name: str, fields: dict[str, Any]) -> int | str:
+    return fields["d_model"] if name != "block" else f"{fields['d_model']} (blocks of {fields['block_size']})"
 
 
 def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     m = r["config"]["model"]
     name = m["name"] if m["name"] != "bilinear" else ("block" if m["variant"] == "block" else "full")
-    return {"model": name, "m": r["config"]["task"]["modulus"],
-            "width": m["d_model"] if name != "block" else f"{m['d_model']} (blocks of {m['block_size']})"}
+    return {"model": name, "m": r["config"]["task"]["modulus"], "width": _width(name, m)}
 
 
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's modular-arithmetic numbers (data/paper/bl_summary.csv; secondary source, unverified), by (model, m)."""
-    def key(row):
-        if row["task"] != "modular_arithmetic" or row["model"] not in _PAPER_MODELS:
-            return None
-        return _PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m="))
-
-    return paper_lookup({"bl_summary": "best"}, key)
+    return paper_lookup({"bl_summary": "best"}, lambda row: (
+        (_PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m=")))
+        if row["task"] == "modular_arithmetic" and row["model"] in _PAPER_MODELS else None))
 
 
 def statements() -> list[Statement]:
@@ -142,42 +132,19 @@ def statements() -> list[Statement]:
 
 def not_run(preset: str) -> list[dict[str, Any]]:
     """BL's m = 50 cells when the preset runs another modulus."""
-    if MODULUS[preset] == 50:
-        return []
-    width = {k: v[1].get("d_model") for k, v in _FIELDS["paper"].items()}
-    return [{"model": m, "m": 50, "width": width[m] if m != "block" else f"{width[m]} (blocks of 64)",
-             "reason": QUICK_REASON if preset == "quick" else "the smoke preset runs m = 3"} for m in MODELS]
+    reason = QUICK_REASON if preset == "quick" else "the smoke preset runs m = 3"
+    return [] if MODULUS[preset] == 50 else [
+        {"model": m, "m": 50, "width": _width(m, _FIELDS["paper"][m]), "reason": reason} for m in MODELS]
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """The automaton and its bilinear construction on the preset's moduli, and the m² lower bound's witnesses."""
-    from statetrack.theory import arithmetic_automaton as aa
-    from statetrack.theory.fsm_simulation import single_thread
-
-    check_preset(preset)
-    moduli, num_seqs, length = EXACT[preset]
-    with single_thread():
-        tracking = [aa.track(m, num_seqs, length, seed=m) for m in moduli]
-    distinct = {m: len({tuple(r) for r in aa.distinguishing_answers(m).tolist()}) for m in (*moduli, MODULUS[preset])}
-    return {"tracking": tracking, "distinct": distinct}
+    """The automaton and its construction on ``EXACT[preset]``'s moduli, and the m² bound's witnesses."""
+    return arithmetic_part.exact_part(*EXACT[check_preset(preset)], also=MODULUS[preset])
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """bl4's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    part = part or exact_part(preset)
-    tr = part["tracking"]
-    sizes = f"m in {[t.modulus for t in tr]}, {tr[0].num_seqs} sequences of {tr[0].length} tokens each"
-    auto = min(t.automaton_acc for t in tr)
-    out = [Check("tracking: m²-state automaton vs task labels", auto, "= 1", auto == 1.0, sizes)]
-    for mode in ("every_step", "none"):
-        acc = min(t.acc[mode] for t in tr)
-        out.append(Check(f"tracking: bilinear construction H = m² ({mode})", acc, "= 1", acc == 1.0, sizes))
-    one_hot = all(t.one_hot for t in tr)
-    out.append(Check("tracking: construction states exactly one-hot", float(one_hot), "= 1", one_hot, sizes))
-    short = {m: d for m, d in part["distinct"].items() if d != m * m}
-    out.append(Check("lower bound: states needed = m² (distinct answers to '×0', '+0')", float(not short), "= 1",
-                     not short, ", ".join(f"m={m}: {d}" for m, d in part["distinct"].items())))
-    return out
+    return [Check(*row) for row in arithmetic_part.check_rows(part or exact_part(preset))]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
