@@ -1,11 +1,8 @@
 """Claim bl5 (BL block-size ablation, secondary-sourced; book/papers.md): a block-diagonal bilinear RNN tracks a task only once its blocks are large enough.
 
-Trained: the block bilinear model with one knob, ``block_size`` (b = H is the full matrix), a label after every
-token, train lengths 2–10, scored by normalized accuracy at length 500 against BL's numbers: the mod-addition and
-random-FSM tables at m = 5 (quick and paper) and the full text's block-size ablation at m = 50 (paper only).
-Exact (``theory.block_size``, which says why): a hand-set block model at the smallest block b* tracks Z5 (b* = 2)
-and the S5 machine (b* = 4); b = 1 is eventually 2-periodic on 1^k and sees only letter counts on the machine; the
-machine's letters generate S5.
+Trained: the block bilinear model with one knob, ``block_size`` (b = H is the full matrix), scored at length 500
+against BL's mod-addition and random-FSM tables at m = 5 (quick and paper) and its block-size ablation at m = 50
+(paper only). Exact (``theory.block_size_part``): hand-set blocks at the smallest size b* and the limits below it.
 
 Used in: notebooks/bl5_block_size.md, ``statetrack verify``.
 """
@@ -21,6 +18,8 @@ from statetrack.claims.common import (BL_PAPER_LRS, PAPER_TOLERANCE, Cell, Check
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
+from statetrack.theory import block_size_part
+from statetrack.theory.block_size import smallest_block
 
 ID = "bl5"
 TASKS = ("Z5", "S5machine", "Z50", "machine50", "arith50")
@@ -29,25 +28,28 @@ NAMES = {"Z5": "Z5 (modular addition, m = 5)", "S5machine": "S5 machine (5 state
          "arith50": "modular arithmetic, m = 50"}
 HEADLINE = "Z5-b2"  # the scoreboard's statement: BL's "blocks of size 2 suffice for modular addition"
 WIDTH = {"smoke": 12, "quick": 60, "paper": 128}
-BLOCKS = {  # preset → task → block sizes run; quick: BL's five m = 5 cells where the block size varies
-    "smoke": dict.fromkeys(("Z5", "S5machine"), (1, 2, 4, 12)),
-    "quick": {"Z5": (1, 2, 60), "S5machine": (2, 60)},
-    "paper": dict.fromkeys(TASKS, (1, 2, 4, 8, 16, 32, 64, 128)),
-}
+BLOCKS = {"smoke": dict.fromkeys(("Z5", "S5machine"), (1, 2, 4, 12)),  # preset → task → block sizes run
+          "quick": {"Z5": (1, 2, 60), "S5machine": (2, 60)},  # BL's five m = 5 cells where the block size varies
+          "paper": dict.fromkeys(TASKS, (1, 2, 4, 8, 16, 32, 64, 128))}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-PAPER_LRS = BL_PAPER_LRS
-_TRAIN = {
-    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
-    "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
-    "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                         min_len=2, max_len=10, eval_every=5000, log_every=100),
-}
-_EVAL = {"smoke": EvalConfig(min_len=40, max_len=40, num_seqs=16),
-         "quick": EvalConfig(min_len=500, max_len=500, num_seqs=512),
-         "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024)}
+_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
+          "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
+          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
+                               min_len=2, max_len=10, eval_every=5000, log_every=100)}
+_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
+         {"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)}.items()}
 _EVAL_ARITH = EvalConfig(min_len=501, max_len=501, num_seqs=1024)  # paper only; an odd length ends on a digit
 _M50_REASON = ("paper preset only (H = 128, 100k steps × 64); quick's 15 runs, about 5.5 s each in the committed "
                "records, fill its 1.5 CPU-minutes")
+_EXACT = {"smoke": (100, 100), "quick": (1000, 500), "paper": (1000, 500)}  # preset → (sequences, length)
+_BL_CELLS = [("Z5", 2, "possible"), ("Z5", 1, "fails"), ("Z5", "full", "possible"), ("S5machine", 2, "fails"),
+             ("S5machine", "full", "possible"), ("Z50", 1, "fails"), ("Z50", "full", "possible"),
+             ("machine50", 1, "fails"), ("machine50", 64, "possible"), ("arith50", 64, "fails"),
+             ("arith50", "full", "possible")]  # (task, b, kind): BL's cells with a number
+_WHAT = {"Z5": "modular addition (m = 5)", "S5machine": "a 5-state machine (ours: the S5 machine)",
+         "Z50": "modular addition (m = 50)", "machine50": "a random 50-state machine",
+         "arith50": "modular arithmetic (m = 50)"}
+_SOURCE = {"Z5": "BL mod-addition table (m = 5)", "S5machine": "BL random-FSM table (m = 5)"}
 
 
 def task_of(name: str) -> TaskConfig:
@@ -65,12 +67,12 @@ def task_of(name: str) -> TaskConfig:
 def grid(preset: str, seeds: list[int] | None = None, tasks: list[str] | None = None,
          blocks: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """Every run of bl5 at ``preset``: (task, block size) × learning rate × seed; ``tasks`` and ``blocks`` pick
-    from the preset's, the paper preset sweeps ``PAPER_LRS``."""
+    from the preset's, the paper preset sweeps ``BL_PAPER_LRS``."""
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     tasks = check_choice(ID, "task", tasks, tuple(BLOCKS[preset]))
     blocks = check_choice(ID, "block size", blocks, sorted({b for bs in BLOCKS[preset].values() for b in bs}))
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    lrs = check_lrs(lrs) or (list(BL_PAPER_LRS) if preset == "paper" else None)
     cells = [Cell(task_of(t), model_config("bilinear", variant="block", block_size=b, d_model=WIDTH[preset]),
                   _TRAIN[preset], _EVAL_ARITH if t == "arith50" else _EVAL[preset])
              for t in tasks for b in BLOCKS[preset][t] if b in blocks]
@@ -98,12 +100,8 @@ def label_of(cell: dict[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=None)
 def threshold(task: str) -> int | None:
-    """b*: the smallest block of ``theory.block_size``'s constructions for the task (None: no construction here)."""
-    from statetrack.theory.block_size import smallest_block
-
-    if task == "arith50":
-        return None  # per-step arithmetic is bl4's automaton (m² states); not built here
-    return smallest_block(make_task(task_of(task)))
+    """b*: the smallest block of ``theory.block_size``'s constructions (None for arith50: bl4's m²-state automaton)."""
+    return None if task == "arith50" else smallest_block(make_task(task_of(task)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -133,19 +131,6 @@ def not_run(preset: str, tasks: list[str] | None = None) -> list[dict[str, Any]]
             for t, b, _ in _BL_CELLS if t not in _SOURCE and t not in ran]
 
 
-# ----------------------------------------------------------------------------- statements
-
-
-_BL_CELLS = [("Z5", 2, "possible"), ("Z5", 1, "fails"), ("Z5", "full", "possible"), ("S5machine", 2, "fails"),
-             ("S5machine", "full", "possible"), ("Z50", 1, "fails"), ("Z50", "full", "possible"),
-             ("machine50", 1, "fails"), ("machine50", 64, "possible"), ("arith50", 64, "fails"),
-             ("arith50", "full", "possible")]  # (task, b, kind): BL's cells with a number
-_WHAT = {"Z5": "modular addition (m = 5)", "S5machine": "a 5-state machine (ours: the S5 machine)",
-         "Z50": "modular addition (m = 50)", "machine50": "a random 50-state machine",
-         "arith50": "modular arithmetic (m = 50)"}
-_SOURCE = {"Z5": "BL mod-addition table (m = 5)", "S5machine": "BL random-FSM table (m = 5)"}
-
-
 def _exact(id: str, text: str, pattern: str, why: str) -> Statement:
     return Statement(id, text, "theory.block_size", "ours", "exact", "value", at_least(1.0), why, checks=pattern)
 
@@ -173,58 +158,11 @@ def statements() -> list[Statement]:
     ]
 
 
-# ----------------------------------------------------------------------------- exact checks
-
-
-_EXACT = {"smoke": (100, 100), "quick": (1000, 500), "paper": (1000, 500)}  # preset → (sequences, length)
-_CEILING_LEN = 24  # lengths of the exact count-only ceiling on the S5 machine
-
-
-def _row(task: str, b: int, what: str, value: float, rule: str, holds: bool, detail: str) -> dict[str, Any]:
-    return {"task": task, "b": b, "what": what, "value": value, "rule": rule, "holds": holds, "detail": detail}
-
-
 def exact_rows(preset: str) -> list[dict[str, Any]]:
-    """The exact part (``theory.block_size``), one row per fact: constructions at b*, and the limits below it."""
-    import torch
-
-    from statetrack.evaluate import normalized
-    from statetrack.models import make_model
-    from statetrack.theory import block_size as bs
-    from statetrack.theory.fsm_simulation import single_thread
-    from statetrack.theory.groups import group_order
-
+    """The exact part (``theory.block_size_part``), one row per fact: constructions at b*, and the limits below it."""
     num_seqs, length = _EXACT[check_preset(preset)]
-    rows = []
-    with single_thread():
-        for name in ("Z5", "S5machine"):
-            task = make_task(task_of(name))
-            b = bs.smallest_block(task)
-            t = bs.track(bs.block_model(task, b, 2 * b), task, num_seqs, length, seed=5)
-            rows.append(_row(name, b, f"hand-set block model tracks it at b = {b}", t.acc,
-                             "= 1 (every prediction right)", t.all_correct, f"{bs.smallest_rep(task).name} "
-                             f"representation, {t.num_seqs} sequences × {t.length} tokens, fp64"))
-        z5, periods = make_task(task_of("Z5")), []
-        for seed in range(5):
-            torch.manual_seed(seed)
-            model = make_model(model_config("bilinear", variant="block", block_size=1, d_model=8), z5.vocab_size, 5)
-            periods.append(bs.eventual_period(bs.constant_word_predictions(model, 1, 4 * length), length))
-        rows.append(_row("Z5", 1, "b = 1: prediction on 1^k eventually 2-periodic",
-                         float(max(p or 99 for p in periods)), "≤ 2 (cannot count mod 5)",
-                         all(p in (1, 2) for p in periods),
-                         f"5 random block-1 models (H=8), k ≤ {4 * length}, fp64; periods {periods}"))
-        machine = make_task(task_of("S5machine"))
-        ceiling = bs.count_only_ceiling(machine.table, _CEILING_LEN)
-        last = normalized(ceiling[-1], 1 / 5)
-        falling = all(x >= y - 1e-12 for x, y in zip(ceiling, ceiling[1:]))
-        rows.append(_row("S5machine", 1, f"b = 1: count-only ceiling at length {len(ceiling)}", last,
-                         f"never rising, ≤ {PAPER_TOLERANCE} normalized", falling and last <= PAPER_TOLERANCE,
-                         f"raw {ceiling[-1]:.4f} (chance 0.2); length 2: {ceiling[1]:.4f}; commuting transitions see "
-                         "only the letter counts"))
-        order = group_order(machine.table)
-        rows.append(_row("S5machine", 4, "the machine's letters generate S5", float(order), "= 120", order == 120,
-                         "so no block below 4 can track it exactly (representations of S5)"))
-    return rows
+    return block_size_part.exact_rows(make_task(task_of("Z5")), make_task(task_of("S5machine")), num_seqs, length,
+                                      PAPER_TOLERANCE)
 
 
 def checks(preset: str) -> list[Check]:
