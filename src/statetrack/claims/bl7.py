@@ -4,19 +4,16 @@ If A_x = P D_x P⁻¹ with one P for every input x (the bilinear "rotation" vari
 "diagonal" a real one), all transitions commute and the state after a word depends only on its token counts: Z_m
 is abelian, so counts suffice; the S3 word problem is not. Trained: a label after every token, train lengths 2–10,
 scored by the mean normalized accuracy over test lengths 11–500 (BL's number is the accuracy at 500); the
-commuting models on S3 are bounded by the exact count-only ceiling. Exact (``theory.commuting``): commutators of
-the package's models in fp64, S3's non-commuting pairs, and the ceiling by dynamic programming over token counts.
+commuting models on S3 are bounded by the exact count-only ceiling. Exact (``theory.shared_eigenbasis``):
+commutators of the package's models in fp64, S3's non-commuting pairs, the ceiling by dynamic programming.
 
 Used in: notebooks/bl7_shared_eigenbasis_forces_commutativity.md, ``statetrack verify``.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
 from typing import Any
-
-import torch
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
@@ -24,8 +21,9 @@ from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANC
                                       from_paper, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
-from statetrack.models import make_model, model_config
-from statetrack.tasks import make_task, task_config
+from statetrack.models import model_config
+from statetrack.tasks import task_config
+from statetrack.theory.shared_eigenbasis import ceiling, check_rows
 
 ID = "bl7"
 TASKS = ("Z5", "S3")
@@ -43,16 +41,13 @@ _WIDTH = {"smoke": {**dict.fromkeys(MODELS, 4), "rotation": 2},  # preset → mo
 _WIDTH["paper"] = {**_WIDTH["quick"], "full": 64}
 _BASE = TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, weight_decay=0.01, grad_clip=1.0,
                     min_len=2, max_len=10, eval_every=0)
-_TRAIN = {  # preset → model → training settings
-    "smoke": dict.fromkeys(MODELS, replace(_BASE, num_steps=10, batch_size=8, warmup_steps=2, log_every=1)),
-    "quick": {"rotation": replace(_BASE, lr=1e-2), "rotation_wide": _BASE, "diagonal": _BASE,
-              "full": replace(_BASE, num_steps=500)},
-    "paper": dict.fromkeys(MODELS, replace(_BASE, num_steps=20_000, batch_size=256, warmup_steps=1000,
-                                           eval_every=2000, log_every=100)),
-}
-_EVAL = {"smoke": EvalConfig(min_len=11, max_len=40, num_seqs=32),
-         "quick": EvalConfig(min_len=11, max_len=500, num_seqs=512),
-         "paper": EvalConfig(min_len=11, max_len=500, num_seqs=2048)}
+_TRAIN = {"smoke": dict.fromkeys(MODELS, replace(_BASE, num_steps=10, batch_size=8, warmup_steps=2, log_every=1)),
+          "quick": {"rotation": replace(_BASE, lr=1e-2), "rotation_wide": _BASE, "diagonal": _BASE,
+                    "full": replace(_BASE, num_steps=500)},  # preset → model → training settings
+          "paper": dict.fromkeys(MODELS, replace(_BASE, num_steps=20_000, batch_size=256, warmup_steps=1000,
+                                                 eval_every=2000, log_every=100))}
+_EVAL = {p: EvalConfig(min_len=11, max_len=longest, num_seqs=n)
+         for p, longest, n in (("smoke", 40, 32), ("quick", 500, 512), ("paper", 500, 2048))}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2, 3, 4)}
 CEILING_LEN = {"smoke": 12, "quick": 24, "paper": 30}  # lengths of the exact count-only ceiling
 
@@ -79,23 +74,13 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
 
 
 def cell_of(record: dict[str, Any]) -> dict[str, Any]:
-    cfg = record["config"]
-    m = cfg["model"]
+    m, t = record["config"]["model"], record["config"]["task"]
     model = m["variant"] if m["variant"] != "rotation" or m["d_model"] == 2 else "rotation_wide"
-    return {"task": "Z5" if cfg["task"]["name"] == "modular_addition" else "S3", "model": model}
+    return {"task": "Z5" if t["name"] == "modular_addition" else "S3", "model": model}
 
 
 def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]} on {cell['task']}"
-
-
-@functools.lru_cache(maxsize=None)
-def ceiling(max_len: int) -> tuple[float, ...]:
-    """The count-only ceiling on S3 (all elements drawn uniformly) at lengths 1..max_len, as accuracies."""
-    from statetrack.theory.commuting import count_only_ceiling
-
-    task = make_task(task_config("word_problem", group="S3"))
-    return tuple(count_only_ceiling(task.mul_table, max_len))
 
 
 def ceiling_normalized(preset: str) -> float:
@@ -107,11 +92,8 @@ def ceiling_normalized(preset: str) -> float:
 def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
     """BL's mod-addition table at m = 5 (secondary source, unverified), keyed by (task, model)."""
     names = {"R2 block-diag": "rotation", "Bilinear (full)": "full", "Block-diag b=1 (real diagonal)": "diagonal"}
-
-    def key(row):
-        return ("Z5", names[row["model"]]) if row["setting"] == "m=5" and row["model"] in names else None
-
-    return paper_lookup({"bl_modular_addition": "best"}, key)
+    return paper_lookup({"bl_modular_addition": "best"}, lambda row: ("Z5", names[row["model"]])
+                        if row["setting"] == "m=5" and row["model"] in names else None)
 
 
 def statements() -> list[Statement]:
@@ -147,47 +129,13 @@ def statements() -> list[Statement]:
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact part (seconds): commutators of the package's models (fp64), S3's non-commuting pairs, and the
-    count-only ceiling on S3."""
-    from statetrack.theory.commuting import commutator_norms, commuting_pairs, swapped_word_gap, transitions_fp64
-
-    check_preset(preset)
-    s3 = make_task(task_config("word_problem", group="S3"))
-    draws, H = (3 if preset == "smoke" else 10), 8
-    inits = f"{draws} random inits, H={H}, every pair of the 7 tokens of S3"
-    out = []
-    for variant in ("rotation", "diagonal", "full"):
-        worst, gap, smallest = 0.0, 0.0, float("inf")
-        for seed in range(draws):  # random inits: the structure, not the values, makes them commute
-            torch.manual_seed(seed)
-            model = make_model(model_config("bilinear", variant=variant, d_model=H), s3.vocab_size, s3.num_classes)
-            norms = commutator_norms(transitions_fp64(model))  # (V, V)
-            off = norms[~torch.eye(len(norms), dtype=torch.bool)]  # (V·(V−1),)
-            worst, smallest = max(worst, float(off.max())), min(smallest, float(off.min()))
-            gap = max(gap, max(swapped_word_gap(model, a, b) for a in range(6) for b in range(a + 1, 6)))
-        if variant == "full":
-            out.append(Check("full model: smallest commutator", smallest, "> 0.01 (never commute)", smallest > 0.01,
-                             inits))
-        else:
-            out += [Check(f"shared eigenbasis, {variant}: largest commutator", worst, "≤ 1e-12 (fp64)",
-                          worst <= 1e-12, inits),
-                    Check(f"shared eigenbasis, {variant}: ‖h(ab) − h(ba)‖", gap, "≤ 1e-12 (fp64)", gap <= 1e-12,
-                          f"every pair of the 6 elements of S3, {draws} random inits")]
-    pairs = commuting_pairs(s3.mul_table)
-    noncommuting = int((~pairs).sum())
-    out.append(Check("S3: ordered pairs with ab ≠ ba", noncommuting, "> 0 (S3 is not abelian)", noncommuting > 0,
-                     f"of {pairs.numel()}; the commuting ones: 6 × 3 conjugacy classes"))
-    c = ceiling(CEILING_LEN[preset])
-    falling = all(x >= y - 1e-12 for x, y in zip(c, c[1:])) and all(x < 1 for x in c[1:])
-    out.append(Check(f"S3: count-only ceiling at length {len(c)}", c[-1], "< 1 from L = 2 on, never rising",
-                     falling, f"c(2) = {c[1]:.4f}, c(11) = {c[10] if len(c) > 10 else float('nan'):.4f}; "
-                              "chance 1/6, the sign alone gives 1/3"))
-    return out
+    """The exact part (seconds, ``theory.shared_eigenbasis.check_rows``): commutators of the package's models (fp64),
+    S3's non-commuting pairs, and the count-only ceiling on S3."""
+    return [Check(*r) for r in check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl7's statements judged on one preset's records and the exact checks (computed when None)."""
-    exact = exact_checks(__name__, preset, checks)
-    paper = paper_rows()
+    exact, paper = exact_checks(__name__, preset, checks), paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
                   paper_of=lambda c: paper.get((c["task"], c["model"]), {}), checks=exact)
