@@ -2,9 +2,8 @@
 
 Trained: one field, ``additive``, changes: the pure update h_t = A(x_t) h_{t−1} against the affine h_t = A(x_t)
 h_{t−1} + B x_t + b, both normalized every step, for the full, block-diagonal (b = 2) and real-diagonal models,
-trained on lengths 2–10 and compared by their best runs (pure − affine) at length 500. BL gives the direction
-only, no numbers and no tasks. Exact (``theory.additive_terms``): the frozen network, the same frozen w with and
-without a frozen random u, a sign readout fitted on two words.
+compared by their best runs (pure − affine) at length 500; BL gives the direction only, no numbers and no tasks.
+Exact (``theory.additive_terms``, ``theory.frozen_checks``): the frozen network with and without a frozen random u.
 
 Used in: notebooks/bl6_additive_terms.md, ``statetrack verify``.
 """
@@ -20,6 +19,8 @@ from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
+from statetrack.theory.additive_terms import ablation
+from statetrack.theory.frozen_checks import ablation_rows
 
 ID = "bl6"
 VARIANTS = ("full", "block2", "diagonal")
@@ -38,12 +39,9 @@ _WIDTH = {"smoke": {"parity": 4, "Z5": 4}, "quick": {"parity": 8, "Z5": 16}, "pa
 _TRAIN = {p: dict.fromkeys(_TASKS[p], bl8.TRAIN[p]) for p in _TASKS}
 _TRAIN["quick"]["Z5"] = replace(bl8.TRAIN["quick"], num_steps=2000, warmup_steps=100)
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-PAPER_LRS = BL_PAPER_LRS
-FROZEN = {  # preset → (H values, draws per H, test words, test length)
-    "smoke": ((1, 4), 20, 64, 100),
-    "quick": ((1, 2, 4, 8), 100, 128, 400),
-    "paper": ((1, 2, 4, 8, 16, 32), 1000, 1024, 400),
-}
+#: preset → (H values, draws per H, test words, test length)
+FROZEN = {"smoke": ((1, 4), 20, 64, 100), "quick": ((1, 2, 4, 8), 100, 128, 400),
+          "paper": ((1, 2, 4, 8, 16, 32), 1000, 1024, 400)}
 _Z25_REASON = ("paper preset only: quick's 30 runs take about 1.4 CPU-minutes in the committed records, and Z25's 12 "
                "more, each at least as long as a Z5 run (5–7 s), would pass its 2 CPU-minutes")
 
@@ -53,8 +51,7 @@ def task_of(name: str) -> TaskConfig:
 
 
 def model_of(variant: str, additive: bool, width: int):
-    fields = {"full": dict(variant="full"), "block2": dict(variant="block", block_size=2),
-              "diagonal": dict(variant="diagonal")}[variant]
+    fields = dict(variant="block", block_size=2) if variant == "block2" else dict(variant=variant)
     return model_config("bilinear", d_model=width, additive=additive, **fields)
 
 
@@ -65,7 +62,7 @@ def grid(preset: str, seeds: list[int] | None = None, variants: list[str] | None
     seeds = check_seeds(seeds, _SEEDS[preset])
     variants = check_choice(ID, "variant", variants, VARIANTS)
     tasks = check_choice(ID, "task", tasks, _TASKS[preset])
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    lrs = check_lrs(lrs) or (list(BL_PAPER_LRS) if preset == "paper" else None)
     cells = [Cell(task_of(t), model_of(v, add, _WIDTH[preset][t]), _TRAIN[preset][t], bl8.EVAL[preset])
              for t in tasks for v in variants if v in CELLS[t] for add in (False, True)]
     return expand(cells, seeds, lrs)
@@ -119,23 +116,16 @@ def statements() -> list[Statement]:
 
 def exact_part(preset: str) -> list:
     """The frozen random diagonal network with and without additive terms (``theory.additive_terms.ablation``)."""
-    from statetrack.theory.additive_terms import ablation
-
     hs, draws, words, length = FROZEN[check_preset(preset)]
     return ablation(hs, draws, test_len=length, num_test=words, seed=0, threshold=FROZEN_SUCCESS)
 
 
 def checks(preset: str, part: list | None = None) -> list[Check]:
-    """bl6's exact checks (about 5 s at quick); ``part`` reuses ``exact_part``'s output."""
-    part = part or exact_part(preset)
-    length = FROZEN[preset][3]
-    return [Check(f"frozen H={r.H}, length {length}: pure − affine success", r.pure - r.affine,
-                  f">= {PAPER_TOLERANCE:g}", r.pure - r.affine >= PAPER_TOLERANCE,
-                  f"pure {r.pure:.2f} (proof {r.predicted_pure:.3f}), affine {r.affine:.2f}; {r.num_draws} draws")
-            for r in part]
+    """bl6's exact checks (``theory.frozen_checks.ablation_rows``, about 5 s at quick); ``part``: ``exact_part``'s."""
+    return [Check(*r) for r in ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl6's statements judged on one preset's records and the exact checks (computed when None)."""
-    exact = exact_checks(__name__, preset, checks)
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of, checks=exact)
+    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
+                  checks=exact_checks(__name__, preset, checks))

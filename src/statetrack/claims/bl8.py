@@ -1,10 +1,8 @@
 """Claim bl8 (BL Prop. 3): a frozen random real-diagonal network with a trained linear readout learns parity from two examples.
 
-The network is *not* trained, so the main part is exact (``theory.frozen_diagonal``): seeded draws of w_0, w_1 ~
-N(0, 1)^H, a logistic readout fitted on two words, success = test accuracy ≥ 0.99; each draw's success is compared
-with the proof's prediction, draw by draw and as a rate within the central 99.9% binomial interval of the draws.
-BL's wording and the rate 1 − 2^{−H} come from secondary sources. The recorded part is the contrast: the same
-architecture (the package's diagonal ``bilinear`` model) with every weight trained end to end on thousands of words.
+The network is *not* trained, so the main part is exact (``theory.frozen_checks``): each draw's success against
+the proof's prediction, draw by draw and as a rate within the 99.9% binomial interval (BL's wording and the rate
+1 − 2^{−H} are secondary-sourced). Recorded: the contrast, the same architecture trained end to end.
 
 Used in: notebooks/bl8_frozen_random_diagonal_parity.md, ``statetrack verify``.
 """
@@ -19,6 +17,7 @@ from statetrack.claims.common import (Cell, Check, Statement, at_least, at_most,
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
+from statetrack.theory.frozen_checks import sweep_rows, sweep_settings
 
 ID = "bl8"
 HEADLINE = "frozen-rate"  # the scoreboard's statement
@@ -31,12 +30,8 @@ TEST_WORDS = {"smoke": 64, "quick": 256, "paper": 1024}
 TEST_LEN = {"smoke": 100, "quick": 500, "paper": 500}  # even; the odd-length trap tests at TEST_LEN + 1
 #: setting → (train words, test length offset, features); predicted success: 1 − 2^−H for "main" and "odd test",
 #: P(#A > #B) < 1/2 for "even test", at most about 1/2 (one dominant unit) for "normalized"
-SETTINGS = {
-    "main": (("00", "01"), 0, "sign"),
-    "odd test": (("0", "1"), 1, "sign"),
-    "even test": (("0", "1"), 0, "sign"),
-    "normalized": (("00", "01"), 0, "normalized"),
-}
+SETTINGS = {"main": (("00", "01"), 0, "sign"), "odd test": (("0", "1"), 1, "sign"),
+            "even test": (("0", "1"), 0, "sign"), "normalized": (("00", "01"), 0, "normalized")}
 
 _WIDTH = {"smoke": 4, "quick": 8, "paper": 16}
 TRAIN = {  # the trained contrast's recipe, lengths 2–10 (bl6 trains its cells with it too)
@@ -61,43 +56,21 @@ def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = 
 
 
 def exact_part(preset: str) -> dict[str, list]:
-    """The frozen-network sweep at ``preset``: setting → one ``theory.frozen_diagonal.SweepRow`` per H."""
-    from statetrack.theory.frozen_diagonal import sweep
-
-    check_preset(preset)
-    return {name: sweep(HS[preset], DRAWS[preset], words, TEST_LEN[preset] + offset, feature,
-                        num_test=TEST_WORDS[preset], seed=0, threshold=SUCCESS)
-            for name, (words, offset, feature) in SETTINGS.items()}
+    """The frozen-network sweep at ``preset`` (``theory.frozen_checks.sweep_settings``): setting → one
+    ``theory.frozen_diagonal.SweepRow`` per H."""
+    p = check_preset(preset)
+    return sweep_settings(SETTINGS, HS[p], DRAWS[p], TEST_WORDS[p], TEST_LEN[p], SUCCESS)
 
 
 def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
-    """bl8's exact checks (about 2 s at quick); ``part`` reuses ``exact_part``'s output."""
-    from statetrack.theory.frozen_diagonal import binomial_interval
-
-    part = part or exact_part(preset)
-    n = DRAWS[preset]
-    out = [Check(f"frozen H={r.H}: success", r.rate, f"in [{r.interval[0] / n:.2f}, {r.interval[1] / n:.2f}]",
-                 bool(r.within), f"predicted 1 - 2^-H = {r.predicted:.4f}; {n} draws") for r in part["main"]]
-    agree = min(r.agreement for name in ("main", "odd test", "even test") for r in part[name])
-    out.append(Check("per draw: success = proof's test", agree, "= 1", agree == 1.0,
-                     "main and both length-parity traps, every H and draw"))
-    for name, what in (("odd test", "'0','1' -> odd T"), ("even test", "'0','1' -> even T")):
-        inside = sum(bool(r.within) for r in part[name]) / len(part[name])
-        out.append(Check(f"length trap: {what}, H within interval", inside, "= 1", inside == 1.0,
-                         "predicted " + ", ".join(f"{r.predicted:.3f}" for r in part[name])))
-    top = binomial_interval(n, 0.5)[1] / n
-    worst = max(r.rate for r in part["normalized"])
-    out.append(Check("normalized trap: h/|h| highest success", worst, f"<= {top:.2f}", worst <= top,
-                     "bound: the top of the 99.9% interval for p = 1/2"))
-    return out
+    """bl8's exact checks (``theory.frozen_checks.sweep_rows``, about 2 s at quick); ``part``: ``exact_part``'s."""
+    return [Check(*r) for r in sweep_rows(part or exact_part(preset), DRAWS[preset])]
 
 
 def paper_rows() -> dict[str, dict[str, Any]]:
     """BL's real-diagonal (block size 1) number on parity (modular addition, m = 2; secondary source), by model."""
-    def key(row):
-        return MODEL if row["model"].startswith("Block-diag b=1") and row["setting"] == "m=2" else None
-
-    return paper_lookup({"bl_modular_addition": "best"}, key)
+    return paper_lookup({"bl_modular_addition": "best"}, lambda row: MODEL if row["model"].startswith(
+        "Block-diag b=1") and row["setting"] == "m=2" else None)
 
 
 def _exact(id, text, source, provenance, rule, why, checks) -> Statement:
@@ -132,8 +105,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
     """bl8's statements judged on the trained contrast's records and the exact checks (computed when None)."""
-    exact = exact_checks(__name__, preset, checks)
-    paper = paper_rows()
+    exact, paper = exact_checks(__name__, preset, checks), paper_rows()
     return decide(ID, preset, records, statements(), cell_of=cell_of,
                   label_of=lambda c: f"diagonal bilinear trained end to end, H={c['H']}",
                   paper_of=lambda c: paper.get(c["model"], {}), checks=exact)
