@@ -13,18 +13,15 @@ Used in: notebooks/ne6_z60_addition.md, ``statetrack verify``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Any
-
-import torch
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, check_choice,
                                       check_seeds, decide, exact_checks, expand, with_metric)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.tasks import make_task, task_config
+from statetrack.tasks import task_config
 
 ID = "ne6"
 SETTINGS = ("L32", "L64", "2tokens")
@@ -71,14 +68,11 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = check_choice(ID, "model", models, MODELS)
     settings = check_choice(ID, "setting", settings, SETTINGS)
-    cells = []
-    for s, m, e, d in _RUNS[preset]:
-        if m in models and s in settings:
-            train = _TRAIN[preset]
-            if preset == "paper" and s != "L32":  # 2 tokens: length 64 = 32 elements (our reading)
-                train = replace(train, min_len=64, max_len=64)
-            cells.append(Cell(task_of(s), model_config(m, eig_range=e, num_layers=d, **_MODEL_FIELDS[preset][m]),
-                              train, replace(_EVAL[preset], min_len=train.max_len + 1)))
+    trains = {s: replace(_TRAIN[preset], min_len=64, max_len=64) if preset == "paper" and s != "L32" else _TRAIN[preset]
+              for s in SETTINGS}  # paper, 2 tokens: length 64 = 32 elements (our reading)
+    cells = [Cell(task_of(s), model_config(m, eig_range=e, num_layers=d, **_MODEL_FIELDS[preset][m]), trains[s],
+                  replace(_EVAL[preset], min_len=trains[s].max_len + 1))
+             for s, m, e, d in _RUNS[preset] if m in models and s in settings]
     return expand(cells, seeds)
 
 
@@ -97,9 +91,7 @@ def label_of(cell: dict[str, Any]) -> str:
 
 def score(record: dict[str, Any]) -> float:
     """Mean sequence accuracy over every evaluated length from 1 (NaN for a run without accuracy)."""
-    if record["status"] != "ok":
-        return float("nan")
-    seq = record["by_length"]["seq_acc"]
+    seq = record["by_length"]["seq_acc"] if record["status"] == "ok" else [float("nan")]
     return float(sum(seq) / len(seq))
 
 
@@ -109,27 +101,26 @@ def statements() -> list[Statement]:
     its side."""
     gap = (f"Fig. 8 is a plot without numbers: a gap within the tolerance {PAPER_TOLERANCE:g} is one we would call "
            "no difference")
-    paper_only = dict(presets=("paper",), not_run={"quick": NOT_RUN_QUICK})
     rule = at_least(PAPER_TOLERANCE, "mean_seq_acc")
-    out = [Statement(f"{m}-range-helps", f"on Z60, extending {NAMES[m]}'s eigenvalue range from [0,1] to [-1,1] helps",
-                     "NE Fig. 8", "paper text", "comparison", "median", rule, gap,
-                     where={"model": m, "eig_range": "[-1,1]"}, against={"model": m, "eig_range": "[0,1]"},
-                     **paper_only)
-           for m in MODELS]
-    out += [Statement(f"mamba-neg-best-{s}", f"on Z60 ({SETTING_NAMES[s]}) Mamba [-1,1] is the best model (likely "
-                      "shortcut learning, the authors say)", "NE Fig. 8", "paper text", "comparison", "best", rule, gap,
-                      where={"setting": s, "model": "mamba", "eig_range": "[-1,1]"},
-                      against={"setting": s, "model": "deltanet"}, **paper_only) for s in SETTINGS]
+
+    def fig8(i, text, statistic, where, against):
+        return Statement(i, text, "NE Fig. 8", "paper text", "comparison", statistic, rule, gap, where=where,
+                         against=against, presets=("paper",), not_run={"quick": NOT_RUN_QUICK})
+
+    out = [fig8(f"{m}-range-helps", f"on Z60, extending {NAMES[m]}'s eigenvalue range from [0,1] to [-1,1] helps",
+                "median", {"model": m, "eig_range": "[-1,1]"}, {"model": m, "eig_range": "[0,1]"}) for m in MODELS]
+    out += [fig8(f"mamba-neg-best-{s}", f"on Z60 ({SETTING_NAMES[s]}) Mamba [-1,1] is the best model (likely shortcut "
+                 "learning, the authors say)", "best", {"setting": s, "model": "mamba", "eig_range": "[-1,1]"},
+                 {"setting": s, "model": "deltanet"}) for s in SETTINGS]
     exact = "a training-free construction or spectrum run against ground truth: every one of its checks must hold"
-    out += [Statement("rotations", "Z_m is tracked exactly by one linear layer whose transition per element is a 2×2 "
-                      "rotation", "NE Thm 3", "paper text", "exact", "value", at_least(1.0), exact,
-                      checks="hand-set full matrix*"),
-            Statement("reflection-pairs", "a rotation is a product of two reflections: with 2 tokens per element one "
-                      "reflection per token (DeltaNet [-1,1]'s delta rule) tracks Z60", "NE Thm 3", "paper text",
-                      "exact", "value", at_least(1.0), exact, checks="one reflection per token*"),
-            Statement("nonreal", "counting mod 60 needs non-real eigenvalues, which a single GH factor (symmetric) and "
-                      "a real diagonal lack", "NE Thm 2", "paper text", "exact", "value", at_least(1.0), exact,
-                      checks="generator of Z60*")]
+    out += [Statement(i, text, src, "paper text", "exact", "value", at_least(1.0), exact, checks=c)
+            for i, text, src, c in (
+        ("rotations", "Z_m is tracked exactly by one linear layer whose transition per element is a 2×2 rotation",
+         "NE Thm 3", "hand-set full matrix*"),
+        ("reflection-pairs", "a rotation is a product of two reflections: with 2 tokens per element one reflection "
+         "per token (DeltaNet [-1,1]'s delta rule) tracks Z60", "NE Thm 3", "one reflection per token*"),
+        ("nonreal", "counting mod 60 needs non-real eigenvalues, which a single GH factor (symmetric) and a real "
+         "diagonal lack", "NE Thm 2", "generator of Z60*"))]
     return out
 
 
@@ -140,29 +131,10 @@ def not_run(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact part (seconds): rotation trackers, reflection pairs through the delta rule, the generator's λ."""
-    from statetrack.theory import word_problems as wp
+    """The exact part (seconds, ``theory.z60_tracking``): rotation trackers, reflection pairs, the generator's λ."""
+    from statetrack.theory import z60_tracking
 
-    check_preset(preset)
-    num, length = TRACK[preset]
-    out = []
-    for setting in ("L32", "2tokens"):
-        cfg = task_of(setting)
-        res = wp.track(wp.full_matrix_tracker(cfg, d_model=32), cfg, num_seqs=num, length=length)
-        k = cfg.tokens_per_element
-        out.append(Check(f"hand-set full matrix (rotations, H=32), {k} token{'s' if k > 1 else ''} per element: "
-                         f"seq acc @{length}", res.seq_acc, "= 1", res.seq_acc == 1.0,
-                         f"{num} random words against the task's labels"))
-    res = wp.track_reflection_pairs(num_seqs=num, length=length)
-    out.append(Check(f"one reflection per token (delta rule, β = 2), 2 tokens per element: seq acc @{length}",
-                     res.seq_acc, "= 1", res.seq_acc == 1.0, f"{num} random words, fp32"))
-    rho, _ = wp.representation(make_task(task_of("L32")))
-    imag = float(torch.linalg.eigvals(rho[1]).imag.abs().max())
-    out.append(Check("generator of Z60: |Im λ| of ρ(1)", imag, "= sin(2π/60) > 0",
-                     abs(imag - math.sin(2 * math.pi / 60)) < 1e-12,
-                     "a single GH factor is symmetric (real eigenvalues): one DeltaNet layer needs 2 tokens per "
-                     "element"))
-    return out
+    return [Check(*row) for row in z60_tracking.rows(*TRACK[check_preset(preset)])]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
