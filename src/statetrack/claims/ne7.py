@@ -55,6 +55,7 @@ _EVAL = {  # stride = the width of a position bin of the recorded curve
 _SEEDS = {"smoke": ((0,), (0,)), "quick": ((0, 1, 2), (0,)), "paper": ((0, 1, 2), (0, 1, 2))}  # (pairs, Transformer)
 _DEFAULT = {"smoke": (MODELS, CORPORA), "quick": (("deltanet",), (CODE,)), "paper": (MODELS, CORPORA)}
 _DOCS_STEPS = 300  # at paper: the docs corpus holds ~0.4M training bytes, 3,000 steps would be ~220 epochs
+_DOCS_TRAIN = replace(_TRAIN["paper"], num_steps=_DOCS_STEPS, warmup_steps=_DOCS_STEPS // 10)
 _BUDGET = "over ne7's quick budget of 6 CPU-minutes"
 _NOT_RUN = {  # (model, corpus) → why it is not judged at quick (wall time of the committed quick records)
     ("mamba", "code"): f"Mamba's pair on 3 seeds adds 6 runs of 33–34 s, 3.3 CPU-minutes: {_BUDGET}",
@@ -68,13 +69,6 @@ def _model(preset: str, m: str, eig: str | None):
     own = {"deltanet": dict(num_heads=heads, d_conv=conv), "mamba": dict(d_state=state, expand=expand_, d_conv=conv),
            "transformer": dict(num_heads=heads, positions="rotary")}[m]
     return model_config(m, **({"eig_range": eig} if eig else {}), d_model=d, num_layers=layers, mlp_ratio=mlp, **own)
-
-
-def _train(preset: str, corpus: str) -> TrainConfig:
-    train = _TRAIN[preset]
-    if corpus != "stdlib-docs" or preset != "paper":
-        return train
-    return replace(train, num_steps=_DOCS_STEPS, warmup_steps=min(train.warmup_steps, _DOCS_STEPS // 10))
 
 
 def check_corpora(corpora: list[str] | None, default: tuple[str, ...] = CORPORA) -> list[str]:
@@ -103,7 +97,8 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
         task = task_config("byte_lm", corpus=corpus)
         for m in models:
             eigs = EIG_RANGES if m in FAMILIES else (None,)
-            cells = [Cell(task, _model(preset, m, e), _train(preset, corpus), _EVAL[preset]) for e in eigs]
+            train = _DOCS_TRAIN if (preset, corpus) == ("paper", "stdlib-docs") else _TRAIN[preset]
+            cells = [Cell(task, _model(preset, m, e), train, _EVAL[preset]) for e in eigs]
             out += expand(cells, check_seeds(seeds, pair_seeds if m in FAMILIES else ref_seeds))
     return out
 
@@ -235,7 +230,3 @@ def tokens_per_second(record: dict[str, Any]) -> float:
     t = record["config"]["train"]
     secs = record["provenance"].get("train_time_s") or float("nan")
     return t["num_steps"] * t["batch_size"] * t["max_len"] / secs if secs == secs and secs > 0 else float("nan")
-
-
-def bits_per_byte(loss_nats: float) -> float:
-    return loss_nats / math.log(2)
