@@ -23,7 +23,6 @@ from statetrack.tasks import task_config
 ID = "ne1"
 MODELS = ("mamba", "deltanet")
 EIG_RANGES = ("[0,1]", "[-1,1]")
-PAPER_LRS = NE_PAPER_LRS
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
 HEADLINE = "mamba-neg-best"  # the scoreboard's statement
 
@@ -61,7 +60,7 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
     check_preset(preset)
     seeds = check_seeds(seeds, _SEEDS[preset])
     models = check_choice(ID, "model", models, MODELS)
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    lrs = check_lrs(lrs) or (list(NE_PAPER_LRS) if preset == "paper" else None)
     task = task_config("parity", supervision=_SUPERVISION[preset])
     cells = [Cell(task, model_config(m, eig_range=eig, **_MODEL_FIELDS[preset][m]), _TRAIN[preset][m], _EVAL[preset])
              for m in models for eig in EIG_RANGES]
