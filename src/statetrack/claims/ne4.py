@@ -16,14 +16,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import torch
-
 from statetrack.claims import Verdict, check_preset, ne1
 from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Check, Statement, at_least, check_choice,
                                       check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.tasks import make_task, task_config
+from statetrack.tasks import task_config
 
 ID = "ne4"
 MODELS = ("transformer", "mlstm", "slstm", "mamba", "deltanet")
@@ -133,17 +131,10 @@ def pilot_grid() -> list[RunConfig]:
 
 
 def majority_score(task: str, preset: str, seed: int = 0) -> dict[str, float]:
-    """What always giving the most common answer scores on ``preset``'s test set of a column (drawn as the test set
-    is): the floor a claim of learning must clear."""
-    cfg = _EVAL[preset]["parity" if task == "parity" else "arith"]
-    t = make_task(task_of(task, preset))
-    gen = torch.Generator().manual_seed(seed)
-    answers = torch.cat([t.sample(gen, cfg.num_seqs, n).targets[:, -1]
-                         for n in range(cfg.min_len, cfg.max_len + 1, cfg.stride)])  # (lengths × num_seqs,)
-    counts = torch.bincount(answers, minlength=t.num_classes)  # (K,)
-    share = float(counts.max()) / len(answers)
-    return {"answer": int(counts.argmax()), "share": share, "normalized": (share - t.chance) / (1 - t.chance),
-            "samples": len(answers)}
+    """What always giving the most common answer scores on ``preset``'s test set of a column (the floor)."""
+    from statetrack.theory.chomsky_part import majority_score
+
+    return majority_score(task_of(task, preset), _EVAL[preset]["parity" if task == "parity" else "arith"], seed)
 
 
 def column_of(task_cfg: dict[str, Any]) -> str:
@@ -184,50 +175,28 @@ def paper_extras() -> list[dict[str, Any]]:
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """The exact checks (about 3 s at quick); ``part`` reuses ``exact_part``'s output."""
-    part = part or exact_part(preset)
-    tr, neg, count = part["tracking"], part["words"]["× 4"], part["words"]["+ 1"]
-    sizes = f"{tr.num_seqs} random expressions, lengths {tr.lengths[0]}–{tr.lengths[1]}, {tr.num_states} states"
-    labels = "task labels for k = 0..11"
-    return [Check("automaton through bilinear model: acc", tr.acc, "= 1", tr.acc == 1.0, sizes),
-            Check("automaton: states exactly one-hot", float(tr.one_hot), "= 1", tr.one_hot, sizes),
-            Check("'3 (× 4)^k =': answer period", float(neg["period"]), "= 2", neg["period"] == 2, labels),
-            Check("'× 4' word matrix: distance of spectrum to −1", neg["dist_to_minus_one"], "= 0",
-                  neg["dist_to_minus_one"] < 1e-9, "fp64 eigenvalues on the 25 D(total, term) states"),
-            Check("'1 (+ 1)^k =': answer period", float(count["period"]), "= 5", count["period"] == MODULUS, labels),
-            Check("'+ 1' word matrix: largest |Im λ|", count["max_imag"], "> 0", count["max_imag"] > 1e-6,
-                  "fp64; the 5th roots of unity")]
+    from statetrack.theory.chomsky_part import check_rows
+
+    return [Check(*row) for row in check_rows(part or exact_part(preset), MODULUS)]
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """``tracking`` (``theory.modular_arithmetic.Tracking``) and, per word of ``WORDS``, its answers for k = 0..11
-    repetitions, their period, its spectrum on the D states, the distance to −1 and the largest |Im λ|."""
-    from statetrack.theory import modular_arithmetic as ma
+    """``theory.chomsky_part.exact_part`` at ``preset``'s sizes: the automaton's tracking and ``WORDS``' facts."""
+    from statetrack.theory.chomsky_part import exact_part
 
     check_preset(preset)
-    num, lo, hi = EXACT[preset]
-    mach = ma.machine(MODULUS)
-    words = {}
-    for name, (first, op, digit) in WORDS.items():
-        answers = ma.word_answers(MODULUS, first, op, digit, 11)
-        ev = ma.spectrum(ma.word_matrix(mach, op, digit))  # (25,) complex128
-        words[name] = {"answers": answers, "period": ma.period(answers), "spectrum": ev,
-                       "dist_to_minus_one": float((ev + 1).abs().min()), "max_imag": float(ev.imag.abs().max())}
-    return {"tracking": ma.track(MODULUS, num, lo, hi, seed=0), "words": words}
+    return exact_part(MODULUS, *EXACT[preset], WORDS)
 
 
-def _row_id(model: str, eig: str) -> str:
-    return model if not eig else f"{model}-{'neg' if eig == '[-1,1]' else 'pos'}"
-
-
-_ARITH = {  # (column, DeltaNet's range) → (statement id stem, kind, the claim after "DeltaNet <range> ")
-    ("mod_arith_no_brackets", "[-1,1]"): ("arith", "possible", "learns arithmetic mod 5 without brackets beyond its "
+_ARITH = {  # (DeltaNet's range, column) → (statement id stem, kind, the claim after "DeltaNet <range> ")
+    ("[-1,1]", "mod_arith_no_brackets"): ("arith", "possible", "learns arithmetic mod 5 without brackets beyond its "
                                           "training lengths"),
-    ("mod_arith_no_brackets", "[0,1]"): ("arith", "fails", "stays far below [-1,1] on arithmetic mod 5 without "
+    ("[0,1]", "mod_arith_no_brackets"): ("arith", "fails", "stays far below [-1,1] on arithmetic mod 5 without "
                                          "brackets"),
-    ("mod_arith_brackets", "[-1,1]"): ("brackets", "possible", "gets above chance on arithmetic mod 5 with brackets "
+    ("[-1,1]", "mod_arith_brackets"): ("brackets", "possible", "gets above chance on arithmetic mod 5 with brackets "
                                        "(the column's best, far from solved)"),
-    ("mod_arith_brackets", "[0,1]"): ("brackets", "fails", "stays near chance on arithmetic mod 5 with brackets"),
-    **{("mod_arith_brackets_mult", eig): ("mult", "fails", "stays near chance on bracketed arithmetic mod 5 with ×")
+    ("[0,1]", "mod_arith_brackets"): ("brackets", "fails", "stays near chance on arithmetic mod 5 with brackets"),
+    **{(eig, "mod_arith_brackets_mult"): ("mult", "fails", "stays near chance on bracketed arithmetic mod 5 with ×")
        for eig in ("[-1,1]", "[0,1]")},
 }
 
@@ -236,20 +205,16 @@ def statements() -> list[Statement]:
     """NE Tables 3 and 5 cell by cell (parity judged at quick and paper, arithmetic at paper), and the exact part.
     At lengths 39–255 Theorem 1 implies no bound: the parity statements are the paper's experiment."""
     paper, out = paper_rows(), []
-    for m, eig in ROWS:
-        learns = (m, eig) in SOLVERS
-        text = f"{NAMES[m]} {eig}".strip() + f" {'learns' if learns else 'does not learn'} parity beyond its " \
-                                             "training lengths"
-        where = {"model": NAMES[m], "eig_range": eig, "task": "parity"}
-        for stat, table in (("best", "NE Table 3"), ("median", "NE Table 5")):
-            out.append(from_paper(f"{_row_id(m, eig)}-parity-{stat}", text, table, "possible" if learns else "fails",
-                                  stat, paper[(m, eig, "parity")][f"paper_{stat}"], where))
-    for (task, eig), (stem, kind, text) in _ARITH.items():
-        where = {"model": "DeltaNet", "eig_range": eig, "task": task}
+    parity = {(m, eig, "parity"): ("parity", "possible" if (m, eig) in SOLVERS else "fails",
+                                   f"{'learns' if (m, eig) in SOLVERS else 'does not learn'} parity beyond its "
+                                   "training lengths") for m, eig in ROWS}
+    for (m, eig, task), (stem, kind, text) in {**parity, **{("deltanet", *k): v for k, v in _ARITH.items()}}.items():
+        where = {"model": NAMES[m], "eig_range": eig, "task": task}
+        arith = {} if task == "parity" else dict(presets=("paper",), not_run={"quick": NOT_RUN_REASON["quick"][task]})
         tables = (("best", "NE Table 3"), ("median", "NE Table 5"))[task == "mod_arith_brackets_mult":]
-        out += [from_paper(f"{_row_id('deltanet', eig)}-{stem}-{stat}", f"DeltaNet {eig} {text}", table, kind, stat,
-                           paper[("deltanet", eig, task)][f"paper_{stat}"], where, presets=("paper",),
-                           not_run={"quick": NOT_RUN_REASON["quick"][task]}) for stat, table in tables]
+        row_id = f"{m}-{'neg' if eig == '[-1,1]' else 'pos'}" if eig else m
+        out += [from_paper(f"{row_id}-{stem}-{stat}", f"{NAMES[m]} {eig}".strip() + f" {text}", table, kind,
+                           stat, paper[(m, eig, task)][f"paper_{stat}"], where, **arith) for stat, table in tables]
     exact = "a training-free construction run against ground truth: every one of its checks must hold"
     out += [Statement("automaton", "arithmetic mod 5 without brackets is a finite automaton that a linear RNN with "
                       "one-hot states (the bilinear model) runs exactly at the test lengths",

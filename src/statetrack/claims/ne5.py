@@ -21,7 +21,7 @@ from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check,
                                       check_choice, check_seeds, decide, exact_checks, expand, with_metric)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.tasks import make_task, task_config
+from statetrack.tasks import task_config
 
 ID = "ne5"
 VARIANTS = ("swaps", "swaps_3cycles", "4tokens", "all")
@@ -74,9 +74,8 @@ TRACK = {"smoke": (100, 64), "quick": (1000, 500), "paper": (1000, 2000)}  # han
 
 
 def task_of(variant: str) -> TaskConfig:
-    if variant == "4tokens":
-        return task_config("word_problem", group="S5", tokens_per_element=4)
-    return task_config("word_problem", group="S5", elements=variant)
+    kind = {"tokens_per_element": 4} if variant == "4tokens" else {"elements": variant}
+    return task_config("word_problem", group="S5", **kind)
 
 
 def _cell(preset: str, variant: str, model: str, eig: str, depth: int) -> Cell:
@@ -101,11 +100,10 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
 
 def cell_of(record: dict[str, Any]) -> dict[str, Any]:
     """variant, model (a ``MODELS`` name), eig_range ("" for the full model), depth."""
-    cfg = record["config"]
-    task, m = cfg["task"], cfg["model"]
-    variant = "4tokens" if task["tokens_per_element"] == 4 else task["elements"]
-    model = "full" if m["name"] == "bilinear" else m["name"]
-    return {"variant": variant, "model": model, "eig_range": m.get("eig_range", ""), "depth": m["num_layers"]}
+    task, m = record["config"]["task"], record["config"]["model"]
+    return {"variant": "4tokens" if task["tokens_per_element"] == 4 else task["elements"],
+            "model": "full" if m["name"] == "bilinear" else m["name"], "eig_range": m.get("eig_range", ""),
+            "depth": m["num_layers"]}
 
 
 def label_of(cell: dict[str, Any]) -> str:
@@ -118,8 +116,7 @@ def seq_acc_at(record: dict[str, Any], length: int) -> float:
     """Sequence accuracy after ``length`` tokens (NaN for a run without accuracy or not evaluated that far)."""
     if record["status"] != "ok":
         return float("nan")
-    bl = record["by_length"]
-    return float(dict(zip(bl["length"], bl["seq_acc"])).get(length, float("nan")))
+    return float(dict(zip(record["by_length"]["length"], record["by_length"]["seq_acc"])).get(length, float("nan")))
 
 
 def with_metrics(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
@@ -140,85 +137,67 @@ def statements() -> list[Statement]:
     paper_only = dict(presets=("paper",), not_run={"quick": NOT_RUN_QUICK})
     exact = "a training-free construction or count run against ground truth: every one of its checks must hold"
 
-    def trained(id, text, kind, rule, why, where, **kw):
-        return Statement(id, text, "NE Fig. 4", "paper text", kind, "best", rule, why, where=where, **kw)
+    def trained(id, text, kind, metric, where, quick=False):  # "possible": the plot at 1, "fails": at 0
+        rule, why = (at_least(1 - PAPER_TOLERANCE, metric), solved) if kind == "possible" else \
+            (at_most(PAPER_TOLERANCE, metric), zero)
+        return Statement(id, text, "NE Fig. 4", "paper text", kind, "best", rule, why, where=where,
+                         **({} if quick else paper_only))
+
+    def proven(id, text, source, provenance, checks):
+        return Statement(id, text, source, provenance, "exact", "value", at_least(1.0), exact, checks=checks)
 
     return [
         trained("swaps-neg-1layer", "with swaps only, DeltaNet [-1,1] with even one layer solves the word problem "
-                "far beyond its training length", "possible", at_least(1 - PAPER_TOLERANCE, "seq_acc_gen"), solved,
-                {"variant": "swaps", **neg, "depth": 1}),
+                "far beyond its training length", "possible", "seq_acc_gen", {"variant": "swaps", **neg, "depth": 1},
+                quick=True),
         trained("swaps-pos", "with swaps only, DeltaNet [0,1], even with 5 layers, generalises only slightly beyond "
-                "its training length", "fails", at_most(PAPER_TOLERANCE, "seq_acc_2t"), zero,
-                {"variant": "swaps", "model": "deltanet", "eig_range": "[0,1]"}),
+                "its training length", "fails", "seq_acc_2t",
+                {"variant": "swaps", "model": "deltanet", "eig_range": "[0,1]"}, quick=True),
         trained("3cycles-neg-5layers", "with swaps and 3-cycles, DeltaNet [-1,1] with 5 layers still generalises well",
-                "possible", at_least(1 - PAPER_TOLERANCE, "seq_acc_2t"), solved,
-                {"variant": "swaps_3cycles", **neg, "depth": 5}, **paper_only),
+                "possible", "seq_acc_2t", {"variant": "swaps_3cycles", **neg, "depth": 5}),
         # the one setting where a drop can show: the others are at 0 on swaps already (swaps-pos, mamba-poor)
-        trained("3cycles-degrade", "adding 3-cycles to the swaps degrades every model (here: one-layer DeltaNet "
-                "[-1,1], the setting that solves swaps)", "comparison", at_least(PAPER_TOLERANCE, "seq_acc_gen"),
-                "the plot gives no number: a drop within the tolerance "
-                f"{PAPER_TOLERANCE:g} is one we would call no change", {"variant": "swaps", **neg, "depth": 1},
-                against={"variant": "swaps_3cycles", **neg, "depth": 1}, **paper_only),
+        Statement("3cycles-degrade", "adding 3-cycles to the swaps degrades every model (here: one-layer DeltaNet "
+                  "[-1,1], the setting that solves swaps)", "NE Fig. 4", "paper text", "comparison", "best",
+                  at_least(PAPER_TOLERANCE, "seq_acc_gen"), "the plot gives no number: a drop within the tolerance "
+                  f"{PAPER_TOLERANCE:g} is one we would call no change", where={"variant": "swaps", **neg, "depth": 1},
+                  against={"variant": "swaps_3cycles", **neg, "depth": 1}, **paper_only),
         trained("4tokens-neg-5layers", "with 4 tokens per transition, DeltaNet [-1,1] with 5 layers is good up to "
-                "about length 200 (one of its 3 seeds failed)", "possible",
-                at_least(1 - PAPER_TOLERANCE, "seq_acc_200"), solved, {"variant": "4tokens", **neg, "depth": 5},
-                **paper_only),
+                "about length 200 (one of its 3 seeds failed)", "possible", "seq_acc_200",
+                {"variant": "4tokens", **neg, "depth": 5}),
         trained("all-zero", "on all of S5 every model's sequence accuracy reaches 0 before length 30", "fails",
-                at_most(PAPER_TOLERANCE, "seq_acc_30"), zero, {"variant": "all", "model": ("deltanet", "mamba")},
-                **paper_only),
-        trained("mamba-poor", "Mamba is poor in every setup, with either eigenvalue range", "fails",
-                at_most(PAPER_TOLERANCE, "seq_acc_2t"), zero,
-                {"variant": ("swaps", "swaps_3cycles", "4tokens"), "model": "mamba"}, **paper_only),
-        Statement("trackers", "a linear RNN with one full matrix per token (the bilinear model, state size 32) tracks "
-                  "every variant exactly", "a hand-set construction", "ours", "exact", "value", at_least(1.0), exact,
-                  checks="hand-set full matrix*"),
-        Statement("reflections", "a permutation of 5 objects with c cycles needs 5 − c reflections: 1 for a swap, 2 "
-                  "for a 3-cycle, up to 4 in S5, so one reflection per token fits swaps only", "NE Thm 3, Prop 1",
-                  "paper text", "exact", "value", at_least(1.0), exact, checks="fewest reflections*"),
-        Statement("swap-eigenvalue", "a swap is a reflection: its eigenvalue −1 is out of reach of every [0,1] "
-                  "transition", "NE Prop 1", "paper text", "exact", "value", at_least(1.0), exact,
-                  checks="every swap*"),
+                "seq_acc_30", {"variant": "all", "model": ("deltanet", "mamba")}),
+        trained("mamba-poor", "Mamba is poor in every setup, with either eigenvalue range", "fails", "seq_acc_2t",
+                {"variant": ("swaps", "swaps_3cycles", "4tokens"), "model": "mamba"}),
+        proven("trackers", "a linear RNN with one full matrix per token (the bilinear model, state size 32) tracks "
+               "every variant exactly", "a hand-set construction", "ours", "hand-set full matrix*"),
+        proven("reflections", "a permutation of 5 objects with c cycles needs 5 − c reflections: 1 for a swap, 2 "
+               "for a 3-cycle, up to 4 in S5, so one reflection per token fits swaps only", "NE Thm 3, Prop 1",
+               "paper text", "fewest reflections*"),
+        proven("swap-eigenvalue", "a swap is a reflection: its eigenvalue −1 is out of reach of every [0,1] "
+               "transition", "NE Prop 1", "paper text", "every swap*"),
     ]
 
 
 def not_run(records: list[dict[str, Any]], reason: str | None = None) -> list[dict[str, Any]]:
     """The paper's cells ``records`` lack, one row per (variant, model, eig_range) with its depths joined ("2–5")."""
-    have = {tuple(cell_of(r).values()) for r in records}
-    groups: dict[tuple, list[int]] = {}
-    for v, m, e, d in _RUNS["paper"]:
-        if (v, m, e, d) not in have:
-            groups.setdefault((v, m, e), []).append(d)
+    have, groups = {tuple(cell_of(r).values()) for r in records}, {}
+    for v, m, e, d in (run for run in _RUNS["paper"] if run not in have):
+        groups.setdefault((v, m, e), []).append(d)
     return [{"variant": v, "model": m, "eig_range": e, "depth": _depths(ds), **({"reason": reason} if reason else {})}
             for (v, m, e), ds in groups.items()]
 
 
 def _depths(ds: list[int]) -> int | str:
-    if len(ds) == 1:
-        return ds[0]
-    return f"{ds[0]}–{ds[-1]}" if ds == list(range(ds[0], ds[-1] + 1)) else ", ".join(map(str, ds))
+    return ds[0] if len(ds) == 1 else f"{ds[0]}–{ds[-1]}" if ds == list(range(ds[0], ds[-1] + 1)) else \
+        ", ".join(map(str, ds))
 
 
 def checks(preset: str) -> list[Check]:
     """The exact part (seconds): hand-set full trackers on every variant, reflections per element, swap spectra."""
-    from statetrack.theory import word_problems as wp
+    from statetrack.theory.s5_part import check_rows
 
     check_preset(preset)
-    num, length = TRACK[preset]
-    out = []
-    for v in VARIANTS:
-        cfg = task_of(v)
-        res = wp.track(wp.full_matrix_tracker(cfg, d_model=32), cfg, num_seqs=num, length=length)
-        out.append(Check(f"hand-set full matrix (H=32) tracks {VARIANT_NAMES[v]}: seq acc @{length}", res.seq_acc,
-                         "= 1", res.seq_acc == 1.0, f"{num} random words against the task's labels"))
-    most = {v: int(wp.factors_needed(make_task(task_of(v))).max()) for v in ("swaps", "swaps_3cycles", "all")}
-    out.append(Check("fewest reflections per element: swaps / + 3-cycles / all of S5", most["all"],
-                     "= 1 / 2 / 4", (most["swaps"], most["swaps_3cycles"], most["all"]) == (1, 2, 4),
-                     f"measured {most['swaps']} / {most['swaps_3cycles']} / {most['all']}: one DeltaNet layer "
-                     "applies 1 per token; 4 tokens per element leave room for 4"))
-    low = float(wp.lowest_eigenvalue(make_task(task_of("swaps")))[1:].max())
-    out.append(Check("every swap has the eigenvalue −1 (largest lowest eigenvalue over the 10 swaps)", low, "= −1",
-                     abs(low + 1) < 1e-12, "a DeltaNet [0,1] transition has eigenvalues in [0, 1] only"))
-    return out
+    return [Check(*row) for row in check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
