@@ -16,8 +16,10 @@ import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne2
+from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
+from statetrack.theory.counting_mod3 import ceiling, layered_rows
 
 # acc_at_max_len of a run at chance (a third) unless a test says otherwise; ood_normalized as in the records
 GOOD = {"diagonal": (0.0, 1 / 3), "rotation": (1.0, 1.0), "mamba": (0.0, 1 / 3), "deltanet1": (0.0, 1 / 3),
@@ -100,8 +102,8 @@ def test_the_bound_is_the_binomial_tail():
     # the top of the central 99.9% interval: P(X >= 207) <= 0.0005 < P(X >= 206) for X ~ Binomial(512, 1/3)
     third, tail = Fraction(1, 3), Fraction(5, 10_000)
     assert _upper_tail(512, third, 207) <= tail < _upper_tail(512, third, 206)
-    assert ne2.ceiling(512) == BOUND
-    assert ne2.ceiling(2048) < BOUND  # the paper preset's larger test set: the quick bound is looser than needed
+    assert ceiling(512, 3, ne2.LEVEL) == BOUND
+    assert ceiling(2048, 3, ne2.LEVEL) < BOUND  # the paper preset's larger test set: the quick bound is looser than needed
 
 
 def test_statements_are_thm2_per_model_our_rotation_and_four_exact_groups():
@@ -201,6 +203,11 @@ def test_exact_checks_hold_at_smoke_and_fall_into_the_four_groups(exact):
         "thm2-one-layer": 2, "thm2-two-layers": 2, "thm3-rotation": 4, "thm6-reflections": 1}
 
 
+def _layered(*sizes):
+    """``theory.counting_mod3``'s two-layer rows, as the claim's checks."""
+    return [Check(*r) for r in layered_rows(*sizes)]
+
+
 def _period_result(**changes):
     from statetrack.theory.layered_counting import real_two_layer_periods
 
@@ -218,7 +225,7 @@ def test_a_two_layer_counterexample_fails_the_thm2_check(monkeypatch, changes):
 
     bad = _period_result(**changes)
     monkeypatch.setattr(lc, "real_two_layer_periods", lambda *a, **k: bad)
-    rows = [c for c in ne2.layered_checks(16, 4096, 200) if c.label.startswith("Thm 2, two layers")]
+    rows = [c for c in _layered(16, 4096, 200) if c.label.startswith("Thm 2, two layers")]
     assert len(rows) == 2 and not any(c.passed for c in rows)
 
 
@@ -227,5 +234,5 @@ def test_a_miscounting_reflection_model_fails_the_thm6_check(monkeypatch):
 
     real = lc.reflection_counter
     monkeypatch.setattr(lc, "reflection_counter", lambda *a, **k: dataclasses.replace(real(*a, **k), acc=0.999))
-    (thm6,) = [c for c in ne2.layered_checks(16, 4096, 200) if c.label.startswith("Thm 6")]
+    (thm6,) = [c for c in _layered(16, 4096, 200) if c.label.startswith("Thm 6")]
     assert not thm6.passed

@@ -14,8 +14,12 @@ import torch
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne3
+from statetrack.claims.common import Check
 from statetrack.config import ConfigError
 from statetrack.results import run_key
+from statetrack.theory import cascade as kr
+from statetrack.theory import gh_checks as gh
+from statetrack.theory.counting_mod3 import ceiling
 
 BOUND = 2153 / 4096  # Binomial(4096, 1/2): the top of its central 99.9% interval (test_the_sign_bound_is_the_tail)
 GROUPS = {"prop1-norm": 1, "prop1-spectra": 3, "prop1-factors": 5, "thm3-groups": 2, "thm4-cascades": 3,
@@ -104,7 +108,7 @@ def test_the_sign_bound_is_the_tail():
         return Fraction(sum(math.comb(n, j) for j in range(k, n + 1)), 2 ** n)
 
     assert tail(2154) <= Fraction(5, 10_000) < tail(2153)
-    assert ne3.ceiling(4096) == BOUND
+    assert ceiling(4096, 2, ne3.LEVEL) == BOUND
 
 
 def test_statements():
@@ -185,6 +189,10 @@ def test_smoke_judges_the_exact_statements(exact):
 # ----------------------------------------------------------------------------- exact checks
 
 
+def _check(row):
+    return Check(*row)  # a ``theory.gh_checks`` row as the claim's check
+
+
 def test_checks_at_smoke_all_hold_in_their_groups(exact):
     assert len(exact) == 18 and all(c.passed for c in exact), [c for c in exact if not c.passed]
     v = ne3.verdict(_records(), "quick", checks=exact)
@@ -192,9 +200,9 @@ def test_checks_at_smoke_all_hold_in_their_groups(exact):
 
 
 def test_swap_and_rotation_checks_are_independent_of_the_preset():
-    sw = ne3.swap_check()
+    sw = gh.swap_check()
     assert sw == {"swaps": 10, "matches": 10, "elements": 120, "products_exact": 120, "max_reflections": 4}
-    assert ne3.rotation_check() < 1e-6
+    assert gh.rotation_check() < 1e-6
 
 
 @pytest.mark.parametrize("changes, label", [
@@ -204,14 +212,14 @@ def test_swap_and_rotation_checks_are_independent_of_the_preset():
     pytest.param(dict(symbolic_ok=False), "tracks random 5-state", id="a-wrong-cascade-transition"),
 ])
 def test_a_broken_cascade_fails_its_thm4_check(monkeypatch, changes, label):
-    real = ne3.kr.cascade_check
+    real = kr.cascade_check
 
     def broken(auto, *a, **k):
         res = real(auto, *a, **k)
         return dataclasses.replace(res, **changes) if auto.name.startswith("random") else res  # break one automaton
 
-    monkeypatch.setattr(ne3.kr, "cascade_check", broken)
-    failed = [c.label for c in ne3.cascade_checks(20, 50) if not c.passed]
+    monkeypatch.setattr(kr, "cascade_check", broken)
+    failed = [c.label for c in map(_check, gh.cascade_rows(20, 50)) if not c.passed]
     assert len(failed) == 1 and label in failed[0]
 
 
@@ -225,4 +233,4 @@ def test_a_broken_factorization_fails_a_prop12_check(monkeypatch, changes):
 
     real = gf.check_factorizations
     monkeypatch.setattr(gf, "check_factorizations", lambda *a, **k: dataclasses.replace(real(*a, **k), **changes))
-    assert not all(c.passed for c in ne3.factorization_checks(range(2, 6), 4))
+    assert not all(c.passed for c in map(_check, gh.factorization_rows(range(2, 6), 4)))

@@ -3,9 +3,8 @@
 Trained: Z_3 (``modular_addition``), a label after every token, lengths 2–10, scored as the mean normalized
 accuracy over test lengths 11–500 (11–40 at smoke): one layer of real diagonal transitions (the bilinear
 "diagonal", Mamba [-1,1]) or of one Householder factor per token (DeltaNet [-1,1]) cannot count mod 3 (Thm 2:
-on 1^k the state ends with period 1 or 2), a 2×2 rotation can. Exact (``theory.rotations``,
-``theory.layered_counting``): real diagonal orbits on 1^k in fp32 and bf16, the rotation by 2π/3, the hand-set
-rotation model on Z_3 and Z_5, two layers whose two-step products are real, and Thm 6's two reflection layers.
+on 1^k the state ends with period 1 or 2), a 2×2 rotation can. Exact (``theory.counting_mod3``):
+one and two real layers on 1^k, the rotation by 2π/3 and the hand-set rotation model, Thm 6's reflection layers.
 
 Used in: notebooks/ne2_counting_mod3_needs_complex_eigenvalues.md, ``statetrack verify``.
 """
@@ -15,14 +14,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import torch
-
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
                                       check_choice, check_lrs, check_seeds, decide, exact_checks, expand, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
-from statetrack.models import make_model, model_config
-from statetrack.tasks import make_task, task_config
+from statetrack.models import model_config
+from statetrack.tasks import task_config
+from statetrack.theory import counting_mod3 as cm
 
 ID = "ne2"
 MODULUS = 3
@@ -71,16 +69,14 @@ CHECK_SIZES = {"smoke": (100, 2_000, (100, 200)), "quick": (1000, 100_000, (1000
                "paper": (1000, 100_000, (1000, 10_000))}
 # preset → (two-layer draws, ones read per draw, reflection counter's ones)
 LAYERED_SIZES = {"smoke": (64, 16_384, 2_000), "quick": (256, 16_384, 10_000), "paper": (1024, 100_000, 100_000)}
-_LOW = ((torch.float32, "fp32"), (torch.bfloat16, "bf16"))  # the dtypes the one- and two-layer checks store in
 
 
 def _model(name: str, preset: str):
-    fields = _MODEL_FIELDS[preset]
     if name in ("diagonal", "rotation"):
-        return model_config("bilinear", variant=name, **fields[name])
+        return model_config("bilinear", variant=name, **_MODEL_FIELDS[preset][name])
     if name == "mamba":
-        return model_config("mamba", eig_range="[-1,1]", **fields["mamba"])
-    return model_config("deltanet", eig_range="[-1,1]", num_layers=int(name[-1]), **fields["deltanet"])
+        return model_config("mamba", eig_range="[-1,1]", **_MODEL_FIELDS[preset]["mamba"])
+    return model_config("deltanet", eig_range="[-1,1]", num_layers=int(name[-1]), **_MODEL_FIELDS[preset]["deltanet"])
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
@@ -98,9 +94,8 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
 def model_of(record: dict[str, Any]) -> str:
     """The ``MODELS`` name of a record's model."""
     m = record["config"]["model"]
-    if m["name"] == "bilinear":
-        return m["variant"]
-    return f"deltanet{m['num_layers']}" if m["name"] == "deltanet" else m["name"]
+    return (m["variant"] if m["name"] == "bilinear" else
+            f"deltanet{m['num_layers']}" if m["name"] == "deltanet" else m["name"])
 
 
 def paper_rows() -> dict[str, dict[str, Any]]:
@@ -111,93 +106,9 @@ def paper_rows() -> dict[str, dict[str, Any]]:
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact part at ``preset``'s sizes (seconds)."""
-    from statetrack.theory.rotations import (best_readout_accuracy, diagonal_periods, eventual_period,
-                                             hand_set_rotation, rotation_orbit, rotation_readout)
-
+    """The exact part at ``preset``'s sizes (seconds): ``theory.counting_mod3``'s rows."""
     check_preset(preset)
-    draws, steps, (num_seqs, length) = CHECK_SIZES[preset]
-    out = []
-    for dtype, name in _LOW:
-        res = diagonal_periods(draws, dtype, seed=0)
-        periods = res["period"]
-        ok = bool((periods > 0).all()) and set(periods.tolist()) <= {1, 2}
-        worst = max(best_readout_accuracy(int(p), MODULUS) for p in periods.unique() if p > 0)
-        out.append(Check(f"Thm 2, one layer (real diagonal), {name}: best readout acc on 1^k", worst,
-                         "= 1/3 (period 1 or 2)", ok, f"{draws} draws of (a, b, h0) in [-1,1]; periods {sorted(set(periods.tolist()))}, "
-                         f"cycle reached by k = {int(res['entry'].max())}"))
-    for dtype, name in _LOW:
-        states = rotation_orbit(MODULUS, steps, dtype)  # (K+1, 2)
-        wrong = int((rotation_readout(states, MODULUS) != torch.arange(steps + 1) % MODULUS).sum())
-        period = int(eventual_period(states.unsqueeze(1))[1])
-        out.append(Check(f"Thm 3, Z3 as a rotation by 2π/3, {name}: wrong counts", wrong, f"= 0 for k ≤ {steps:,}",
-                         wrong == 0, f"the stored orbit is periodic with period {period}"))
-    for m in (3, 5):
-        task = make_task(task_config("modular_addition", modulus=m))
-        model = hand_set_rotation(make_model(model_config("bilinear", variant="rotation", d_model=2),
-                                             task.vocab_size, m), m)
-        batch = task.sample(torch.Generator().manual_seed(m), num_seqs, length)
-        with torch.no_grad():
-            wrong = int((model(batch.inputs).argmax(-1) != batch.targets).sum())
-        out.append(Check(f"Thm 3, hand-set rotation model on Z{m}: wrong answers", wrong, "= 0", wrong == 0,
-                         f"{num_seqs} random sequences of length {length}, every position, against the task's labels"))
-    out += layered_checks(*LAYERED_SIZES[preset])
-    return out
-
-
-def layered_checks(draws: int, steps: int, counter_steps: int) -> list[Check]:
-    """NE Thm 2 with two layers: real two-step products cannot count mod 3; Thm 6's reflections can."""
-    from statetrack.theory.layered_counting import real_two_layer_periods, reflection_counter
-    from statetrack.theory.rotations import best_readout_accuracy
-
-    out = []
-    for dtype, name in _LOW:
-        r = real_two_layer_periods(draws, steps, dtype, seed=0, family="diagonal", m=MODULUS)
-        # A draw still moving after `steps` ones is no evidence either way: left out and reported, as a diverged
-        # run is for an impossibility. The two-layer case must occur: some settled draws alternate layer 2's input.
-        ok = r.powers_of_two and r.exceptions == 0 and r.max_product_imag == 0 and r.alternating_inputs > 0
-        out.append(Check(
-            f"Thm 2, two layers (real diagonal layer 2 driven by layer 1), {name}: best readout acc on 1^k", r.best_acc,
-            "= 1/3 in every draw (period divides 4)", ok and r.best_acc == best_readout_accuracy(4, MODULUS),
-            f"{r.draws_settled}/{draws} draws periodic within {steps:,} ones (the rest left out), periods "
-            f"{', '.join(f'{p}: {n}' for p, n in r.periods.items())} (period: draws), cycle reached by k = "
-            f"{r.max_entry:,}; {r.alternating_inputs} draws feed layer 2 an alternating input; every two-step "
-            f"product's largest |Im λ| = {r.max_product_imag:g}"))
-    res = {dt: reflection_counter(MODULUS, counter_steps, dt) for dt in (torch.float32, torch.float64)}
-    acc = min(c.acc for c in res.values())
-    real_steps = max(abs(complex(z).imag) for c in res.values() for z in c.step_eigenvalues)
-    ev_err = max(c.eigenvalue_error for c in res.values())
-    out.append(Check(
-        f"Thm 6 on 1^k: two reflection layers count mod 3 (k ≤ {counter_steps:,}, fp32 and fp64)", acc, "= 1",
-        acc == 1.0 and real_steps == 0 and ev_err <= 1e-6,
-        f"each transition's eigenvalues are real (±1); the two-step product's are e^(∓2πi/3) to {ev_err:.1e}; largest "
-        f"distance from the exact point: fp32 {res[torch.float32].max_error:.1e}, fp64 {res[torch.float64].max_error:.1e}"))
-    return out
-
-
-def rounding_cycles(draws: int = 256, steps: int = 16_384) -> list[dict[str, Any]]:
-    """Periods on 1^k of two-layer models with a Householder layer 2, and their rounding cycles that 3 divides.
-
-    Shown on the page, not judged: NE's argument is about the exact orbit; these are how its rounded copy can end."""
-    from statetrack.theory.layered_counting import real_two_layer_periods
-
-    rows = []
-    for family in ("deltanet", "fixed_key"):
-        for dtype, _ in _LOW:
-            r = real_two_layer_periods(draws, steps, dtype, seed=0, family=family, m=MODULUS)
-            rows.append({"layer 2": family, "dtype": r.dtype, "draws": draws, "settled": r.draws_settled,
-                         "periods (period: draws)": ", ".join(f"{p}: {n}" for p, n in r.periods.items()),
-                         "periods 3 divides": r.exceptions, "their size (ulps)": r.exception_ulps or None,
-                         "best readout, other draws": r.best_acc_without_exceptions})
-    return rows
-
-
-def ceiling(num_seqs: int, m: int = MODULUS, level: float = LEVEL) -> float:
-    """Accuracy at one length of a model holding nothing of the sum mod ``m``, on ``num_seqs`` random sequences:
-    the top of Binomial(num_seqs, 1/m)'s central ``level`` interval, over ``num_seqs``."""
-    from statetrack.theory.frozen_diagonal import binomial_interval
-
-    return binomial_interval(num_seqs, 1.0 / m, level)[1] / num_seqs
+    return [Check(*r) for r in cm.one_layer_rows(*CHECK_SIZES[preset]) + cm.layered_rows(*LAYERED_SIZES[preset])]
 
 
 def statements() -> list[Statement]:
@@ -205,7 +116,7 @@ def statements() -> list[Statement]:
     # Thm 2 bounds no finite length (float32 orbits can enter their cycle only after thousands of ones), so the
     # impossibility reads the longest test length only
     n, length = _EVAL["quick"].num_seqs, _EVAL["quick"].max_len
-    bound = ceiling(n)
+    bound = cm.ceiling(n, MODULUS, LEVEL)
     why = (f"Thm 2's proof leaves a state with period 1 or 2 on 1^k, which holds nothing of k mod 3; at length "
            f"{length}, the longest tested, such a model answers each of the quick test set's {n} random sequences "
            f"right with probability 1/3, so {round(bound * n)}/{n} = {bound:.3f} tops Binomial({n}, 1/3)'s central "
