@@ -14,18 +14,18 @@ Used in: notebooks/x2_eigenvalue_explorer.md, ``statetrack verify``.
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds, decide,
                                       exact_checks, score, with_metric)
 from statetrack.config import RunConfig
+from statetrack.theory import spectral_readings as sr
+from statetrack.theory.spectral_readings import drift_bound, flip_bound
 
 ID = "x2"
 KEEP_WEIGHTS = True  # claims.run_claim keeps each run's weights beside its record
 ROUNDING = 1e-9  # an exact solution: normalized test accuracy 1 within this (every test length all correct)
-EPS = 2.0 ** -24  # fp32 unit roundoff: the arithmetic our runs train and test in
 METRICS = ("flip_score", "drift", "generator")
 NAMES = {"mamba": "Mamba [-1,1]", "deltanet": "DeltaNet [-1,1]", "rotation": "bilinear rotation",
          "full": "bilinear full"}
@@ -40,8 +40,7 @@ def grid(preset: str, seeds: list[int] | None = None) -> list[RunConfig]:
     from statetrack.claims import bl7, ne1, ne2
 
     check_preset(preset)
-    if seeds is not None:
-        seeds = check_seeds(seeds, ())
+    seeds = None if seeds is None else check_seeds(seeds, ())
     out = [c for c in ne1.grid(preset, seeds=seeds) if c.model.eig_range == "[-1,1]"]
     out += [c for c in bl7.grid(preset, seeds=seeds, models=["rotation", "full"]) if c.task.name == "modular_addition"]
     return out + ne2.grid(preset, seeds=seeds, models=["rotation"])
@@ -63,25 +62,6 @@ def exact(record: dict[str, Any]) -> bool:
     return record["status"] == "ok" and record["summary"]["ood_normalized"] >= 1 - ROUNDING
 
 
-def flip_bound(length: int) -> float:
-    """NE Thm 1, 3: the answer at L depends on the first bit, of which about (|λ₁| |uᵀA("0")u|)^(L/2) survives a
-    random word (λ₁ the eigenvalue of A("1") nearest −1, u its eigenvector; ``spectra.flip_direction``), lost below
-    ε; so an exact solution needs max(|λ₁ + 1|, |uᵀA("0")u − 1|) ≤ 1 − ε^(2/L)."""
-    return 1 - EPS ** (2 / length)
-
-
-def leading_fraction(length: int) -> float:
-    """|λ| / ρ below which an eigen-direction of a state normalized every step is under fp32 resolution within
-    ``length`` steps: ε^(1/length); the others lead, and token 1 of a Z_m solution needs a primitive leading root."""
-    return EPS ** (1 / length)
-
-
-def drift_bound(length: int) -> float:
-    """A rotation whose token v turns 2π(j_v + δ_v)/m drifts by about L·δ̄ on a random word, and half a unit (of
-    2π/m) moves the answer: |δ̄| ≤ 1/(2L). A dense matrix's conjugate pairs cancel their errors: its drift is unread."""
-    return 1 / (2 * length)
-
-
 def _fake(cfg: RunConfig) -> dict[str, Any]:
     return {"key": "hand", "status": "ok", "config": cfg.to_dict(), "summary": {"ood_normalized": 1.0}}
 
@@ -100,22 +80,10 @@ def _load(record: dict[str, Any], model=None):
     return model if model is not None else load_model(record, checkpoint_path(RunConfig.from_dict(record["config"])))
 
 
-def _windows(cfg: RunConfig, model):
-    import torch
-
-    from statetrack import spectra as sp
-
-    if cfg.task.name == "parity":
-        return sp.all_windows(model, range(2))
-    return torch.arange(cfg.task.modulus).unsqueeze(1)  # (m, 1): every number token, no padding
-
-
 def analyse(record: dict[str, Any], model=None) -> dict[str, Any]:
-    """The spectral reading of one run (weights from its checkpoint, or ``model``): cell, seed, ``score``, ``exact``,
-    ``length`` (the longest test length), ``error`` (e.g. a missing checkpoint); for parity ``flip``, ``hold``,
-    ``group``, ``spectral`` (the flip score); for Z_m ``m``, ``spectral`` (worst leading distance to a root, units of
-    2π/m; shown, not judged), ``generator``, ``j1`` (token 1's leading multiples j), ``drift`` (rotation models)."""
-    from statetrack import spectra as sp
+    """The spectral reading of one run (``theory.spectral_readings.read``; weights from its checkpoint, or ``model``)
+    with cell, seed, lr, key, ``score``, ``exact``, ``length`` (the longest test length), ``error`` (e.g. a missing
+    checkpoint); ``spectral`` stays NaN for a run not read."""
     from statetrack.results import RecordError
 
     cfg = RunConfig.from_dict(record["config"])
@@ -127,20 +95,7 @@ def analyse(record: dict[str, Any], model=None) -> dict[str, Any]:
         model = _load(record, model)
     except RecordError as e:
         return {**out, "error": str(e)}
-    tr = sp.transitions(model, _windows(cfg, model))
-    if cfg.task.name == "parity":
-        f = sp.flip_direction(tr)
-        return {**out, "flip": f.flip, "hold": f.hold, "group": f.group, "spectral": f.score}
-    m = cfg.task.modulus
-    lam = sp.eigenvalues(tr).flatten(1)  # (m, G·n) the whole block-diagonal matrix's eigenvalues
-    lead = sp.leading(lam, leading_fraction(cfg.eval.max_len))  # (m, G·n)
-    j, dist = sp.angle_to_roots(lam, m)  # (m, G·n) each
-    j1 = sorted(set(j[1][lead[1]].tolist()))
-    drift = float("nan")
-    if getattr(model, "cfg", None) is not None and getattr(model.cfg, "variant", None) == "rotation":
-        drift = abs(sum(r["turns"] - round(r["turns"]) for r in rotation_turns(record, model)) / m)
-    return {**out, "m": m, "spectral": float((dist[lead] / (2 * math.pi / m)).max()),
-            "generator": any(math.gcd(x, m) == 1 for x in j1), "j1": j1, "drift": drift}
+    return {**out, **sr.read(cfg, model)}
 
 
 def metrics_of(reading: dict[str, Any]) -> dict[str, float]:
@@ -213,64 +168,14 @@ def statements() -> list[Statement]:
 
 
 def checks(preset: str) -> list[Check]:
-    """The readings on hand-set transitions (well under a second): the theorems' constructions read as exact
-    solutions (NE Thm 3's parity automaton, rotations by 2πv/m, Z_5's regular representation), near misses do not."""
-    import torch
-
-    from statetrack import spectra as sp
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
-    from statetrack.theory.fsm_simulation import fsm_bilinear
-
+    """The readings on hand-set transitions (``theory.spectral_readings.construction_checks``, well under a second)
+    at the grid's first parity and Z5 test lengths."""
     check_preset(preset)
     firsts = _firsts(preset)
-    out = []
-
-    def longest(task):  # the longest test length of the grid's first run on ``task``
-        return next(c for (t, _), c in firsts.items() if t == task).eval.max_len
-
-    bound, z_len = flip_bound(longest("parity")), longest("Z5")
-
-    def flip_check(name, mats, kind, want_exact, detail=None):
-        f = sp.flip_direction(sp.Transitions(mats, torch.tensor([[0], [1]]), kind))
-        out.append(Check(f"construction: {name}", f.score, f"flip score {'≤' if want_exact else '>'} {bound:.4f}",
-                         (f.score <= bound) is want_exact, detail or f"λ(1) = {f.flip:+.3f}, uᵀA(0)u = {f.hold:.3f}"))
-
-    def channel_check(name, a0, a1, want_exact):
-        mats = torch.tensor([[[[x]] for x in a0], [[[x]] for x in a1]], dtype=torch.float64)  # (2 tokens, C, 1, 1)
-        flip_check(name, mats, "diagonal", want_exact, f"channels A(0) = {a0}, A(1) = {a1}")
-
-    channel_check("NE Thm 3's parity automaton in one of three channels reads as exact", [1.0, 0.5, -1.0],
-                  [-1.0, 0.2, -1.0], True)
-    channel_check("a [0,1] channel (A(1) = 0.5) does not", [1.0], [0.5], False)
-    r1, r0 = torch.diag(torch.tensor([-1.0, 1.0])), torch.diag(torch.tensor([1.0, -1.0]))  # orthogonal keys
-    flip_check("two reflections along orthogonal keys (a DeltaNet head) read as exact",
-               torch.stack([r0, r1])[:, None].double(), "householder", True)
-
-    def z_check(name, model, cfg, want_exact):
-        a = analyse(_fake(cfg), model)
-        drift = 0.0 if a["drift"] != a["drift"] else a["drift"]  # a dense model's drift is not read
-        holds = bool(a["generator"]) and drift <= drift_bound(z_len)
-        out.append(Check(f"construction: {name}", drift, f"{'reads' if want_exact else 'does not read'} as exact: token "
-                         f"1 primitive and drift ≤ {drift_bound(z_len):g}", holds is want_exact,
-                         f"token 1 at j = {a['j1']}, worst leading distance {a['spectral']:.2g}"))
-
-    for m in (3, 5):
-        cfg = firsts[(f"Z{m}", NAMES["rotation"])]
-        task = make_task(cfg.task)
-        for drift, name, want in ((0.0, f"the rotation θ_v = 2πv/{m} reads on the roots", True),
-                                  (2.0 / z_len, f"a rotation drifting 2/{z_len} of the spacing per token does not",
-                                   False)):
-            model = make_model(cfg.model, task.vocab_size, task.num_classes)
-            with torch.no_grad():
-                angle = (2 * math.pi / m) * torch.arange(float(task.vocab_size)) * (1 + drift)  # (V,)
-                model.transition.copy_(angle.reshape(-1, *[1] * (model.transition.dim() - 1))
-                                       .expand_as(model.transition))
-            z_check(name, model, cfg, want)
-    table = torch.stack([(torch.arange(5) + v) % 5 for v in range(5)], 1)  # (5 states, 5 tokens): q → q + v
-    z_check("the regular representation of Z5 in a full model (H = 5) reads on the roots", fsm_bilinear(table),
-            firsts[("Z5", NAMES["full"])], True)
-    return out
+    longest = {t: c.eval.max_len for (t, _), c in reversed(firsts.items())}  # the grid's first run on each task
+    return [Check(*row) for row in sr.construction_checks(
+        longest["parity"], longest["Z5"], {m: firsts[(f"Z{m}", NAMES["rotation"])] for m in (3, 5)},
+        firsts[("Z5", NAMES["full"])])]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None,
@@ -287,38 +192,13 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
 
 
 def eigen_frame(record: dict[str, Any], model=None) -> Any:
-    """Every eigenvalue of one run's per-token transitions, one row each (the figures' input): panel, seed, token
-    (the window's last), re, im, scaled_re, scaled_im (λ / spectral radius, all that matters with the state
-    normalized every step; unscaled for parity, whose radius is ≤ 1), leading (``leading_fraction``), flip (parity:
-    the flip direction's eigenvalue)."""
+    """Every eigenvalue of one run's per-token transitions, one row each (the figures' input): panel, seed and
+    ``theory.spectral_readings.eigen_rows`` (token, re, im, scaled_re, scaled_im, leading, flip)."""
     import pandas as pd
-    import torch
-
-    from statetrack import spectra as sp
 
     cfg = RunConfig.from_dict(record["config"])
-    model = _load(record, model)
-    parity = cfg.task.name == "parity"
-    tr = sp.transitions(model, _windows(cfg, model))
-    lam = sp.eigenvalues(tr)  # (W, G, n)
-    flat = lam.flatten(1)  # (W, G·n)
-    scaled = flat if parity else flat / flat.abs().amax(-1, keepdim=True)  # (W, G·n)
-    lead = sp.leading(flat, leading_fraction(cfg.eval.max_len))  # (W, G·n)
-    flip = torch.zeros_like(lead)
-    if parity:
-        g, n = sp.flip_direction(tr).group, lam.shape[-1]
-        near = (lam[:, g] + 1).abs().argmin(-1)  # (W,) the flip direction's eigenvalue in block g
-        for w in range(len(flat)):
-            # on "0" a 1×1 block's eigenvalue is the hold value itself; in a wider block (a DeltaNet head)
-            # the hold value uᵀA(0)u is no eigenvalue, so only the "1" windows are marked
-            if int(tr.last_token[w]) == 1 or n == 1:
-                flip[w, g * n + int(near[w]) * (int(tr.last_token[w]) == 1)] = True
     panel = label(cell_of(record))
-    return pd.DataFrame([{"panel": panel, "seed": cfg.seed, "token": str(int(tr.last_token[w])),
-                          "re": float(flat[w, i].real), "im": float(flat[w, i].imag),
-                          "scaled_re": float(scaled[w, i].real), "scaled_im": float(scaled[w, i].imag),
-                          "leading": bool(lead[w, i]), "flip": bool(flip[w, i])}
-                         for w in range(len(flat)) for i in range(flat.shape[1])])
+    return pd.DataFrame([{"panel": panel, "seed": cfg.seed, **r} for r in sr.eigen_rows(cfg, _load(record, model))])
 
 
 def init_contrast(preset: str) -> list[dict[str, Any]]:
@@ -330,15 +210,11 @@ def init_contrast(preset: str) -> list[dict[str, Any]]:
 
     out = []
     for cfg in _firsts(preset).values():
-        cell = cell_of(_fake(cfg))
-        task = make_task(cfg.task)
+        cell, task, L = cell_of(_fake(cfg)), make_task(cfg.task), cfg.eval.max_len
         seed_everything(cfg.seed)  # the initialization the trained run started from
         a = analyse(_fake(cfg), make_model(cfg.model, task.vocab_size, task.num_classes))
-        L = cfg.eval.max_len
-        if cell["task"] == "parity":
-            passes = a["spectral"] <= flip_bound(L)
-        else:
-            passes = a["generator"] and not a["drift"] > drift_bound(L)
+        passes = (a["spectral"] <= flip_bound(L) if cell["task"] == "parity"
+                  else a["generator"] and not a["drift"] > drift_bound(L))
         out.append({"what": label(cell), "seed": cfg.seed, "spectral": a["spectral"],
                     **({"flip": a["flip"], "hold": a["hold"]} if "flip" in a else {"j1": a["j1"]}),
                     "rule passes untrained": bool(passes)})
@@ -346,15 +222,8 @@ def init_contrast(preset: str) -> list[dict[str, Any]]:
 
 
 def rotation_turns(record: dict[str, Any], model=None) -> list[dict[str, Any]]:
-    """A rotation model's signed angle θ_v per number token (first 2×2 block), in units of 2π/m, in [−½, m − ½).
-
-    R(θ) and R(−θ) have the same eigenvalues e^{±iθ}: only the signed angles tell a token that turns forward from
-    one that turns back; solving Z_m needs θ_v ≡ v·θ_1 (mod 2π), a homomorphism Z_m → SO(2).
-    """
+    """A rotation model's signed angle θ_v per number token in units of 2π/m (``theory.spectral_readings.turns``)."""
     cfg = RunConfig.from_dict(record["config"])
-    m = cfg.task.modulus
-    theta = _load(record, model).tables()[0][:m, 0].detach().double()  # (m,) first block's angle per number token
-    turns = (theta / (2 * math.pi / m) + 0.5) % m - 0.5  # in [−0.5, m − 0.5): a root j sits at j, never at m
-    panel = label(cell_of(record))
-    return [{"panel": panel, "seed": cfg.seed, "token": v, "turns": float(turns[v]), "m": m, "score": score(record)}
-            for v in range(m)]
+    turns, panel = sr.turns(cfg, _load(record, model)), label(cell_of(record))
+    return [{"panel": panel, "seed": cfg.seed, "token": v, "turns": float(turns[v]), "m": cfg.task.modulus,
+             "score": score(record)} for v in range(cfg.task.modulus)]
