@@ -23,8 +23,7 @@ from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Ch
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
 from statetrack.results import paper_numbers
-from statetrack.tasks import make_task, task_config
-from statetrack.theory import letters
+from statetrack.theory import board_facts
 from statetrack.theory.predictions import counts_only, predict_model
 
 ID = "x1"
@@ -92,15 +91,13 @@ def row_of(model: dict[str, Any]) -> str | None:
 def column_of(task: dict[str, Any]) -> str | None:
     """A task config (as a dict) → its leaderboard column, or None."""
     name = task["name"]
-    if name == "parity":
-        return "parity"
     if name == "modular_addition":
         return "Z3" if task["modulus"] == 3 else None
     if name == "word_problem" and task.get("tokens_per_element", 1) == 1:
         return {("S3", "all"): "S3", ("S5", "swaps"): "S5_swaps"}.get((task["group"], task["elements"]))
     if name == "fsm" and task["num_permutation_letters"] == task["alphabet_size"]:
         return "fsm_perm"
-    return None
+    return "parity" if name == "parity" else None
 
 
 def cell_of(record: dict[str, Any]) -> dict[str, Any]:
@@ -273,11 +270,6 @@ def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
     return {k: dict(v) for k, v in _paper_rows()}
 
 
-@functools.lru_cache(maxsize=None)
-def _ceiling(task_cfg: Any, length: int) -> tuple[float, ...]:
-    return tuple(letters.count_only_ceiling(make_task(task_cfg), length))
-
-
 def _ceiling_length(column: str, runs: list[RunConfig]) -> int:
     """Where a cell's count-only ceiling is computed: its shortest first test length, at most ``CEILING_LEN``."""
     return min(min(c.eval.min_len for c in runs), CEILING_LEN[column])
@@ -286,9 +278,8 @@ def _ceiling_length(column: str, runs: list[RunConfig]) -> int:
 def _bound(column: str, runs: list[RunConfig]) -> dict[str, Any]:
     """The count-only bound of a column for its cell's runs at every preset judged (the loosest: shortest first
     test length, fewest test sequences)."""
-    task, length, n = make_task(runs[0].task), _ceiling_length(column, runs), min(c.eval.num_seqs for c in runs)
-    return {"value": round(letters.ceiling_bound(task, length, n), 4), "length": length, "n": n,
-            "ceiling": letters.normalized(_ceiling(runs[0].task, length)[-1], task.chance)}
+    length, n = _ceiling_length(column, runs), min(c.eval.num_seqs for c in runs)
+    return {**board_facts.count_bound(runs[0].task, length, n), "length": length, "n": n}
 
 
 def _cell_statement(row: str, column: str) -> Statement | None:
@@ -357,31 +348,15 @@ def statement_of(row: str, column: str) -> Statement | None:
 
 
 def checks(preset: str) -> list[Check]:
-    """Training-free facts the statements rely on (seconds)."""
+    """Training-free facts the statements rely on (``theory.board_facts``, seconds)."""
     check_preset(preset)
     cfg = next(c for (_, col), cfgs in _board(preset).items() if col == "fsm_perm" for c in cfgs)
-    facts = letters.facts(make_task(cfg.task).table)
-    longest, m = max(max(c) for c in facts["cycles"]), facts["states"]
-    out = [Check(f"letters: perm FSM ({m} states): letters do not commute", float(not facts["commute"]),
-                 "= 1 (some pair ab ≠ ba)", not facts["commute"], "δ(δ(q, a), b) vs δ(δ(q, b), a) over all q, a, b"),
-           Check(f"letters: perm FSM ({m} states): a letter with a cycle of length ≥ 3", float(longest), "≥ 3",
-                 longest >= 3, f"cycle lengths per letter: {facts['cycles']}")]
-    for group, elements in (("S3", "all"), ("S5", "swaps")):
-        task = make_task(task_config("word_problem", group=group, elements=elements))
-        abelian = letters.tokens_commute(task.mul_table, task.elements_drawn)
-        out.append(Check(f"letters: {group} ({elements}) tokens do not commute", float(not abelian), "= 1",
-                         not abelian, f"{len(task.elements_drawn)} token elements, |G| = {task.group_order}"))
     ceilings = {}  # (task config, length) → column, once each, for the impossible statements
     for s in (s for s in _statements() if s.kind == "impossible"):
         runs = _board(s.presets[0])[(s.where["model"], s.where["task"])]
         ceilings.setdefault((runs[0].task, _ceiling_length(s.where["task"], runs)), s.where["task"])
-    for (task_cfg, length), column in ceilings.items():
-        c = _ceiling(task_cfg, length)
-        rises = max((b - a for a, b in zip(c, c[1:])), default=0.0)
-        out.append(Check(f"ceiling: {TASK_NAMES[column]}: count-only ceiling never rises over lengths 1–{length}",
-                         rises, "≤ 1e-12", rises <= 1e-12,
-                         f"raw accuracy {c[0]:.4f} at length 1, {c[-1]:.4f} at {length}"))
-    return out
+    return [Check(*row) for row in (*board_facts.letter_checks(cfg.task), *(
+        board_facts.ceiling_check(TASK_NAMES[column], t, length) for (t, length), column in ceilings.items()))]
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
@@ -398,8 +373,7 @@ def board(v: Verdict, records: list[dict[str, Any]] = ()) -> Any:
     import pandas as pd
 
     source: dict[tuple[str, str], set[str]] = {}
-    for r in records:
-        c = cell_of(r)
+    for c, r in ((cell_of(r), r) for r in records):
         source.setdefault((c["model"], c["task"]), set()).add(r["claim"])
     outcome = {(o.statement.where["model"], o.statement.where["task"]): o for o in v.statements
                if o.statement.kind != "exact"}
