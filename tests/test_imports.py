@@ -107,7 +107,8 @@ def test_from_dict_without_registries_says_what_to_import():
 LAYERS = [
     ("config",),
     ("tasks", "models"),
-    ("training", "evaluate", "provenance", "theory", "memory", "kernel_client", "plotting", "spectra"),
+    ("evaluate", "spectra"),  # scores and spectra of a model: the theory's checks read them too
+    ("training", "provenance", "theory", "memory", "kernel_client", "plotting"),
     ("results", "cost", "bench", "figures"),
     ("runs", "migrate", "peers"),
     ("claims",),
