@@ -10,6 +10,15 @@ NE (negative eigenvalues):
 - ``modular_arithmetic``: NE Table 3's modular arithmetic without brackets as an automaton. ne4.
 - ``word_problems``: NE Thm 3 and Fig. 4/8 (a group word problem tracked by one linear map per token). ne5, ne6.
 - ``cascade``: NE Thm 4 (any automaton as a holonomy cascade of permutation–reset layers, each letter a GH product).
+- ``counting_mod3``: NE Thms 2, 3, 6 on 1^k as check rows (real orbits cannot count mod 3; a rotation or two
+  reflections can) and the bound a state holding no count scores. ne2, ne3.
+- ``gh_checks``: NE Prop 1, Thms 3, 4, 6 as check rows at given sizes. ne3.
+- ``chomsky_part``: NE Table 3's arithmetic automaton in a bilinear RNN, the spectra its words need, the
+  majority-answer floor. ne4.
+- ``s5_part``: NE Thm 3 and Prop 1 on S5 (trackers, reflections per element, a swap's eigenvalue −1). ne5.
+- ``z60_tracking``: NE Thms 2 and 3 on Z60 (rotations as two reflections; non-real eigenvalues needed). ne6.
+- ``spectral_readings``: NE Thms 1–3 read off a trained model's transitions: what an exact solution's spectrum
+  must show in fp32. x2.
 
 BL (bilinear state transitions):
 
@@ -20,10 +29,18 @@ BL (bilinear state transitions):
 - ``additive_terms``: pure against affine updates of the frozen random diagonal network. bl6.
 - ``commuting``: BL Prop 2 (a shared eigenbasis forces commutativity). bl7.
 - ``frozen_diagonal``: BL Prop 3 (a frozen random diagonal network learns parity from two examples). bl8.
+- ``fsm_exact``: BL Prop 1 checked on random machines, with and without normalization. bl1.
+- ``hand_set_addition``: BL's mod-addition table by hand-set models (full, CP, block 2, R2; the diagonal at m = 2). bl2.
+- ``machine_sync``: per random machine, the fraction of words that synchronise and the window ceiling. bl3.
+- ``arithmetic_part``: BL's per-step arithmetic as an m²-state automaton, and that no fewer states suffice. bl4.
+- ``block_size_part``: hand-set blocks of the smallest sufficient size at m = 5, and what b = 1 cannot do. bl5.
+- ``frozen_checks``: BL Prop 3 and the additive-terms ablation as check rows. bl6, bl8.
+- ``shared_eigenbasis``: BL Prop 2 on the package's models, and the count-only ceiling on S3. bl7.
 
 Both papers and their follow-ups:
 
 - ``letters``: the letters' facts x1 shows beside each task (do they commute, the longest cycle).
+- ``board_facts``: x1's tasks' letters do not commute, and the bound a count-only state reaches on them. x1.
 - ``groups``: the order of the group a task's letters generate (closure of their permutations). bl5, x1.
 - ``predictions``: the class × task table of what one layer (and more) can track, each cell citing its theorem;
   the zoo's models mapped to their transition classes.
