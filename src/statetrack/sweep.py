@@ -54,10 +54,11 @@ class Item:
 def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
     """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order; with
     ``pilot``, the runs of their recorded pilots at ``preset`` instead (``pilots.of``, seeds 100 and up; ``ids``
-    must name claims that have pilots there)."""
+    must name claims that have pilots there, or be ["all"]: every claim that has)."""
     from statetrack.claims import check_preset, get_claim, select
 
     check_preset(preset)
+    every = "all" in ids
     ids = select(ids)
     for i in ids:
         get_claim(i)  # names an unknown or unbuilt claim before anything runs
@@ -67,6 +68,8 @@ def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
 
     found = {i: pilots.of(i) for i in select(["all"])}
     with_pilots = [i for i, by in found.items() if by]
+    if every:  # "all": every claim with pilots at this preset
+        ids = [i for i in with_pilots if preset in found[i]]
     items = []
     for i in ids:
         if i not in with_pilots:
