@@ -85,3 +85,11 @@ def test_the_recipes_chapter_table_has_a_row_per_pilot_and_cell(monkeypatch):
     body = next(iter(table.findall(nodes.tbody)))
     assert len(body.children) == len(frame) == sum(len(pilots.rows(c)) for c in pilots.PILOTS)
     assert "–" in body.astext()  # nothing recorded: no number, a dash
+
+
+@pytest.mark.parametrize("claim", sorted(pilots.PILOTS))
+def test_each_row_is_one_pilot_on_one_cell(claim, monkeypatch):
+    """Two cells that differ (e.g. one or two tokens per element) never share a row: every row holds its seeds."""
+    _store(monkeypatch, {run_key(c): fake_record(c, 0.5, summary={"test_ppl_within": 5.0})
+                         for _, c in pilots.runs(claim)})
+    assert all(r["recorded"] == r["seeds"] for r in pilots.rows(claim))

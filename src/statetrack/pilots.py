@@ -153,7 +153,8 @@ def _label(cfg: RunConfig) -> str:
     """The cell a pilot run stands for: its model and task, whatever the pilot changed in them."""
     m, t = cfg.model, cfg.task
     what = f"{m.name} {getattr(m, 'eig_range', None) or getattr(m, 'variant', None) or ''}".strip()
-    facts = [f"{k}={getattr(t, k)}" for k in ("modulus", "group", "num_states", "corpus") if getattr(t, k, None)]
+    facts = [f"{k}={getattr(t, k)}" for k in ("modulus", "group", "tokens_per_element", "num_states", "corpus")
+             if getattr(t, k, None)]
     return f"{what}, {' '.join([t.name, *facts])}"
 
 
