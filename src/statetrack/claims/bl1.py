@@ -16,8 +16,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, at_most, check_lrs,
-                                      check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, Cell, Check, Statement, at_least,
+                                      at_most, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
+                                      paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.results import run_key
@@ -32,8 +33,7 @@ _MACHINE = {"smoke": (5, 3, 3), "quick": (25, 4, 4), "paper": (50, 10, 5)}  # st
 _WIDTH = {"smoke": 8, "quick": 64, "paper": 128}
 _TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
           "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
-          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                               min_len=2, max_len=10, eval_every=5000, log_every=100)}
+          "paper": BL_PAPER_TRAIN}
 _EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
          {"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)}.items()}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}

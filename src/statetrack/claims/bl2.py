@@ -17,9 +17,9 @@ from itertools import product
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, matches,
-                                      paper_lookup)
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, Cell, Check, Statement, at_least,
+                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
+                                      matches, paper_lookup)
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -51,8 +51,7 @@ _WIDTH = {"smoke": dict(bilinear=8, rnn=16, stack=16), "quick": dict(bilinear=64
           "paper": dict(bilinear=128, rnn=256, stack=128)}  # H of bilinear models, LSTM/Elman, Mamba/Transformer
 _TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
           "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
-          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                               min_len=2, max_len=10, eval_every=5000, log_every=100)}
+          "paper": BL_PAPER_TRAIN}
 _SHORT = {"quick": 300}  # Mamba and the Transformer at quick: they do not fit m = 25 even in distribution
 _EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
          {"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)}.items()}

@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
-                                      paper_lookup)
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check,
+                                      Statement, at_least, check_choice, check_lrs, check_seeds, decide, exact_checks,
+                                      expand, from_paper, paper_lookup)
 from statetrack.config import EvalConfig, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -50,8 +50,7 @@ _FIELDS = {  # preset → model → its fields (full and block: the bilinear var
 }
 _TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
           "quick": TrainConfig(num_steps=3000, batch_size=128, lr=3e-3, warmup_steps=150, min_len=3, max_len=19),
-          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                               min_len=3, max_len=19, eval_every=5000, log_every=100)}
+          "paper": replace(BL_PAPER_TRAIN, min_len=3, max_len=19)}
 _TRAIN_EDITS = {("quick", "lstm"): dict(lr=1e-2), ("quick", "mamba"): dict(lr=1e-2, num_steps=1000, warmup_steps=50)}
 # Odd lengths: a per-step expression of 2n − 1 tokens ends on its n-th digit, where the answer is; 501 = 251 digits,
 # the first length ≥ 500 that ends on a digit (and training's 3–19 tokens are BL's 2–10 numbers).

@@ -13,8 +13,9 @@ import functools
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, PAPER_TOLERANCE, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
+                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
+                                      paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -34,8 +35,7 @@ BLOCKS = {"smoke": dict.fromkeys(("Z5", "S5machine"), (1, 2, 4, 12)),  # preset 
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 _TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
           "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
-          "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                               min_len=2, max_len=10, eval_every=5000, log_every=100)}
+          "paper": BL_PAPER_TRAIN}
 _EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
          {"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)}.items()}
 _EVAL_ARITH = EvalConfig(min_len=501, max_len=501, num_seqs=1024)  # paper only; an odd length ends on a digit

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (Cell, Check, Statement, at_least, at_most, check_lrs, check_seeds, decide,
-                                      exact_checks, expand, from_paper, paper_lookup)
+from statetrack.claims.common import (BL_PAPER_TRAIN, Cell, Check, Statement, at_least, at_most, check_lrs, check_seeds,
+                                      decide, exact_checks, expand, from_paper, paper_lookup)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -37,8 +37,7 @@ _WIDTH = {"smoke": 4, "quick": 8, "paper": 16}
 TRAIN = {  # the trained contrast's recipe, lengths 2–10 (bl6 trains its cells with it too)
     "smoke": TrainConfig(num_steps=10, batch_size=8, lr=1e-2, warmup_steps=2, min_len=2, max_len=10, log_every=1),
     "quick": TrainConfig(num_steps=300, batch_size=128, lr=1e-2, warmup_steps=15, min_len=2, max_len=10),
-    "paper": TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                         min_len=2, max_len=10, eval_every=5000, log_every=100),
+    "paper": BL_PAPER_TRAIN,
 }
 EVAL = {"smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),
         "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),

@@ -26,6 +26,9 @@ from statetrack.evaluate import best_of, median_mad
 DEFAULT_METRIC = "ood_normalized"
 NE_PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)  # NE App. E.1.1: the best median over seeds among these rates
 BL_PAPER_LRS = (1e-3, 1e-4, 1e-5)  # BL: best of three rates (secondary source); the values are our guess
+#: BL's paper-preset training on lengths 2–10 (100k steps × 64, the secondary source's budget); lr is the first rate.
+BL_PAPER_TRAIN = TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
+                             min_len=2, max_len=10, eval_every=5000, log_every=100)
 MODEL_NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet", "transformer": "Transformer", "mlstm": "mLSTM",
                "slstm": "sLSTM", "lstm": "LSTM", "elman": "Elman", "full": "full bilinear", "cp": "CP bilinear",
                "block": "block-diagonal bilinear", "block2": "block-diagonal b=2", "diagonal": "real diagonal (b=1)",
