@@ -36,7 +36,7 @@ def test_quick_grid_is_three_cells_at_three_seeds_and_leaves_bl1s_cell_to_bl1():
     assert len(cfgs) == 3 * 3 and sorted({c.seed for c in cfgs}) == [0, 1, 2]
     assert {(bl3.model_key(c.model.to_dict()), c.task.num_states, c.task.num_permutation_letters) for c in cfgs} \
         == {("full", 25, 0), ("lstm", 25, 0), ("lstm", 25, 4)}
-    assert {(c.model.name, c.train.lr, c.train.num_steps) for c in cfgs} == {("bilinear", 3e-3, 800),
+    assert {(c.model.name, c.train.lr, c.train.num_steps) for c in cfgs} == {("bilinear", 3e-3, 1600),
                                                                              ("lstm", 1e-2, 800)}
     assert not {run_key(c) for c in bl1.grid("quick")} & {run_key(c) for c in cfgs}
     paper = bl3.grid("paper")

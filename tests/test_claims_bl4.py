@@ -32,7 +32,7 @@ def test_grid_is_per_step_arithmetic():
     assert {(c.task.name, c.task.format, c.task.modulus) for c in cfgs} == {("modular_arithmetic", "per_step", 5)}
     assert {c.eval.max_len for c in cfgs} == {501} and sorted(c.seed for c in cfgs) == [0, 1, 2]
     assert {(c.model.variant, c.model.d_model, c.train.num_steps, c.train.lr) for c in cfgs} == {("full", 64, 3000,
-                                                                                                  3e-3)}
+                                                                                                  1e-2)}
     assert {c.model.name for c in bl4.grid("quick", models=["lstm", "mamba"])} == {"lstm", "mamba"}  # on request
     paper = bl4.grid("paper")
     assert len(paper) == 4 * 3 * 3 and sorted({c.train.lr for c in paper}) == [1e-5, 1e-4, 1e-3]

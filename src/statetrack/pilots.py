@@ -42,7 +42,8 @@ PILOTS: dict[str, tuple[str, bool, tuple[Pilot, ...]]] = {
     "ne1": ("ood_normalized", False, (
         Pilot(RECIPE, "the recipe on the [-1,1] cells", NEG),
         Pilot("lr 3e-3", "the prototype's learning rate", MAMBA_NEG, {"train.lr": 3e-3}),
-        Pilot("no convolution", "DeltaNet without the paper's short convolution", DELTANET_NEG, {"model.d_conv": 0}),
+        Pilot("with convolution", "DeltaNet with the paper's short convolution (the earlier recipe)", DELTANET_NEG,
+              {"model.d_conv": 4}),
         Pilot("label at the end only", "the NE code's final-answer label", MAMBA_NEG, {"task.supervision": "final"}))),
     "ne2": ("ood_normalized", False, (
         Pilot(RECIPE, "one rotation block, lr 1e-2, on ten pilot seeds", ROTATION_ONE_BLOCK, seeds=tuple(range(100, 110))),
@@ -62,20 +63,22 @@ PILOTS: dict[str, tuple[str, bool, tuple[Pilot, ...]]] = {
         Pilot(RECIPE, "the full model at m = 25, H = 64", {**FULL, "task.modulus": 25}),
         Pilot("H = 32", "a narrower full model", {**FULL, "task.modulus": 25}, {"model.d_model": 32}))),
     "bl3": ("ood_normalized", False, (
-        Pilot(RECIPE, "800 steps on the uniform 25-state table", UNIFORM_25),
-        Pilot("1,600 steps", "twice the steps", {**UNIFORM_25, **FULL}, {"train.num_steps": 1600}),
-        Pilot("lr 1e-2", "the full model at the LSTM's rate", {**UNIFORM_25, **FULL}, {"train.lr": 1e-2}),
+        Pilot(RECIPE, "the uniform 25-state table: the full model 1,600 steps, the LSTM 800", UNIFORM_25),
+        Pilot("800 steps", "half the full model's steps (the earlier recipe)", {**UNIFORM_25, **FULL},
+              {"train.num_steps": 800}),
+        Pilot("lr 1e-2 at 800 steps", "the full model at the LSTM's rate, against the earlier recipe",
+              {**UNIFORM_25, **FULL}, {"train.lr": 1e-2, "train.num_steps": 800}),
         Pilot("k = m letters", "25 letters instead of 4", {**UNIFORM_25, "model.name": "lstm"},
               {"task.alphabet_size": 25}))),
     "bl4": ("ood_normalized", False, (
-        Pilot(RECIPE, "3,000 steps at 3e-3", FULL, seeds=(100, 101)),
-        Pilot("lr 1e-2", "a larger step", FULL, {"train.lr": 1e-2}, seeds=(100, 101)))),
+        Pilot(RECIPE, "3,000 steps at 1e-2", FULL, seeds=(100, 101)),
+        Pilot("lr 3e-3", "a smaller step (the earlier recipe)", FULL, {"train.lr": 3e-3}, seeds=(100, 101)))),
     "bl6": ("ood_normalized", False, (
-        Pilot(RECIPE, "the block model on mod 5, 2,000 steps", {"model.variant": "block", "model.additive": False,
-                                                               "task.name": "modular_addition"}),
-        Pilot("600 steps", "the parity budget's order", {"model.variant": "block", "model.additive": False,
-                                                         "task.name": "modular_addition"},
-              {"train.num_steps": 600}))),
+        Pilot(RECIPE, "the block model on mod 5, 600 steps", {"model.variant": "block", "model.additive": False,
+                                                             "task.name": "modular_addition"}),
+        Pilot("2,000 steps", "over three times the steps (the earlier recipe)",
+              {"model.variant": "block", "model.additive": False, "task.name": "modular_addition"},
+              {"train.num_steps": 2000}))),
     "bl7": ("ood_normalized", False, (
         Pilot(RECIPE, "one rotation block on Z5, eight pilot seeds", {**ROTATION_ONE_BLOCK, "task.name": "modular_addition"},
               seeds=tuple(range(100, 108))),

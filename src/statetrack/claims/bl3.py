@@ -60,6 +60,7 @@ _FIELDS = {  # preset → model → (registry name, fields)
               "mamba": ("mamba", dict(d_model=128, num_layers=4)),
               "transformer": ("transformer", dict(d_model=128, num_layers=4, num_heads=4))}}
 _LR = {"quick": {"full": 3e-3, "lstm": 1e-2}}  # per-model rates where the preset has them
+_STEPS = {"quick": {"full": 1600}}  # per-model step counts where the preset has them (the recorded pilots test 800)
 _PAPER_MODELS = {"Bilinear (full)": "full", "Factored bilinear": "cp", "Block-diag b=2": "block2", "LSTM": "lstm",
                  "Mamba (4 layers)": "mamba", "Mamba": "mamba", "Elman RNN": "elman"}
 
@@ -77,8 +78,9 @@ def model_of(preset: str, name: str) -> ModelConfig:
 
 
 def train_of(preset: str, name: str) -> TrainConfig:
-    lr = _LR.get(preset, {}).get(name)
-    return replace(_TRAIN[preset], lr=lr) if lr else _TRAIN[preset]
+    edits = {k: v for k, v in (("lr", _LR.get(preset, {}).get(name)),
+                                ("num_steps", _STEPS.get(preset, {}).get(name))) if v}
+    return replace(_TRAIN[preset], **edits)
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,

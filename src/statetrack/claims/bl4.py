@@ -51,7 +51,7 @@ _FIELDS = {  # preset → model → its fields (full and block: the bilinear var
 _TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
           "quick": TrainConfig(num_steps=3000, batch_size=128, lr=3e-3, warmup_steps=150, min_len=3, max_len=19),
           "paper": replace(BL_PAPER_TRAIN, min_len=3, max_len=19)}
-_TRAIN_EDITS = {("quick", "lstm"): dict(lr=1e-2), ("quick", "mamba"): dict(lr=1e-2, num_steps=1000, warmup_steps=50)}
+_TRAIN_EDITS = {("quick", "full"): dict(lr=1e-2), ("quick", "lstm"): dict(lr=1e-2), ("quick", "mamba"): dict(lr=1e-2, num_steps=1000, warmup_steps=50)}
 # Odd lengths: a per-step expression of 2n − 1 tokens ends on its n-th digit, where the answer is; 501 = 251 digits,
 # the first length ≥ 500 that ends on a digit (and training's 3–19 tokens are BL's 2–10 numbers).
 _EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
