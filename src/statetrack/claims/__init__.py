@@ -153,8 +153,7 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     their values. Under papermill an undeclared parameter is refused too (``injected_parameters``). A bad value
     raises ``ConfigError`` naming it. Returns a namespace with lower-case names (``MODELS`` → ``models``).
     """
-    import pandas as pd
-
+    from statetrack import tables
     from statetrack.results import scratch_for_smoke
     from statetrack.training import resolve_device
 
@@ -165,9 +164,7 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     if not isinstance(PRESET, str) or PRESET not in PRESETS:
         raise ConfigError(f"bad PRESET {PRESET!r}: allowed: {', '.join(PRESETS)}")
     scratch_for_smoke(PRESET)  # a smoke page never writes into data/results
-    # a page shows whole tables: pandas would cut a long verdict table to its first and last five rows
-    pd.set_option("display.max_rows", None)
-    pd.set_option("display.max_columns", None)
+    tables.register()  # a page shows whole tables, without pandas' index column, "–" for a missing value
     seeds = _as_list("SEEDS", SEEDS)
     if seeds is not None:
         check_seeds(seeds, ())

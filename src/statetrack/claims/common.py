@@ -193,22 +193,37 @@ class Verdict:
                 "rows": self.rows}
 
     def table(self) -> Any:
-        """The statements as a pandas frame (what a claim page shows first): one row per statement."""
+        """The statements as a pandas frame: one row per statement, its outcome and, for one not run, why."""
         import pandas as pd
 
         out = []
         for o in self.statements:
             d = o.to_dict()
-            seeds = "–" if d["seeds"] is None or d["seeds_pass"] is None else f"{d['seeds_pass']} of {d['seeds']}"
+            seeds = None if d["seeds"] is None or d["seeds_pass"] is None else f"{d['seeds_pass']} of {d['seeds']}"
             out.append({"statement": d["id"], "paper's claim": d["text"], "source": d["source"] + (
                 " (ours)" if d["ours"] else ""), "kind": d["kind"], "rule": d["rule"],
-                "paper": "–" if d["paper"] is None else f"{d['paper']:.3g}",
-                "ours": "–" if d["value"] is None else f"{d['value']:.3g}", "seeds passing": seeds,
-                "outcome": d["outcome"] + (f" ({d['reason']})" if d["reason"] else "")})
-        return pd.DataFrame(out).set_index("statement") if out else pd.DataFrame()
+                "paper": None if d["paper"] is None else f"{d['paper']:.3g}",
+                "ours": None if d["value"] is None else f"{d['value']:.3g}", "seeds passing": seeds,
+                "outcome": d["outcome"], "why not run": d["reason"] if d["outcome"] == "not run" else None})
+        return pd.DataFrame(out)
 
-    def frame(self, paper: dict[str, str] | None = None) -> Any:
-        """The cell table as a pandas frame: one row per cell, per cell not run here, and per exact check.
+    def show_statements(self) -> Any:
+        """The statements as a page shows them (``tables.Shown``): the judged ones as a table, those not run at
+        this preset in one line per reason."""
+        from statetrack import tables
+
+        t = self.table()
+        if t.empty:
+            return tables.show(t)
+        judged, skipped = t[t["outcome"] != "not run"], t[t["outcome"] == "not run"]
+        lines = [f"Not run at this preset ({len(g)} of {len(t)}): {', '.join(g['statement'])}"
+                 + (f" — {why}" if why != "–" else "") + "."
+                 for why, g in skipped.fillna({"why not run": "–"}).groupby("why not run", sort=False)]
+        return tables.Shown(judged.drop(columns="why not run") if len(judged) else None, after=lines)
+
+    def frame(self, paper: dict[str, str] | None = None, part: str | None = None) -> Any:
+        """The cell table as a pandas frame: one row per cell, per cell not run here, and per exact check; ``part``
+        keeps one kind of row ("trained", "not run", "exact" or "comparison").
 
         ``paper``: row key → heading, e.g. ``{"paper_best": "paper best (T3)"}`` (default: the paper's best and median
         where any row has them)."""
@@ -219,6 +234,8 @@ class Verdict:
                      if any(r.get(k) is not None for r in self.rows)}
         out = []
         for r in self.rows:
+            if part is not None and r.get("part") != part:
+                continue
             row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
             if r.get("part") == "trained":
                 row.update({"ours best": r["ours_best"], "ours median": r["ours_median"], "MAD": r["ours_mad"],
@@ -229,7 +246,32 @@ class Verdict:
                 row.update({"ours best": r["ours"], "note": f"{r['part']}: {r['rule']}: "
                                                             f"{'holds' if r['pass'] else 'fails'}"})
             out.append(row)
-        return pd.DataFrame(out).set_index("what") if out else pd.DataFrame()
+        return pd.DataFrame(out)
+
+    def checks(self) -> Any:
+        """The exact checks and comparisons of the verdict as a pandas frame: one row per check."""
+        import pandas as pd
+
+        return pd.DataFrame([{"check": r["label"], "kind": r["part"], "ours": r["ours"], "rule": r["rule"],
+                              "holds": bool(r["pass"]), "detail": r.get("detail", "")}
+                             for r in self.rows if r.get("part") in ("exact", "comparison")])
+
+    def show_cells(self, paper: dict[str, str] | None = None, digits: int = 3) -> Any:
+        """The cell table as a page shows it (``tables.Shown``): the trained cells, numbers to ``digits``; the cells
+        not run at this preset in one line; the exact checks apart, in one line where all hold."""
+        from statetrack import tables
+
+        trained = self.frame(paper, part="trained").round(digits)
+        if len(trained):
+            trained = trained.drop(columns=[c for c in ("note",) if c in trained and not trained[c].any()])
+        skipped = [r for r in self.rows if r.get("part") == "not run"]
+        lines = []
+        for rule in dict.fromkeys(r["rule"] for r in skipped):
+            labels = [r["label"] for r in skipped if r["rule"] == rule]
+            lines.append(f"{rule[0].upper()}{rule[1:]} ({len(labels)} cells): {'; '.join(labels)}.")
+        checks = self.checks()
+        below = tables.checks(checks.round(digits), what="exact checks") if len(checks) else None
+        return tables.Shown(trained if len(trained) else None, after=lines, then=below)
 
 
 # ----------------------------------------------------------------------------- statements
