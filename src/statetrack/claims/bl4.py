@@ -32,10 +32,9 @@ HEADLINE = "full-m5"  # the scoreboard's statement
 MODULUS = {"smoke": 3, "quick": 5, "paper": 50}
 _MODELS = {"smoke": ("full", "lstm"), "quick": ("full",), "paper": MODELS}
 _SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-QUICK_REASON = ("the quick preset runs m = 5: at three seeds its 3.5-CPU-minute budget holds the full model's cell "
-                "only (2.7 min by its seed-0 record; the LSTM took 72 s a run, the block model 52 s), and m = 50's "
-                "2,500-state machine needs a full model far wider than a CPU trains (a width-100 model took 74 ms a "
-                "step in our calibration)")
+QUICK_REASON = ("the quick preset runs m = 5: at three seeds its budget holds the full model's cell only (its "
+                "recorded cost is in the teaching guide's budget table), and m = 50's 2,500-state machine needs a "
+                "full model far wider than a CPU trains in minutes")
 CAPACITY_REASON = ("with our grammar (BL's is not known) the task is a machine with m² = 2,500 states, a proved lower "
                    "bound (exact part); the one construction we know needs H ≥ 2,500 and the paper preset's H = 256 "
                    "is a tenth of it, so a score there tests our guesses at BL's grammar and width, not BL's claim; "
