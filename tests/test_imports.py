@@ -112,7 +112,7 @@ LAYERS = [
     ("results", "cost", "bench", "figures"),
     ("runs", "migrate", "peers"),
     ("claims",),
-    ("pilots",),
+    ("pilots", "analysis"),  # analysis: readings of trained runs that pages report
     ("sweep", "leaderboard", "widgets"),
     ("scoreboard",),
     ("book",),
