@@ -230,3 +230,23 @@ def test_split_row_counts_files_and_bytes_of_a_directory(tmp_path, monkeypatch):
     monkeypatch.setattr(byte_lm, "load_corpus", lambda corpus: byte_lm.Corpus(docs, "f"))
     with pytest.raises(ValueError, match="two splits.*'b'"):
         corpus_splits.split_row("twice")
+
+
+# ----------------------------------------------------------------------------- a grid's cost
+
+
+def test_grid_estimate_sums_the_runs_a_benchmark_covers(monkeypatch):
+    from statetrack import cost
+
+    grid = ne7.grid("smoke")
+    measured = {"deltanet": (1000.0, 10**9)}  # tokens/s, a parameter count above every smoke model's
+    monkeypatch.setattr(cost, "bench_throughput", lambda device_type: measured)
+    est = cost.grid_estimate(grid, "cpu")
+    deltanets = [c for c in grid if c.model.name == "deltanet"]
+    assert est["runs"] == len(grid) and est["measured"] == len(deltanets)
+    assert est["tokens"] == sum(c.train.num_steps * c.train.batch_size * c.train.max_len for c in grid)
+    mean_len = [(c.train.min_len + c.train.max_len) / 2 for c in deltanets]
+    assert est["seconds"] == pytest.approx(sum(c.train.num_steps * c.train.batch_size * n / 1000.0
+                                               for c, n in zip(deltanets, mean_len)))
+    monkeypatch.setattr(cost, "bench_throughput", lambda device_type: {})
+    assert cost.grid_estimate(grid, "cpu")["seconds"] is None

@@ -6,7 +6,8 @@ length) into seconds over that throughput, scaled by its parameter count against
 Evaluation is not included. ``run_seconds`` falls back to timing a few real steps where no benchmark
 covers the model. The sweep's dry run and ``claims.preflight`` (the paper preset on a CPU) use these.
 
-Used in: ``claims.preflight``, ``statetrack sweep --dry-run``, the scoreboard's cost column.
+Used in: ``claims.preflight``, ``statetrack sweep --dry-run``, the scoreboard's cost column, ne7's paper-preset
+cost (``grid_estimate``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,19 @@ def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -
     params = _num_params(cfg.model, cfg.task)
     tokens = cfg.train.num_steps * cfg.train.batch_size * (cfg.train.min_len + cfg.train.max_len) / 2
     return tokens / tokens_per_s * max(1.0, params / bench_params)
+
+
+def grid_estimate(grid: list[RunConfig], device: str = "auto") -> dict[str, float | int | None]:
+    """A grid's training tokens in all (steps × batch × context per run) and the training seconds
+    ``estimate_seconds`` gives for its runs that the newest benchmark of ``device``'s type covers: ``runs``,
+    ``tokens``, ``measured`` (runs with an estimate) and ``seconds`` (their sum; None when none has one)."""
+    import torch
+
+    device_type = "cuda" if str(device) != "cpu" and torch.cuda.is_available() else "cpu"
+    throughput = bench_throughput(device_type)
+    known = [e for e in (estimate_seconds(c, throughput) for c in grid) if e is not None]
+    return {"runs": len(grid), "tokens": sum(c.train.num_steps * c.train.batch_size * c.train.max_len for c in grid),
+            "measured": len(known), "seconds": sum(known) if known else None}
 
 
 def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
