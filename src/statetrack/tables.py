@@ -20,6 +20,8 @@ from typing import Any, Iterable
 MISSING = "–"  # what a page writes for a missing value
 FOLD_ROWS = 20  # a table with more rows than this is folded (shown on a click), never cut
 RAW_MISSING = ("NaN", "nan", "None", "NaT", "<NA>")  # what pandas or Python print for a missing value
+#: Configuration field names as a table's heading says them.
+HEADINGS = {"eig_range": "eigenvalues", "d_model": "width", "num_layers": "layers", "num_heads": "heads"}
 
 
 # ----------------------------------------------------------------------------- showing
@@ -32,7 +34,7 @@ def tidy(frame: Any) -> Any:
     if frame.index.nlevels == 1 and frame.index.name is None and (
             isinstance(frame.index, pd.RangeIndex) or frame.index.dtype.kind in "iu"):
         return frame.reset_index(drop=True)  # row numbers (also those left by a filter) say nothing
-    return frame.reset_index()
+    return frame.reset_index(allow_duplicates=True)
 
 
 def _written(value: Any) -> Any:
@@ -47,6 +49,14 @@ def _written(value: Any) -> Any:
         return value
 
 
+def _line(entry: str | tuple[str, list[str]]) -> str:
+    """A line below a table; a (line, items) pair lists the items folded under the line."""
+    if isinstance(entry, str):
+        return f"<p>{_html.escape(entry)}</p>"
+    line, items = entry
+    return _fold("<ul>\n" + "\n".join(f"<li>{_html.escape(i)}</li>" for i in items) + "\n</ul>", line)
+
+
 def _fold(body: str, summary: str) -> str:
     return f"<details><summary>{_html.escape(summary)}</summary>\n{body}\n</details>"
 
@@ -55,6 +65,7 @@ def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -
     """A frame's HTML as a page shows it: all rows and columns, no index column, ``MISSING`` for a missing value;
     folded under ``summary`` (default "all N rows") when it has more than ``fold`` rows (``fold=None``: never)."""
     t = tidy(frame)
+    t = t.rename(columns=lambda c: HEADINGS.get(c, c) if isinstance(c, str) else c)
     t = t.astype({c: object for c in t.columns if t[c].dtype.kind not in "biufc"})
     for c in t.columns[[t[c].dtype == object for c in t.columns]]:
         t[c] = t[c].map(_written)
@@ -76,14 +87,14 @@ class Shown:
     summary: str | None = None
     below: Any = None
     below_summary: str = ""
-    after: list[str] = field(default_factory=list)
+    after: list[str | tuple[str, list[str]]] = field(default_factory=list)  # a line, or a line and its items, folded
     then: Shown | None = None
 
     def _repr_html_(self) -> str:
         parts = [f"<p>{_html.escape(self.line)}</p>"] if self.line else []
         if self.frame is not None:
             parts.append(html(self.frame, fold=self.fold, summary=self.summary))
-        parts += [f"<p>{_html.escape(a)}</p>" for a in self.after]
+        parts += [_line(a) for a in self.after]
         if self.below is not None:
             parts.append(html(self.below, fold=0, summary=self.below_summary or f"all {len(self.below)} rows"))
         if self.then is not None:
@@ -96,13 +107,23 @@ def show(frame: Any, line: str = "", fold: int | None = FOLD_ROWS, summary: str 
     return Shown(frame, line, fold, summary)
 
 
-def checks(frame: Any, passed: str = "holds", what: str = "checks") -> Shown:
-    """A list of checks (column ``passed`` true where one holds) in one line when all hold ("All 22 checks hold.",
-    the list folded under it), else the failing ones as a table under a line that counts them, the whole list
-    folded below."""
+def checks(frame: Any, passed: str = "holds", what: str = "checks", digits: int | None = None) -> Shown:
+    """A list of checks in one line when all hold ("All 22 checks hold.", the list folded under it), else the
+    failing ones as a table under a line that counts them, the whole list folded below.
+
+    ``frame``: a frame whose column ``passed`` is true where a check holds, or the checks themselves (objects with
+    ``label``, ``value``, ``rule``, ``passed`` and ``detail``, as ``claims.common.Check``); numbers to ``digits``."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        frame = pd.DataFrame([{"check": c.label, "value": c.value, "rule": c.rule, passed: c.passed, "how": c.detail}
+                              for c in frame])
+    if digits is not None:
+        frame = frame.round(digits)
     n, failing = len(frame), frame[~frame[passed].astype(bool)]
     if failing.empty:
-        return Shown(None, f"All {n} {what} hold.", below=frame, below_summary=f"the {n} {what}")
+        line = f"All {n} {what} hold." if n != 1 else f"The one {what.removesuffix('s')} holds."
+        return Shown(None, line, below=frame, below_summary=f"the {n} {what}" if n != 1 else f"the {what[:-1]}")
     return Shown(failing, f"{len(failing)} of {n} {what} fail:", fold=None, below=frame,
                  below_summary=f"all {n} {what}")
 

@@ -216,8 +216,8 @@ class Verdict:
         if t.empty:
             return tables.show(t)
         judged, skipped = t[t["outcome"] != "not run"], t[t["outcome"] == "not run"]
-        lines = [f"Not run at this preset ({len(g)} of {len(t)}): {', '.join(g['statement'])}"
-                 + (f" — {why}" if why != "–" else "") + "."
+        lines = [(f"{len(g)} of {len(t)} statements not run at this preset" + (f": {why}." if why != "–" else "."),
+                  [f"{s}: {text}" for s, text in zip(g["statement"], g["paper's claim"])])
                  for why, g in skipped.fillna({"why not run": "–"}).groupby("why not run", sort=False)]
         return tables.Shown(judged.drop(columns="why not run") if len(judged) else None, after=lines)
 
@@ -266,11 +266,15 @@ class Verdict:
             trained = trained.drop(columns=[c for c in ("note",) if c in trained and not trained[c].any()])
         skipped = [r for r in self.rows if r.get("part") == "not run"]
         lines = []
+        shown_paper = {k: h for k, h in (paper or {}).items()} if paper is not None else \
+            {k: k.replace("_", " ") for k in ("paper_best", "paper_median")}
         for rule in dict.fromkeys(r["rule"] for r in skipped):
-            labels = [r["label"] for r in skipped if r["rule"] == rule]
-            lines.append(f"{rule[0].upper()}{rule[1:]} ({len(labels)} cells): {'; '.join(labels)}.")
+            items = [r["label"] + "".join(f"; {h} {r[k]:.{digits}g}" for k, h in shown_paper.items()
+                                          if isinstance(r.get(k), (int, float)) and r[k] == r[k])
+                     for r in skipped if r["rule"] == rule]
+            lines.append((f"{len(items)} cell{'s' * (len(items) != 1)} {rule}.", items))
         checks = self.checks()
-        below = tables.checks(checks.round(digits), what="exact checks") if len(checks) else None
+        below = tables.checks(checks, digits=digits) if len(checks) else None
         return tables.Shown(trained if len(trained) else None, after=lines, then=below)
 
 

@@ -165,11 +165,19 @@ def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
                         lambda row: None if _apart(row) else (row["model"].lower(), row["variant"] or "", row["task"]))
 
 
+#: The paper tables' metric names as a page writes them.
+METRIC_WORDS = {"scaled_acc_best_of_3": "normalized accuracy, best of 3 seeds",
+                "scaled_acc_median_mad_of_3": "normalized accuracy, median ± MAD of 3 seeds",
+                "scaled_acc_reported_by_beck_2024": "normalized accuracy as Beck et al. (2024) report it"}
+
+
 def paper_extras() -> list[dict[str, Any]]:
+    """NE Tables 3 and 5's numbers outside the comparison: Beck et al.'s and the columns outside ``TASKS``."""
     from statetrack.results import paper_numbers
 
-    return [{"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"], "metric": row["metric"],
-             "value": row["value"], "spread": row.get("spread"), "source": row["source"]}
+    return [{"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"],
+             "metric": METRIC_WORDS.get(row["metric"], row["metric"]), "value": row["value"],
+             "± MAD": row.get("spread"), "source": row["source"]}
             for table in ("ne_table3", "ne_table5") for row in paper_numbers(table) if _apart(row)]
 
 
