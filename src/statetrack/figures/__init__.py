@@ -1,7 +1,7 @@
-"""Figure and widget functions of individual claims, one module per topic (``chomsky`` for ne4, ...).
+"""Each claim's figures and explorers, one module per topic (``chomsky`` for ne4, ``parity`` for ne1, ...).
 
-The shared, claim-independent plots stay in ``statetrack.plotting`` and the generic explorers in
-``statetrack.widgets``; a module here reuses their style (``plotting._style``, ``plotting.PALETTE``)
-and holds what only one family of claims draws. Like ``plotting``, nothing here shows or saves a
-figure: each function returns a matplotlib ``Figure`` or an ipywidgets ``Widget``.
+They build on the shared primitives of ``statetrack.plotting`` (the style, the colour of each model family,
+the annotated heatmap, the accuracy-by-length plot, the explorer skeleton); the records browser over every
+recorded run is ``statetrack.widgets``. Nothing here shows or saves a figure: each function returns a
+matplotlib ``Figure`` or an ipywidgets ``Widget``.
 """

@@ -26,13 +26,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.plotting import _style
+from statetrack.plotting import PAPER, explorer, family, fmt, model_color, style
 
+#: Colours of things that are not models (machines, pure and affine forms, widths).
 COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860"]
 
-
-def _fmt(x) -> str:
-    return "–" if x is None or x != x else f"{x:.2f}"
 
 
 def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[str], panel_order: Sequence[str],
@@ -49,7 +47,7 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
         not_run: (x, panel) cells this preset did not run.
         rules: (x, panel) → the rule text shown under the cell (e.g. "≥ 0.9"), where a cell is judged.
     """
-    _style()
+    style()
     fig, axes = plt.subplots(len(panel_order), 1, figsize=(min(10.0, max(7.0, 1.8 + 1.45 * len(x_order))),
                                                             0.8 + 2.9 * len(panel_order)), sharey=True, squeeze=False)
     missing = set(map(tuple, not_run))
@@ -61,14 +59,15 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
             vals = sub["score"].to_numpy(dtype=float)
             jitter = np.linspace(-0.12, 0.12, len(vals)) if len(vals) > 1 else np.zeros(len(vals))
             ok = ~np.isnan(vals)
-            ax.scatter(i + jitter[ok], vals[ok], s=42, color=COLORS[i % len(COLORS)], edgecolor="white", lw=0.6,
+            color = model_color(x) if family(x) else COLORS[i % len(COLORS)]
+            ax.scatter(i + jitter[ok], vals[ok], s=42, color=color, edgecolor="white", lw=0.6,
                        zorder=3)
             if (~ok).any():
                 ax.scatter(i + jitter[~ok], np.full((~ok).sum(), low + 0.08), marker="x", color="#C44E52", zorder=3)
             p = paper[(paper["x"] == x) & (paper["panel"] == panel)]["value"]
             if len(p):
-                ax.hlines(float(p.iloc[0]), i - 0.3, i + 0.3, color="black", lw=2.2, zorder=2)
-                ax.text(i + 0.32, float(p.iloc[0]), f"BL {_fmt(float(p.iloc[0]))}", fontsize=8.5, va="center",
+                ax.hlines(float(p.iloc[0]), i - 0.3, i + 0.3, color=PAPER, lw=2.2, zorder=2)
+                ax.text(i + 0.32, float(p.iloc[0]), f"BL {fmt(float(p.iloc[0]))}", fontsize=8.5, va="center",
                         ha="left", color="0.1")
             if (x, panel) in missing and not len(vals):
                 y = 0.5 if not len(p) else (0.3 if float(p.iloc[0]) > 0.5 else 0.7)  # clear of the paper's bar
@@ -84,7 +83,7 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
         ax.tick_params(axis="y", labelsize=10)
         ax.set_ylabel(ylabel, fontsize=10)
     handles = [Line2D([], [], marker="o", ls="", color="0.4", label="our runs (one dot per seed)"),
-               Line2D([], [], color="black", lw=2.2, label=paper_label)]
+               Line2D([], [], color=PAPER, lw=2.2, label=paper_label)]
     if rules:
         handles.append(Line2D([], [], ls="", label="under a cell's name: the rule every run must meet"))
     fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False, fontsize=9.5,
@@ -101,7 +100,7 @@ def window_curves(curves: pd.DataFrame, chance: float | None = None, title: str 
     Args:
         curves: columns ``machine`` (a label), ``window``, ``value`` (normalized ceiling).
     """
-    _style()
+    style()
     fig, ax = plt.subplots(figsize=(7.0, 3.8))
     for i, (name, sub) in enumerate(curves.groupby("machine", sort=False)):
         ax.plot(sub["window"], sub["value"], marker="o", ms=4, lw=1.8, color=COLORS[i % len(COLORS)], label=name)
@@ -122,7 +121,7 @@ def ablation_bars(rows: pd.DataFrame, title: str | None = None) -> Figure:
     Args:
         rows: columns ``H``, ``pure success``, ``affine success``, ``predicted (pure)``.
     """
-    _style()
+    style()
     fig, ax = plt.subplots(figsize=(7.0, 3.6))
     x = np.arange(len(rows))
     ax.bar(x - 0.2, rows["pure success"], width=0.38, color=COLORS[0], label="pure: h = w ⊙ h")
@@ -154,9 +153,8 @@ def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> wi
 
     seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
     size = widgets.IntSlider(value=states, min=2, max=50, description="states")
-    out = widgets.Output()
 
-    def draw(*_):
+    def draw():
         m = size.value
         word = torch.randint(0, letters, (1, length), generator=torch.Generator().manual_seed(seed.value))  # (1, T)
         fig, ax = plt.subplots(figsize=(7.0, 3.2))
@@ -170,15 +168,10 @@ def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> wi
         ax.set_ylim(0, m + 1)
         ax.legend(loc="center right", frameon=False, fontsize=9.5)
         fig.tight_layout()
-        with out:
-            out.clear_output(wait=True)
-            plt.show()
+        plt.show()
         plt.close(fig)
 
-    seed.observe(draw, "value")
-    size.observe(draw, "value")
-    draw()
-    return widgets.VBox([widgets.HBox([seed, size]), out])
+    return explorer([[seed, size]], draw)
 
 
 def unit_explorer(length: int = 60) -> widgets.Widget:
@@ -195,9 +188,8 @@ def unit_explorer(length: int = 60) -> widgets.Widget:
     w1 = widgets.FloatSlider(value=-0.9, min=-2.0, max=2.0, step=0.05, description="w₁")
     u = widgets.FloatSlider(value=0.5, min=-2.0, max=2.0, step=0.05, description="u₀ = −u₁")
     seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
-    out = widgets.Output()
 
-    def draw(*_):
+    def draw():
         bits = torch.randint(0, 2, (1, length), generator=torch.Generator().manual_seed(seed.value))  # (1, T)
         w = torch.tensor([[[w0.value], [w1.value]]], dtype=torch.float64)  # (1, 2, 1)
         uu = torch.tensor([[[u.value], [-u.value]]], dtype=torch.float64)  # (1, 2, 1)
@@ -214,15 +206,10 @@ def unit_explorer(length: int = 60) -> widgets.Widget:
             ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9.5)
         axes[-1].set_xlabel("bits read", fontsize=10)
         fig.tight_layout()
-        with out:
-            out.clear_output(wait=True)
-            plt.show()
+        plt.show()
         plt.close(fig)
 
-    for s in (w0, w1, u, seed):
-        s.observe(draw, "value")
-    draw()
-    return widgets.VBox([widgets.HBox([w0, w1]), widgets.HBox([u, seed]), out])
+    return explorer([[w0, w1], [u, seed]], draw)
 
 
 def states_needed(moduli: Sequence[int], widths: dict[str, int], title: str | None = None) -> Figure:
@@ -232,7 +219,7 @@ def states_needed(moduli: Sequence[int], widths: dict[str, int], title: str | No
         moduli: the m values on the x axis.
         widths: label → width H, e.g. {"quick full bilinear": 64}.
     """
-    _style()
+    style()
     fig, ax = plt.subplots(figsize=(7.0, 3.6))
     ms = np.array(sorted(moduli))
     ax.plot(ms, ms ** 2, marker="o", color="black", lw=1.8, label="states needed: m²")

@@ -4,7 +4,7 @@
   paper's number (secondary source) as text in every cell; cells a preset did not run are grey.
 - ``block_sweep``: accuracy against block size b, one panel per task, with the smallest b at which
   ``theory.block_size`` builds an exact tracker marked.
-- ``tracker_explorer``: type a word; see a hand-set block model's state (its first block) and
+- ``block_tracker_explorer``: type a word; see a hand-set block model's state (its first block) and
   prediction beside the true answer, for Z_m or a permutation machine, at any block size.
 
 Used in: bl2, bl5.
@@ -18,17 +18,11 @@ from typing import Any
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
+import seaborn as sns
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PALETTE, _style
+from statetrack.plotting import OURS, PAPER, annotated_heatmap, explorer, fmt, style
 
-
-OURS, PAPER = PALETTE["[0,1]"], PALETTE["[-1,1]"]  # the house blue and red
-LINES = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860"]  # seaborn "deep"
-
-
-def _fmt(x: Any) -> str:
-    return "–" if x is None or x != x else f"{x:.2f}"
 
 
 def model_modulus_heatmap(rows: list[dict[str, Any]], row_order: Sequence[str], names: dict[str, str],
@@ -40,41 +34,24 @@ def model_modulus_heatmap(rows: list[dict[str, Any]], row_order: Sequence[str], 
             ``model``, ``m``, and ``ours_best`` / ``paper_best`` where known.
         row_order: model keys top to bottom; names: key → row label.
         moduli: the columns, left to right.
-        preset: named in the "not run" cells.
+        preset: named in the note under the grid.
     """
-    _style()
     cells = {(r["model"], r["m"]): r for r in rows if "m" in r}
     value = np.full((len(row_order), len(moduli)), np.nan)
-    fig, ax = plt.subplots(figsize=(9.5, 0.55 * len(row_order) + 1.7))
+    texts = []
     for i, name in enumerate(row_order):
+        line = []
         for j, m in enumerate(moduli):
             r = cells.get((name, m), {})
             ran = r.get("part") == "trained"
             if ran:
                 value[i, j] = r["ours_best"]
-            ours = f"ours {_fmt(r.get('ours_best'))}" if ran else "not run"
-            dark = ran and r["ours_best"] == r["ours_best"] and r["ours_best"] < 0.55
-            ax.text(j, i, f"{ours}\npaper {_fmt(r.get('paper_best'))}", ha="center", va="center", fontsize=8.5,
-                    color="white" if dark else "0.1", style="normal" if ran else "italic")
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("0.9")
-    im = ax.imshow(np.ma.masked_invalid(value), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
-    ax.set_xticks(range(len(moduli)), [f"m = {m}" for m in moduli], fontsize=10)
-    ax.set_yticks(range(len(row_order)), [names[n] for n in row_order], fontsize=10)
-    ax.xaxis.tick_top()
-    ax.grid(False)
-    for k in range(1, len(row_order)):
-        ax.axhline(k - 0.5, color="white", lw=1.2)
-    for k in range(1, len(moduli)):
-        ax.axvline(k - 0.5, color="white", lw=1.2)
-    cbar = fig.colorbar(im, ax=ax, fraction=0.035, pad=0.02)
-    cbar.set_label("ours: normalized accuracy at length 500", fontsize=9)
-    ax.set_xlabel(f"each cell: ours (best over seeds, preset {preset}) and the paper's number (secondary source, "
-                  "unverified); grey: not run", fontsize=9)
-    if title:
-        ax.set_title(title, fontsize=12, pad=26)
-    fig.tight_layout()
-    return fig
+            line.append(f"{'ours ' + fmt(r.get('ours_best')) if ran else 'not run'}\npaper {fmt(r.get('paper_best'))}")
+        texts.append(line)
+    return annotated_heatmap(value, texts, [names[n] for n in row_order], [f"m = {m}" for m in moduli],
+                             "ours: normalized accuracy at length 500",
+                             f"each cell: ours (best over seeds, preset {preset}) and the paper's number (secondary "
+                             "source, unverified); grey: not run", title=title, row_height=0.55)
 
 
 def block_sweep(points: list[dict[str, Any]], tasks: Sequence[str], task_names: dict[str, str],
@@ -88,7 +65,7 @@ def block_sweep(points: list[dict[str, Any]], tasks: Sequence[str], task_names: 
         thresholds: task key → the smallest b of an exact construction (a dashed line; shading left of it).
         paper: optional dicts ``task``, ``b``, ``value`` (the paper's numbers) drawn as open squares.
     """
-    _style()
+    style()
     fig, axes = plt.subplots(1, len(tasks), figsize=(4.6 * len(tasks), 3.6), squeeze=False, sharey=True)
     for ax, task in zip(axes[0], tasks):
         pts = [p for p in points if p["task"] == task]
@@ -134,7 +111,7 @@ def _parse_word(text: str, vocab: int) -> list[int]:
     return out
 
 
-def tracker_explorer(task_kind: str = "Z_m", m: int = 5, block_size: int = 2, word: str = "1 2 3 4 0 3") -> widgets.Widget:
+def block_tracker_explorer(task_kind: str = "Z_m", m: int = 5, block_size: int = 2, word: str = "1 2 3 4 0 3") -> widgets.Widget:
     """Live (bl2, bl5): a hand-set block model (``theory.block_size.block_model``) on a typed word.
 
     Left: the first block's state after every token (one line per coordinate). Right, per position:
@@ -156,62 +133,53 @@ def tracker_explorer(task_kind: str = "Z_m", m: int = 5, block_size: int = 2, wo
     mod = widgets.IntSlider(value=m, min=2, max=12, description="m (Z_m)")
     b = widgets.IntSlider(value=block_size, min=1, max=6, description="block b")
     text = widgets.Text(value=word, description="word", layout=widgets.Layout(width="420px"))
-    out = widgets.Output()
 
     def task_of():
         if kind.value == "Z_m":
             return make_task(task_config("modular_addition", modulus=mod.value))
         return make_task(task_config("fsm", num_states=5, alphabet_size=2, num_permutation_letters=2, table_seed=0))
 
-    def draw(*_):
-        out.clear_output(wait=True)
-        with out:
-            task = task_of()
-            try:
-                tokens = _parse_word(text.value, task.vocab_size - 1)
-            except ValueError as e:
-                print(e)
-                return
-            if not tokens:
-                print("type at least one token")
-                return
-            need = bs.smallest_block(task)
-            x = torch.tensor([tokens])  # (1, T)
-            if kind.value == "Z_m":
-                truth = (x.cumsum(1) % mod.value)[0].tolist()
-            else:
-                from statetrack.tasks.fsm import walk
-                truth = walk(task.table, x)[0].tolist()
-            if b.value < need:
-                print(f"no exact tracker with b = {b.value}: this task needs b ≥ {need} here "
-                      f"({'a rotation' if need == 2 else 'the standard representation of the permutations'}).")
-                print("true answers:", truth)
-                return
-            model = bs.block_model(task, b.value, b.value).double()
-            with torch.no_grad():
-                h = model.states(x)[0]  # (T, b)
-                pred = model.head(h).argmax(-1).tolist()  # (T,)
-            _style()
-            fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 3.0))
-            for i in range(h.shape[1]):
-                ax.plot(range(1, len(tokens) + 1), h[:, i].numpy(), marker="o", ms=3, label=f"h[{i}]",
-                        color=LINES[i % len(LINES)])
-            ax.set_xlabel("position")
-            ax.set_title(f"state of the first block (b = {b.value})", fontsize=10)
-            ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-            ax2.plot(range(1, len(tokens) + 1), truth, "s", mfc="none", ms=9, color=PAPER, label="true")
-            ax2.plot(range(1, len(tokens) + 1), pred, "o", ms=4, color=OURS, label="model")
-            ax2.set_xlabel("position")
-            ax2.set_title("prediction and true answer", fontsize=10)
-            ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-            fig.tight_layout()
-            plt.show()
-            print("all correct" if pred == truth else f"wrong at positions {[i + 1 for i, (p, t) in enumerate(zip(pred, truth)) if p != t]}")
+    def draw():
+        task = task_of()
+        try:
+            tokens = _parse_word(text.value, task.vocab_size - 1)
+        except ValueError as e:
+            print(e)
+            return
+        if not tokens:
+            print("type at least one token")
+            return
+        need = bs.smallest_block(task)
+        x = torch.tensor([tokens])  # (1, T)
+        if kind.value == "Z_m":
+            truth = (x.cumsum(1) % mod.value)[0].tolist()
+        else:
+            from statetrack.tasks.fsm import walk
+            truth = walk(task.table, x)[0].tolist()
+        if b.value < need:
+            print(f"no exact tracker with b = {b.value}: this task needs b ≥ {need} here "
+                  f"({'a rotation' if need == 2 else 'the standard representation of the permutations'}).")
+            print("true answers:", truth)
+            return
+        model = bs.block_model(task, b.value, b.value).double()
+        with torch.no_grad():
+            h = model.states(x)[0]  # (T, b)
+            pred = model.head(h).argmax(-1).tolist()  # (T,)
+        style()
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 3.0))
+        for i in range(h.shape[1]):
+            ax.plot(range(1, len(tokens) + 1), h[:, i].numpy(), marker="o", ms=3, label=f"h[{i}]",
+                    color=sns.color_palette("deep")[i % 10])
+        ax.set_xlabel("position")
+        ax.set_title(f"state of the first block (b = {b.value})", fontsize=10)
+        ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax2.plot(range(1, len(tokens) + 1), truth, "s", mfc="none", ms=9, color=PAPER, label="true")
+        ax2.plot(range(1, len(tokens) + 1), pred, "o", ms=4, color=OURS, label="model")
+        ax2.set_xlabel("position")
+        ax2.set_title("prediction and true answer", fontsize=10)
+        ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        fig.tight_layout()
+        plt.show()
+        print("all correct" if pred == truth else f"wrong at positions {[i + 1 for i, (p, t) in enumerate(zip(pred, truth)) if p != t]}")
 
-    for w in (kind, mod, b, text):
-        w.observe(draw, names="value")
-    draw()
-    return widgets.VBox([widgets.HBox([kind, b]), widgets.HBox([mod, text]), out])
-
-
-__all__ = ["block_sweep", "model_modulus_heatmap", "tracker_explorer"]
+    return explorer([[kind, b], [mod, text]], draw)

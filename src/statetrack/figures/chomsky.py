@@ -19,13 +19,11 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PALETTE, _style
+from statetrack.plotting import annotated_heatmap, explorer, fmt, style
 
-
-def _fmt(x: Any) -> str:
-    return "–" if x is None or x != x else f"{x:.2f}"
 
 
 def table_heatmap(rows: list[dict[str, Any]], row_order: list[str], col_order: list[str],
@@ -40,42 +38,24 @@ def table_heatmap(rows: list[dict[str, Any]], row_order: list[str], col_order: l
         col_names: task id → column heading.
         preset: named in the "not run" cells.
     """
-    _style()
     cells = {(f"{r['model']} {r['eig_range']}".strip(), r["task"]): r for r in rows if "task" in r}
     value = np.full((len(row_order), len(col_order)), np.nan)
-    fig, ax = plt.subplots(figsize=(9.0, 0.62 * len(row_order) + 1.6))
+    texts = []
     for i, name in enumerate(row_order):
+        line = []
         for j, task in enumerate(col_order):
             r = cells.get((name, task), {})
             ran = r.get("part") == "trained"
             if ran:
                 value[i, j] = r["ours_best"]
-            paper = f"paper {_fmt(r.get('paper_best'))} / {_fmt(r.get('paper_median'))}"
-            ours = (f"ours {_fmt(r.get('ours_best'))} / {_fmt(r.get('ours_median'))}" if ran
-                    else f"not run at {preset}")
-            # viridis is dark below ~0.55 and light above: white text on the dark end, black on the light one
-            dark_bg = ran and r["ours_best"] == r["ours_best"] and r["ours_best"] < 0.55
-            ax.text(j, i, f"{ours}\n{paper}", ha="center", va="center", fontsize=9,
-                    color="white" if dark_bg else "0.1", style="normal" if ran else "italic")
-    masked = np.ma.masked_invalid(value)
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("0.9")
-    im = ax.imshow(masked, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
-    ax.set_xticks(range(len(col_order)), [col_names[c] for c in col_order], fontsize=10)
-    ax.set_yticks(range(len(row_order)), row_order, fontsize=10)
-    ax.xaxis.tick_top()
-    ax.grid(False)
-    for k in range(1, len(row_order)):
-        ax.axhline(k - 0.5, color="white", lw=1.5)
-    for k in range(1, len(col_order)):
-        ax.axvline(k - 0.5, color="white", lw=1.5)
-    cbar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
-    cbar.set_label("ours: best normalized test accuracy", fontsize=9)
-    ax.set_xlabel("each cell: ours best / median over seeds; paper best (Table 3) / median (Table 5)", fontsize=9)
-    if title:
-        ax.set_title(title, fontsize=12, pad=28)
-    fig.tight_layout()
-    return fig
+            paper = f"paper {fmt(r.get('paper_best'))} / {fmt(r.get('paper_median'))}"
+            ours = f"ours {fmt(r.get('ours_best'))} / {fmt(r.get('ours_median'))}" if ran else f"not run at {preset}"
+            line.append(f"{ours}\n{paper}")
+        texts.append(line)
+    return annotated_heatmap(value, texts, row_order, [col_names[c] for c in col_order],
+                             "ours: best normalized test accuracy",
+                             "each cell: ours best / median over seeds; paper best (Table 3) / median (Table 5)",
+                             title=title)
 
 
 def word_cycles(words: dict[str, dict[str, Any]], modulus: int, title: str | None = None) -> Figure:
@@ -85,8 +65,8 @@ def word_cycles(words: dict[str, dict[str, Any]], modulus: int, title: str | Non
         words: ``claims.ne4.exact_part(...)["words"]``: name → answers (list), period, spectrum (complex tensor).
         modulus: m (the answers' range 0..m−1).
     """
-    _style()
-    colors = dict(zip(words, [PALETTE["[-1,1]"], PALETTE["[0,1]"], "#55A868", "#8172B2"]))
+    style()
+    colors = dict(zip(words, sns.color_palette("colorblind", len(words))))
     fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 3.9), gridspec_kw={"width_ratios": [1.35, 1]})
     for n, (name, w) in enumerate(words.items()):
         k = range(len(w["answers"]))
@@ -134,46 +114,41 @@ def expression_explorer(expression: str = "2-3-3*2", modulus: int = 5) -> widget
     mach = ma.machine(modulus)
     model = ma.arithmetic_bilinear(mach)
     text = widgets.Text(value=expression, description="expression", placeholder="e.g. 2-3-3*2 (digits 0-4, + - *)")
-    out = widgets.Output()
 
-    def draw(*_):
-        with out:
-            out.clear_output(wait=True)
-            try:
-                ids = ma.parse(text.value, modulus)
-            except ValueError as e:
-                print(e)
-                return
-            if len(ids) > 61 or any(i >= modulus + 3 and i != modulus + 5 for i in ids):
-                print("type at most 30 digits joined by + - * (no brackets)")
-                return
-            with torch.no_grad():
-                h = model.states(torch.tensor([ids]))[0]  # (T, S)
-            states = h.argmax(-1).tolist()
-            digits = [i for i in ids if i < modulus]
-            ops = [i - modulus for i in ids if modulus <= i < modulus + 3]
-            ok = len(digits) == len(ops) + 1 and all((ids[2 * n] < modulus) for n in range(len(digits)))
-            truth = _running_values(torch.tensor([digits]), torch.tensor([ops]), modulus)[0].tolist() if ok else []
-            rows, n = [], 0
-            for pos, (x, q) in enumerate(zip(ids, states)):
-                name = mach.names[q]
-                implied = (sum(map(int, name[2:-1].split(",")[:2])) % modulus if name.startswith("D") else
-                           int(mach.answer[q]) if name.startswith("A") else None)
-                true = None
-                if ok and x < modulus:
-                    true, n = truth[n], n + 1
-                elif ok and x == modulus + 5:
-                    true = truth[-1]
-                sym = str(x) if x < modulus else "+−×()="[x - modulus]
-                rows.append({"token": sym, "one-hot state": f"e_{q}", "automaton state": name,
-                             "value it implies": implied, "true value so far": true})
-            display(pd.DataFrame(rows))
-            if not ok:
-                print("not a well-formed expression: the automaton went to its dead state")
+    def draw():
+        try:
+            ids = ma.parse(text.value, modulus)
+        except ValueError as e:
+            print(e)
+            return
+        if len(ids) > 61 or any(i >= modulus + 3 and i != modulus + 5 for i in ids):
+            print("type at most 30 digits joined by + - * (no brackets)")
+            return
+        with torch.no_grad():
+            h = model.states(torch.tensor([ids]))[0]  # (T, S)
+        states = h.argmax(-1).tolist()
+        digits = [i for i in ids if i < modulus]
+        ops = [i - modulus for i in ids if modulus <= i < modulus + 3]
+        ok = len(digits) == len(ops) + 1 and all((ids[2 * n] < modulus) for n in range(len(digits)))
+        truth = _running_values(torch.tensor([digits]), torch.tensor([ops]), modulus)[0].tolist() if ok else []
+        rows, n = [], 0
+        for pos, (x, q) in enumerate(zip(ids, states)):
+            name = mach.names[q]
+            implied = (sum(map(int, name[2:-1].split(",")[:2])) % modulus if name.startswith("D") else
+                       int(mach.answer[q]) if name.startswith("A") else None)
+            true = None
+            if ok and x < modulus:
+                true, n = truth[n], n + 1
+            elif ok and x == modulus + 5:
+                true = truth[-1]
+            sym = str(x) if x < modulus else "+−×()="[x - modulus]
+            rows.append({"token": sym, "one-hot state": f"e_{q}", "automaton state": name,
+                         "value it implies": implied, "true value so far": true})
+        display(pd.DataFrame(rows))
+        if not ok:
+            print("not a well-formed expression: the automaton went to its dead state")
 
-    text.observe(draw, "value")
-    draw()
-    return widgets.VBox([text, out])
+    return explorer([text], draw)
 
 
 __all__ = ["expression_explorer", "table_heatmap", "word_cycles"]

@@ -20,11 +20,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from statetrack.plotting import _style
+from statetrack.plotting import PAGE_WIDTH, explorer, model_color, style
 
-# Each model's pair in one hue family: [0,1] light, [-1,1] dark; the Transformer grey.
-COLOURS = {("deltanet", "[0,1]"): "#8FB3DE", ("deltanet", "[-1,1]"): "#1F4E8C",
-           ("mamba", "[0,1]"): "#F0A98A", ("mamba", "[-1,1]"): "#A23B16", ("transformer", ""): "#555555"}
 NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}
 STYLES = ["-", "--", ":", "-."]
 
@@ -34,8 +31,8 @@ def _series(model: str, eig: str) -> str:
 
 
 def _panels(frame: pd.DataFrame, corpora: Sequence[str], ylabel: str, title: str | None):
-    _style()
-    fig, axes = plt.subplots(1, len(corpora), figsize=(max(7.0, 4.6 * len(corpora)), 3.9), squeeze=False)
+    style()
+    fig, axes = plt.subplots(1, len(corpora), figsize=(PAGE_WIDTH if len(corpora) > 1 else 7.0, 3.9), squeeze=False)
     return fig, axes[0]
 
 
@@ -66,7 +63,7 @@ def loss_curves(frame: pd.DataFrame, corpora: Sequence[str], title: str | None =
     for ax, corpus in zip(axes, corpora):
         sub = frame[frame["corpus"] == corpus]
         for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
-            ax.plot(run["step"], run["loss"], color=COLOURS.get((model, eig), "gray"), lw=1.4,
+            ax.plot(run["step"], run["loss"], color=model_color(f"{model} {eig}"), lw=1.4,
                     ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
         ax.set_title(f"corpus: {corpus}", fontsize=12)
         ax.set_xlabel("training step", fontsize=11)
@@ -88,7 +85,7 @@ def ppl_by_position(frame: pd.DataFrame, corpora: Sequence[str], context: int, t
     for ax, corpus in zip(axes, corpora):
         sub = frame[frame["corpus"] == corpus]
         for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
-            ax.plot(run["position"], run["ppl"], color=COLOURS.get((model, eig), "gray"), lw=1.4, marker=".",
+            ax.plot(run["position"], run["ppl"], color=model_color(f"{model} {eig}"), lw=1.4, marker=".",
                     ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
         ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
         ax.axvline(context, color="0.4", ls="--", lw=0.8)
@@ -118,7 +115,6 @@ def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> wid
     view = widgets.ToggleButtons(options=[("perplexity by position", "ppl"), ("training loss", "loss")],
                                  description="view")
     runs = widgets.SelectMultiple(description="runs", rows=6)
-    out = widgets.Output()
 
     def names(c: str) -> list[tuple[str, tuple]]:
         sub = points[points["corpus"] == c].drop_duplicates(["model", "eig_range", "seed"])
@@ -130,29 +126,23 @@ def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> wid
         runs.options = opts
         runs.value = tuple(v for _, v in opts)
 
-    def draw(*_):
-        with out:
-            out.clear_output(wait=True)
-            frame = points if view.value == "ppl" else curves
-            x, y = ("position", "ppl") if view.value == "ppl" else ("step", "loss")
-            fig, ax = plt.subplots(figsize=(6.5, 3.2))
-            for model, eig, seed in runs.value:
-                run = frame[(frame["corpus"] == corpus.value) & (frame["model"] == model)
-                            & (frame["eig_range"] == eig) & (frame["seed"] == seed)]
-                ax.plot(run[x], run[y], color=COLOURS.get((model, eig), "gray"), ls=STYLES[int(seed) % len(STYLES)],
-                        lw=1.4, label=f"{_series(model, eig)}, seed {seed}")
-            if view.value == "ppl":
-                ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
-            ax.set_xlabel("position in the test window (bytes)" if view.value == "ppl" else "training step")
-            ax.set_ylabel("test perplexity (per byte)" if view.value == "ppl" else "training loss (nats/byte)")
-            if runs.value:
-                ax.legend(fontsize=8, frameon=False)
-            plt.show()
+    def draw():
+        frame = points if view.value == "ppl" else curves
+        x, y = ("position", "ppl") if view.value == "ppl" else ("step", "loss")
+        fig, ax = plt.subplots(figsize=(6.5, 3.2))
+        for model, eig, seed in runs.value:
+            run = frame[(frame["corpus"] == corpus.value) & (frame["model"] == model)
+                        & (frame["eig_range"] == eig) & (frame["seed"] == seed)]
+            ax.plot(run[x], run[y], color=model_color(f"{model} {eig}"), ls=STYLES[int(seed) % len(STYLES)],
+                    lw=1.4, label=f"{_series(model, eig)}, seed {seed}")
+        if view.value == "ppl":
+            ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
+        ax.set_xlabel("position in the test window (bytes)" if view.value == "ppl" else "training step")
+        ax.set_ylabel("test perplexity (per byte)" if view.value == "ppl" else "training loss (nats/byte)")
+        if runs.value:
+            ax.legend(fontsize=8, frameon=False)
+        plt.show()
 
     corpus.observe(set_runs, "value")
-    corpus.observe(draw, "value")
-    runs.observe(draw, "value")
-    view.observe(draw, "value")
     set_runs()
-    draw()
-    return widgets.VBox([corpus, view, runs, out])
+    return explorer([corpus, view, runs], draw)

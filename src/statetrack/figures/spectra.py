@@ -4,12 +4,16 @@ Input is ``claims.x2.eigen_frame`` output (one row per eigenvalue). Every panel 
 and the points the theorems predict: −1 and +1 for parity (NE Thm 1, Thm 3 with A ∈ {−1, 1}), the m-th
 roots of unity for Z_m (NE Thm 3, BL Prop 2). Nothing here shows or saves a figure.
 
-Used in: x2 (and ``widgets.spectrum_explorer``).
+- ``learned_spectra``: one complex-plane panel per trained model; ``spectrum_panel`` draws one.
+- ``rotation_angles``: the rotation models' angles per token against the homomorphism.
+- ``spectrum_explorer``: pick a trained run and the tokens to show.
+
+Used in: x2.
 """
 
 from __future__ import annotations
 
-
+import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -17,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.plotting import _style
+from statetrack.plotting import explorer, style
 
 TOKEN_COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B2", "#CCB974", "#64B5CD", "#937860", "#DA8BC3"]
 
@@ -81,7 +85,7 @@ def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
     Args:
         eig: ``claims.x2.eigen_frame`` rows of one seed per panel, concatenated.
     """
-    _style()
+    style()
     panels = list(dict.fromkeys(eig["panel"]))
     n = len(panels)
     fig, axes = plt.subplots(1, n, figsize=(3.4 * n, 4.4), squeeze=False)
@@ -100,7 +104,7 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
         angles: one row per (panel, seed, token) with columns ``panel``, ``seed``, ``token`` (int),
             ``turns`` (θ_v / (2π/m), in [0, m)), ``m``, ``score`` (normalized test accuracy).
     """
-    _style()
+    style()
     panels = list(dict.fromkeys(angles["panel"]))
     fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.3), squeeze=False)
     for ax, panel in zip(axes[0], panels):
@@ -128,4 +132,27 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-__all__ = ["learned_spectra", "rotation_angles", "spectrum_panel"]
+def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
+    """Pick a trained run (model, task, seed) and the tokens to show; see its learned spectrum on the complex plane.
+
+    Args:
+        eig: ``claims.x2.eigen_frame`` rows of every run, concatenated.
+    """
+    runs = eig[["panel", "seed"]].drop_duplicates()
+    pick = widgets.Dropdown(options=[(f"{r.panel}, seed {r.seed}", (r.panel, r.seed)) for r in runs.itertuples()],
+                            description="run", layout=widgets.Layout(width="420px"))
+    only = widgets.ToggleButtons(options=[("all eigenvalues", False), ("leading only", True)], description="show")
+
+    def draw():
+        panel, seed = pick.value
+        sub = eig[(eig["panel"] == panel) & (eig["seed"] == seed)]
+        if only.value:
+            sub = sub[sub["leading"] | sub["flip"]]
+        style()
+        fig, ax = plt.subplots(figsize=(4.4, 4.9))
+        spectrum_panel(ax, sub, panel)
+        fig.tight_layout()
+        plt.show()
+        plt.close(fig)
+
+    return explorer([pick, only], draw)

@@ -1,10 +1,10 @@
 """Figures and a widget for the group word problems (NE Figs. 4, 7, 8): sequence accuracy per variant, trackers.
 
 - ``seq_acc_panels``: sequence accuracy against length, one panel per task variant, one line per run
-  (colour: model and range; line width: depth), the trained lengths shaded, panels a preset did not
-  run marked as such (ne5, ne6).
+  (colour: model and range; line width: depth), the trained lengths shaded; panels a preset did not
+  run are left out and named above the plot (ne5, ne6).
 - ``factor_bars``: how many reflections each drawn element needs, per S5 variant (ne5).
-- ``tracker_explorer``: type a word of element ids; see the hand-set full-matrix tracker's state
+- ``group_tracker_explorer``: type a word of element ids; see the hand-set full-matrix tracker's state
   and answer beside the task's label at every position (ne5, ne6).
 
 Used in: ne5, ne6.
@@ -20,56 +20,63 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.plotting import PALETTE, _style
+from statetrack.plotting import PAGE_WIDTH, explorer, model_color, style
 
-SERIES_COLORS = {"DeltaNet [-1,1]": PALETTE["[-1,1]"], "DeltaNet [0,1]": PALETTE["[0,1]"],
-                 "Mamba [-1,1]": "#DD8452", "Mamba [0,1]": "#55A868", "full matrix": "#8172B3"}
 
 
 def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, str], train_len: dict[str, int],
                    title: str | None = None, ncols: int = 2) -> Figure:
-    """Sequence accuracy by length, one panel per entry of ``panels`` (empty ones say "not run at this preset").
+    """Sequence accuracy by length, one panel per entry of ``panels`` that ran; the others are named under the plot.
 
     Args:
         frame: ``results.tidy`` rows with the added columns ``panel``, ``series`` (e.g. "DeltaNet [-1,1]") and
-            ``depth``; every (key) is one run and one line.
+            ``depth``; every (key) is one run and one line, coloured by its model (``plotting.model_color``).
         panels: panel ids in order; names: panel id → title; train_len: panel id → the longest training length.
     """
-    _style()
-    nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(7.2, 2.9 * nrows + 0.6), sharey=True, squeeze=False)
+    style()
+    ran = [p for p in panels if len(frame) and (frame["panel"] == p).any()]
+    missing = [names.get(p, p) for p in panels if p not in ran]
+    shown_panels = ran or list(panels[:1])
+    ncols = min(ncols, len(shown_panels))
+    nrows = -(-len(shown_panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if ncols > 1 else 7.0, 3.1 * nrows + 0.9),
+                             sharey=True, squeeze=False)
     longest = int(frame["length"].max()) if len(frame) else 500
-    for ax, panel in zip(axes.flat, panels):
+    for ax, panel in zip(axes.flat, shown_panels):
         sub = frame[frame["panel"] == panel] if len(frame) else frame
         for _, run in (sub.groupby("key", sort=False) if len(sub) else []):
             first = run.iloc[0]
-            ax.plot(run["length"], run["seq_acc"], color=SERIES_COLORS.get(first["series"], "gray"),
-                    lw=0.8 + 0.45 * (int(first["depth"]) - 1), alpha=0.85)
+            ax.plot(run["length"], run["seq_acc"], color=model_color(first["series"]),
+                    lw=0.9 + 0.6 * (int(first["depth"]) - 1), alpha=0.85)
         ax.axvspan(0, train_len.get(panel, 0), color="0.85", alpha=0.5, lw=0)
         if not len(sub):
             ax.text(0.5, 0.5, "not run at this preset", transform=ax.transAxes, ha="center", va="center",
-                    fontsize=10, color="0.4")
-        ax.set_title(names.get(panel, panel), fontsize=11)
+                    fontsize=11, color="0.4")
+        ax.set_title(names.get(panel, panel), fontsize=12)
         ax.set_xlim(0, longest)
         ax.set_ylim(-0.03, 1.05)
-        ax.tick_params(labelsize=9)
-    for ax in axes.flat[len(panels):]:
+        ax.tick_params(labelsize=10)
+    for ax in axes.flat[len(shown_panels):]:
         ax.set_visible(False)
     for ax in axes[-1]:
-        ax.set_xlabel("length (tokens)", fontsize=10)
+        ax.set_xlabel("length (tokens)", fontsize=11)
     for ax in axes[:, 0]:
-        ax.set_ylabel("sequence accuracy", fontsize=10)
-    shown = [s for s in SERIES_COLORS if len(frame) and s in set(frame["series"])]
-    handles = [Line2D([], [], color=SERIES_COLORS[s], lw=2) for s in shown]
+        ax.set_ylabel("sequence accuracy", fontsize=11)
+    shown = list(dict.fromkeys(frame["series"])) if len(frame) else []
+    handles = [Line2D([], [], color=model_color(s), lw=2) for s in shown]
     depths = sorted({int(d) for d in frame["depth"]}) if len(frame) else []
     if len(depths) > 1:
-        handles += [Line2D([], [], color="0.3", lw=0.8 + 0.45 * (d - 1)) for d in depths]
+        handles += [Line2D([], [], color="0.3", lw=0.9 + 0.6 * (d - 1)) for d in depths]
         shown += [f"{d} layer{'s' if d > 1 else ''}" for d in depths]
-    fig.legend(handles, shown, loc="lower center", ncol=min(len(shown), 5), fontsize=9, frameon=False)
+    fig.legend(handles, shown, loc="lower center", ncol=min(len(shown), 4) or 1, fontsize=10, frameon=False)
+    if ran and missing:
+        fig.text(0.5, 1.0, "not run at this preset: " + "; ".join(missing), ha="center", va="top", fontsize=10,
+                 style="italic", color="0.35")
     if title:
-        fig.suptitle(title, fontsize=12)
-    rows_of_legend = max(1, -(-len(shown) // 5))
-    fig.tight_layout(rect=(0, 0.05 * rows_of_legend + 0.02, 1, 1))
+        fig.suptitle(title, fontsize=12, y=0.96 if ran and missing else 0.98)
+    rows_of_legend = max(1, -(-len(shown) // 4))
+    top = 0.93 if ran and missing else 1.0
+    fig.tight_layout(rect=(0, 0.05 * rows_of_legend + 0.02, 1, top - (0.03 if title and ran and missing else 0)))
     return fig
 
 
@@ -79,7 +86,7 @@ def factor_bars(counts: pd.DataFrame, title: str | None = None) -> Figure:
     Args:
         counts: columns ``variant``, ``factors``, ``elements``.
     """
-    _style()
+    style()
     fig, ax = plt.subplots(figsize=(7.0, 3.0))
     variants = list(dict.fromkeys(counts["variant"]))
     width = 0.8 / len(variants)
@@ -100,7 +107,7 @@ def factor_bars(counts: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-def tracker_explorer(word: str = "3 7 3 11", group: str = "S5", tokens_per_element: int = 1) -> widgets.Widget:
+def group_tracker_explorer(word: str = "3 7 3 11", group: str = "S5", tokens_per_element: int = 1) -> widgets.Widget:
     """Type element ids; see, per position, the task's label and the hand-set full-matrix tracker's answer and state.
 
     For S5 the readout block is the permuted start (1, 2, 3, 4, 5)/√55 (so the state *is* the running
@@ -117,39 +124,34 @@ def tracker_explorer(word: str = "3 7 3 11", group: str = "S5", tokens_per_eleme
     model = wp.full_matrix_tracker(cfg)
     r = 5 if group == "S5" else 2
     box = widgets.Text(value=word, description="elements", layout=widgets.Layout(width="60%"))
-    out = widgets.Output()
 
     def name(g: int) -> str:
         return str(task.permutations[g]) if group == "S5" else str(g)
 
-    def draw(*_):
-        with out:
-            out.clear_output(wait=True)
-            try:
-                ids = [int(t) for t in box.value.split()]
-                if not ids or min(ids) < 0 or max(ids) >= task.group_order:
-                    raise ValueError
-            except ValueError:
-                print(f"type element ids between 0 and {task.group_order - 1}, separated by spaces")
-                return
-            tokens = []
-            for g in ids:
-                tokens += [g] + [task.group_order] * (tokens_per_element - 1)
-            x = torch.tensor([tokens])  # (1, T)
-            with torch.no_grad():
-                h = model.states(x)[0, :, :r]  # (T, r) the readout block
-                pred = model(x)[0].argmax(-1)  # (T,)
-            label, rows = 0, []
-            for t, tok in enumerate(tokens):
-                if t % tokens_per_element == tokens_per_element - 1:
-                    label = int(task.mul_table[label, tokens[t - tokens_per_element + 1]])
-                rows.append({"token": name(tok) if tok < task.group_order else "blank", "label": name(label),
-                             "tracker": name(int(pred[t])), "right": int(pred[t]) == label,
-                             "state (readout block)": " ".join(f"{v:+.2f}" for v in h[t].tolist())})
-            from IPython.display import display
+    def draw():
+        try:
+            ids = [int(t) for t in box.value.split()]
+            if not ids or min(ids) < 0 or max(ids) >= task.group_order:
+                raise ValueError
+        except ValueError:
+            print(f"type element ids between 0 and {task.group_order - 1}, separated by spaces")
+            return
+        tokens = []
+        for g in ids:
+            tokens += [g] + [task.group_order] * (tokens_per_element - 1)
+        x = torch.tensor([tokens])  # (1, T)
+        with torch.no_grad():
+            h = model.states(x)[0, :, :r]  # (T, r) the readout block
+            pred = model(x)[0].argmax(-1)  # (T,)
+        label, rows = 0, []
+        for t, tok in enumerate(tokens):
+            if t % tokens_per_element == tokens_per_element - 1:
+                label = int(task.mul_table[label, tokens[t - tokens_per_element + 1]])
+            rows.append({"token": name(tok) if tok < task.group_order else "blank", "label": name(label),
+                         "tracker": name(int(pred[t])), "right": int(pred[t]) == label,
+                         "state (readout block)": " ".join(f"{v:+.2f}" for v in h[t].tolist())})
+        from IPython.display import display
 
-            display(pd.DataFrame(rows))
+        display(pd.DataFrame(rows))
 
-    box.observe(draw, "value")
-    draw()
-    return widgets.VBox([box, out])
+    return explorer([box], draw)
