@@ -51,6 +51,9 @@ def test_a_long_table_is_folded_not_cut_and_a_meaningful_index_becomes_a_column(
     assert t.folded and len(t.body) == 31 and not tables.truncated(t) and not tables.indexed(t)
     assert [h for _, h in t.head[0]] == ["run", "outcome"] and "<summary>all 31 rows</summary>" in page
     assert not tables.tables_in(tables.html(frame.head(3)))[0].folded
+    pivot = pd.DataFrame({"a": [1, 1], "dtype": ["x", "y"], "v": [1, 2]}).pivot(index="a", columns="dtype", values="v")
+    assert tables.indexed(_one(pivot.to_html(index=False)))  # pandas keeps a row-label cell for the columns' name
+    assert not tables.indexed(_one(tables.html(pivot)))
 
 
 def test_all_passing_checks_are_one_line_and_failing_ones_are_named():

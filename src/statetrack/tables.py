@@ -28,9 +28,11 @@ HEADINGS = {"eig_range": "eigenvalues", "d_model": "width", "num_layers": "layer
 
 
 def tidy(frame: Any) -> Any:
-    """The frame as a page shows it: a meaningful index turned into columns, a 0..n-1 index dropped."""
+    """The frame as a page shows it: a meaningful index turned into columns, a 0..n-1 index dropped, the columns'
+    own name dropped (pandas would give it a row-label column of its own)."""
     import pandas as pd
 
+    frame = frame.rename_axis(columns=[None] * frame.columns.nlevels)
     if frame.index.nlevels == 1 and frame.index.name is None and (
             isinstance(frame.index, pd.RangeIndex) or frame.index.dtype.kind in "iu"):
         return frame.reset_index(drop=True)  # row numbers (also those left by a filter) say nothing

@@ -221,9 +221,11 @@ class Verdict:
                  for why, g in skipped.fillna({"why not run": "–"}).groupby("why not run", sort=False)]
         return tables.Shown(judged.drop(columns="why not run") if len(judged) else None, after=lines)
 
-    def frame(self, paper: dict[str, str] | None = None, part: str | None = None) -> Any:
+    def frame(self, paper: dict[str, str] | None = None, part: str | None = None,
+              more: dict[str, str] | None = None) -> Any:
         """The cell table as a pandas frame: one row per cell, per cell not run here, and per exact check; ``part``
-        keeps one kind of row ("trained", "not run", "exact" or "comparison").
+        keeps one kind of row ("trained", "not run", "exact" or "comparison"); ``more``: further row keys of a
+        trained cell → heading, e.g. ``{"ours_min": "ours lowest"}``.
 
         ``paper``: row key → heading, e.g. ``{"paper_best": "paper best (T3)"}`` (default: the paper's best and median
         where any row has them)."""
@@ -239,6 +241,7 @@ class Verdict:
             row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
             if r.get("part") == "trained":
                 row.update({"ours best": r["ours_best"], "ours median": r["ours_median"], "MAD": r["ours_mad"],
+                            **{h: r.get(k) for k, h in (more or {}).items()},
                             "seeds": r["seeds"], "note": f"{r['diverged']} diverged" if r["diverged"] else ""})
             elif r.get("part") == "not run":
                 row.update({"note": r["rule"]})
@@ -256,12 +259,14 @@ class Verdict:
                               "holds": bool(r["pass"]), "detail": r.get("detail", "")}
                              for r in self.rows if r.get("part") in ("exact", "comparison")])
 
-    def show_cells(self, paper: dict[str, str] | None = None, digits: int = 3) -> Any:
-        """The cell table as a page shows it (``tables.Shown``): the trained cells, numbers to ``digits``; the cells
-        not run at this preset in one line; the exact checks apart, in one line where all hold."""
+    def show_cells(self, paper: dict[str, str] | None = None, digits: int = 3,
+                   more: dict[str, str] | None = None) -> Any:
+        """The cell table as a page shows it (``tables.Shown``): the trained cells (``frame``'s ``paper`` and
+        ``more`` columns), numbers to ``digits``; the cells not run at this preset in one line, the list folded
+        under it; the exact checks apart, in one line where all hold."""
         from statetrack import tables
 
-        trained = self.frame(paper, part="trained").round(digits)
+        trained = self.frame(paper, part="trained", more=more).round(digits)
         if len(trained):
             trained = trained.drop(columns=[c for c in ("note",) if c in trained and not trained[c].any()])
         skipped = [r for r in self.rows if r.get("part") == "not run"]
