@@ -1,0 +1,124 @@
+"""What a claim page shows first: the verdict box under the claim box, and the verdict chip the scoreboard shares.
+
+The box holds the verdict word as a coloured chip, the statements the word rests on (the paper's where any is
+judged, else ours, as ``claims.common.verdict_word`` decides), each with where it comes from (paper text, official
+code, secondary source or ours), the paper's number beside ours, one line of reason and a link to the page's Verdict
+section (label ``<claim>-verdict``). A notebook glues it in its Verdict section (``glue_verdict``) and shows it under
+the claim box with a ``{glue:md}`` directive; MyST-NB resolves glue from anywhere in the same notebook.
+
+Used in: every claim notebook; ``statetrack.scoreboard`` (``chip``, ``deciding``, ``decisive``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statetrack.claims.common import Outcome, Verdict
+
+#: sphinx-design badge colour per verdict word.
+COLOURS = {"reproduced": "success", "partly reproduced": "warning", "not reproduced": "danger",
+           "not run at this preset": "secondary"}
+#: admonition class (the box's colour in the book's theme) per verdict word.
+BOX_CLASS = {"reproduced": "tip", "partly reproduced": "warning", "not reproduced": "danger",
+             "not run at this preset": "note"}
+OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "secondary"}
+MAX_ROWS = 6  # statements shown in the box; the Verdict section lists every one
+
+
+def chip(word: str) -> str:
+    """A verdict word (or a statement's outcome) as a coloured sphinx-design badge in MyST."""
+    colour = COLOURS.get(word) or OUTCOME_COLOURS.get(word, "secondary")
+    return f"{{bdg-{colour}}}`{word}`"
+
+
+def deciding(verdict: Verdict) -> list[Outcome]:
+    """The judged statements the verdict word rests on: the paper's where any is judged, else ours."""
+    judged = [o for o in verdict.statements if o.outcome != "not run"]
+    return [o for o in judged if not o.statement.ours] or judged
+
+
+def decisive(verdict: Verdict, prefer: str | None = None) -> Outcome | None:
+    """The one statement that explains the word: a violated impossibility, else the first failing deciding
+    statement, else the one ``prefer`` names (a claim module's ``HEADLINE``) among the deciding ones, else the first
+    deciding one; None when none is judged."""
+    use = deciding(verdict)
+    failing = [o for o in use if o.outcome == "fails"]
+    chosen = ([o for o in failing if o.statement.kind == "impossible"] or failing
+              or [o for o in use if o.statement.id == prefer] or use)
+    return chosen[0] if chosen else None
+
+
+def number(x: Any) -> str:
+    """A statement's number for a page: three significant digits, "–" when missing or not a number."""
+    return "–" if x is None or x != x or abs(x) == float("inf") else f"{x:.3g}"
+
+
+def ours_value(o: Outcome) -> str:
+    """Our side of a statement: the value it judges, or for an exact statement how many of its checks hold."""
+    if o.statement.kind == "exact":
+        return "–" if o.seeds is None else f"{o.seeds_pass} of {o.seeds} checks"
+    return number(o.value)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("s" if n != 1 else "")
+
+
+def reason(verdict: Verdict) -> str:
+    """One line saying why the verdict has its word."""
+    use = deciding(verdict)
+    if not use:
+        why = next((o.reason for o in verdict.statements if o.reason), None)
+        return f"No statement is judged at preset {verdict.preset}" + (f": {why}." if why else ".")
+    whose = "of the paper's statements" if not use[0].statement.ours else \
+        "of our own statements (no statement of the paper's is judged at this preset)"
+    held = sum(o.outcome == "holds" for o in use)
+    failing = [o.statement.id for o in use if o.outcome == "fails"]
+    violated = [o.statement.id for o in use if o.outcome == "fails" and o.statement.kind == "impossible"]
+    line = f"{held} of {len(use)} {whose} judged at this preset hold"
+    if violated:
+        line += f"; a theorem's impossibility is violated ({', '.join(violated)})"
+    elif failing:
+        line += f"; failing: {', '.join(failing)}"
+    ours = [o for o in verdict.statements if o.statement.ours and o.outcome != "not run"]
+    if ours and not use[0].statement.ours:
+        line += f"; ours: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold"
+    skipped = sum(o.outcome == "not run" for o in verdict.statements)
+    if skipped:
+        line += f"; {skipped} more not run at this preset"
+    return line + "."
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def verdict_box(verdict: Verdict, limit: int = MAX_ROWS) -> str:
+    """The verdict box as MyST: a coloured admonition with the word, the deciding statements (failing ones first,
+    at most ``limit``), the paper's number beside ours, one line of reason and a link to the Verdict section."""
+    use = sorted(deciding(verdict), key=lambda o: o.outcome != "fails")
+    lines = [f":::{{admonition}} Verdict at preset `{verdict.preset}`: {chip(verdict.word)}",
+             f":class: {BOX_CLASS.get(verdict.word, 'note')}", "", reason(verdict), ""]
+    if use:
+        lines += ["| statement | source | from | paper | ours | outcome |", "|---|---|---|---|---|---|"]
+        for o in use[:limit]:
+            s = o.statement
+            lines.append(f"| {_cell(s.text)} | {s.source} | {s.provenance} | {number(s.paper)} | {ours_value(o)} | "
+                         f"{chip(o.outcome)} |")
+        if len(use) > limit:
+            rest = use[limit:]
+            counts = ", ".join(f"{sum(o.outcome == w for o in rest)} {ing}" for w, ing in
+                               (("fails", "failing"), ("holds", "holding")) if any(o.outcome == w for o in rest))
+            lines += ["", f"{_plural(len(rest), 'more statement')} ({counts}) in the Verdict section."]
+        lines.append("")
+    lines += [f"Every statement, its rule and the seeds that pass: {{ref}}`the Verdict section <{verdict.claim}-verdict>`.",
+              ":::"]
+    return "\n".join(lines) + "\n"
+
+
+def glue_verdict(verdict: Verdict) -> None:
+    """Glue the verdict box as ``verdict_box`` (Markdown) for the page's ``{glue:md}`` directive; shows nothing."""
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    glue("verdict_box", Markdown(verdict_box(verdict)), display=False)

@@ -1,0 +1,66 @@
+"""The verdict box a claim page shows under its claim box, on hand-built verdicts."""
+
+from statetrack.claims.common import Outcome, Statement, Verdict, at_least, at_most, verdict_word
+from statetrack.pages import chip, decisive, deciding, reason, verdict_box
+
+
+def _st(id, provenance="paper text", kind="possible", paper=1.0, rule=None):
+    return Statement(id, f"claim {id} | piped", "NE Table 3", provenance, kind, "every" if kind == "impossible" else
+                     "best", rule or at_least(0.9), "test", where={}, paper=paper)
+
+
+def _verdict(outcomes, preset="quick"):
+    return Verdict("zz1", preset, False, "line", [], word=verdict_word(outcomes), statements=outcomes)
+
+
+def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
+    v = _verdict([Outcome(_st("a"), "holds", 0.95, 3, 3), Outcome(_st("b"), "fails", 0.5, 1, 3),
+                  Outcome(_st("c", "ours", paper=None), "holds", 0.9, 3, 3), Outcome(_st("d"), "not run", reason="r")])
+    box = verdict_box(v)
+    assert v.word == "partly reproduced"
+    assert box.startswith(":::{admonition} Verdict at preset `quick`: {bdg-warning}`partly reproduced`\n:class: warning")
+    assert box.rstrip().endswith(":::") and "{ref}`the Verdict section <zz1-verdict>`" in box
+    rows = [line for line in box.splitlines() if line.startswith("| claim")]
+    # the paper's statements decide (ours is counted in the reason line only); the failing one comes first
+    assert [r.split(" | ")[0] for r in rows] == ["| claim b \\| piped", "| claim a \\| piped"]
+    assert rows[0].endswith("| paper text | 1 | 0.5 | {bdg-danger}`fails` |")
+    assert reason(v) == ("1 of 2 of the paper's statements judged at this preset hold; failing: b; ours: 1 of 1 hold; "
+                         "1 more not run at this preset.")
+
+
+def test_ours_decide_when_no_statement_of_the_papers_is_judged():
+    v = _verdict([Outcome(_st("a"), "not run", reason="r"), Outcome(_st("o", "ours", paper=None), "holds", 0.1, 2, 2)])
+    assert [o.statement.id for o in deciding(v)] == ["o"] and v.word == "reproduced"
+    assert "{bdg-success}`reproduced`" in verdict_box(v) and "| ours | – | 0.1 |" in verdict_box(v)
+    assert "of our own statements" in reason(v)
+
+
+def test_a_violated_impossibility_is_the_decisive_statement():
+    imp = _st("t", kind="impossible", paper=None, rule=at_most(0.2))
+    v = _verdict([Outcome(_st("a"), "fails", 0.5, 0, 3), Outcome(imp, "fails", 0.9, 0, 3),
+                  Outcome(_st("b"), "holds", 1.0, 3, 3)])
+    assert v.word == "not reproduced" and decisive(v).statement.id == "t"
+    assert "a theorem's impossibility is violated (t)" in reason(v)
+    assert decisive(_verdict([Outcome(_st("a"), "holds", 1.0, 3, 3), Outcome(_st("b"), "holds", 1.0, 3, 3)]),
+                    prefer="b").statement.id == "b"
+
+
+def test_nothing_judged_says_why_and_shows_no_table():
+    v = _verdict([Outcome(_st("a"), "not run", reason="smoke runs are too short")], preset="smoke")
+    box = verdict_box(v)
+    assert chip(v.word) == "{bdg-secondary}`not run at this preset`" and ":class: note" in box
+    assert "No statement is judged at preset smoke: smoke runs are too short." in box and "| statement |" not in box
+    assert decisive(v) is None
+
+
+def test_a_long_list_is_cut_to_the_limit_with_a_count_of_the_rest():
+    v = _verdict([Outcome(_st(f"s{i}"), "holds", 1.0, 3, 3) for i in range(9)])
+    box = verdict_box(v, limit=4)
+    assert sum(line.startswith("| claim") for line in box.splitlines()) == 4
+    assert "5 more statements (5 holding) in the Verdict section." in box
+
+
+def test_an_exact_statement_counts_its_checks():
+    ex = Statement("e", "exact", "BL Prop 1", "paper text", "exact", "value", at_least(1), "test", checks="c*")
+    box = verdict_box(_verdict([Outcome(ex, "holds", 3.0, 3, 3)]))
+    assert "| BL Prop 1 | paper text | – | 3 of 3 checks | {bdg-success}`holds` |" in box
