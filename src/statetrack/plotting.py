@@ -150,26 +150,31 @@ def accuracy_by_length(frame: pd.DataFrame, train_max_len: int, test_range: tupl
     series = list(dict.fromkeys(names.values()))
     per_family: dict[str | None, int] = {}
     look = {}
-    for i, s in enumerate(series):  # the first series widest and lowest: a line drawn over another leaves its edges
+    for i, s in enumerate(series):
         n = per_family.get(family(s), 0)
         per_family[family(s)] = n + 1
         look[s] = dict(color=model_color(s), ls=_STYLES[n % len(_STYLES)], marker=_MARKERS[i % len(_MARKERS)],
-                       lw=1.3 + 1.7 * (len(series) - 1 - i) / max(len(series) - 1, 1), zorder=2 + i, offset=i)
+                       zorder=2 + i, offset=i)
     for ax, name in zip(axes[0], panels):
         sub = frame[frame[panel] == name]
         labelled = set()
+        here = list(dict.fromkeys(names[(name, h)] for h in sub[hue]))
+        # the first widest and lowest, so that a line drawn over another leaves its edges visible
+        width = {s: 1.3 + 1.1 * (len(here) - 1 - i) / max(len(here) - 1, 1) for i, s in enumerate(here)}
         for (h, _seed), run in sub.groupby([hue, "seed"], sort=False):
             s = names[(name, h)]
             run = run.sort_values("length")
             step = max(1, len(run) // 6)
             kw = {k: v for k, v in look[s].items() if k != "offset"}
             ax.plot(run["length"], run[y], alpha=0.85, ms=5, mfc="white", markevery=(look[s]["offset"] % step, step),
-                    label=None if s in labelled else s, **kw)
+                    lw=width[s], label=None if s in labelled else s, **kw)
             labelled.add(s)
         if ceiling is not None and name in set(ceiling[panel]):
             c = ceiling[ceiling[panel] == name]
             ax.plot(c["length"], c["value"], color="black", ls=(0, (4, 2)), lw=1.2, label="count-only ceiling")
         ax.axvspan(0 if not log_x else 0.8, train_max_len, color="0.85", alpha=0.5, lw=0)
+        ax.text((train_max_len / 2) if not log_x else (0.8 * train_max_len) ** 0.5, 1.1, "trained", ha="center",
+                va="top", fontsize=10, color="0.35")
         for x in test_range:
             ax.axvline(x, color="0.4", ls="--", lw=0.8)
         if log_x:

@@ -68,15 +68,16 @@ def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, 
     if len(depths) > 1:
         handles += [Line2D([], [], color="0.3", lw=0.9 + 0.6 * (d - 1)) for d in depths]
         shown += [f"{d} layer{'s' if d > 1 else ''}" for d in depths]
-    fig.legend(handles, shown, loc="lower center", ncol=min(len(shown), 4) or 1, fontsize=10, frameon=False)
-    if ran and missing:
-        fig.text(0.5, 1.0, "not run at this preset: " + "; ".join(missing), ha="center", va="top", fontsize=10,
+    note = bool(ran and missing)
+    fig.legend(handles, shown, loc="lower center", ncol=min(len(shown), 4) or 1, fontsize=10, frameon=False,
+               bbox_to_anchor=(0.5, 0.05 if note else 0.0))
+    if note:
+        fig.text(0.5, 0.01, "not run at this preset: " + "; ".join(missing), ha="center", va="bottom", fontsize=10,
                  style="italic", color="0.35")
     if title:
-        fig.suptitle(title, fontsize=12, y=0.96 if ran and missing else 0.98)
+        fig.suptitle(title, fontsize=12)
     rows_of_legend = max(1, -(-len(shown) // 4))
-    top = 0.93 if ran and missing else 1.0
-    fig.tight_layout(rect=(0, 0.05 * rows_of_legend + 0.02, 1, top - (0.03 if title and ran and missing else 0)))
+    fig.tight_layout(rect=(0, 0.05 * rows_of_legend + 0.02 + (0.06 if note else 0), 1, 1))
     return fig
 
 
