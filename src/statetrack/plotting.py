@@ -25,9 +25,9 @@ PAGE_WIDTH = 9.0
 #: One colour per model family, every page alike. ``model_color`` shades it by the eigenvalue range.
 FAMILY_COLORS = {
     "mamba": "#DD8452", "deltanet": "#4C72B0", "gated_deltanet": "#64B5CD", "deltaproduct": "#2A9D8F",
-    "transformer": "#555555", "mlstm": "#DA8BC3", "slstm": "#8172B3", "lstm": "#937860", "elman": "#CCB974",
-    "full": "#55A868", "cp": "#8C564B", "block": "#17BECF", "diagonal": "#C44E52", "rotation": "#9467BD",
-    "complex_diagonal": "#E377C2", "pd_ssm": "#7F7F7F",
+    "transformer": "#555555", "mlstm": "#DA8BC3", "slstm": "#8172B3", "lstm": "#937860", "elman": "#BCBD22",
+    "full": "#55A868", "cp": "#E6AB02", "block": "#17BECF", "diagonal": "#C44E52", "rotation": "#E7298A",
+    "complex_diagonal": "#66A61E", "pd_ssm": "#A0A0A0",
 }
 #: Our runs and the paper's numbers, where a figure sets one beside the other.
 OURS, PAPER = "#4C72B0", "black"

@@ -26,7 +26,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.plotting import PAPER, explorer, family, fmt, model_color, style
+from statetrack.plotting import PAGE_WIDTH, PAPER, explorer, family, fmt, model_color, style
 
 #: Colours of things that are not models (machines, pure and affine forms, widths).
 COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860"]
@@ -48,7 +48,7 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
         rules: (x, panel) → the rule text shown under the cell (e.g. "≥ 0.9"), where a cell is judged.
     """
     style()
-    fig, axes = plt.subplots(len(panel_order), 1, figsize=(min(10.0, max(7.0, 1.8 + 1.45 * len(x_order))),
+    fig, axes = plt.subplots(len(panel_order), 1, figsize=(min(PAGE_WIDTH, max(7.0, 1.8 + 1.45 * len(x_order))),
                                                             0.8 + 2.9 * len(panel_order)), sharey=True, squeeze=False)
     missing = set(map(tuple, not_run))
     scores = runs["score"].to_numpy(dtype=float) if len(runs) else np.zeros(0)
@@ -67,11 +67,11 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
             p = paper[(paper["x"] == x) & (paper["panel"] == panel)]["value"]
             if len(p):
                 ax.hlines(float(p.iloc[0]), i - 0.3, i + 0.3, color=PAPER, lw=2.2, zorder=2)
-                ax.text(i + 0.32, float(p.iloc[0]), f"BL {fmt(float(p.iloc[0]))}", fontsize=8.5, va="center",
+                ax.text(i + 0.32, float(p.iloc[0]), f"BL {fmt(float(p.iloc[0]))}", fontsize=10, va="center",
                         ha="left", color="0.1")
             if (x, panel) in missing and not len(vals):
                 y = 0.5 if not len(p) else (0.3 if float(p.iloc[0]) > 0.5 else 0.7)  # clear of the paper's bar
-                ax.text(i, y, "not run\nat this\npreset", ha="center", va="center", fontsize=8.5, style="italic",
+                ax.text(i, y, "not run\nat this\npreset", ha="center", va="center", fontsize=10, style="italic",
                         color="0.4")
         ax.set_xticks(range(len(x_order)))
         ax.set_xticklabels([x + (f"\nrule {rules[(x, panel)]}" if rules and (x, panel) in rules else "")

@@ -21,7 +21,7 @@ import numpy as np
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from statetrack.plotting import OURS, PAPER, annotated_heatmap, explorer, fmt, style
+from statetrack.plotting import PAGE_WIDTH, OURS, PAPER, annotated_heatmap, explorer, fmt, style
 
 
 
@@ -66,7 +66,7 @@ def block_sweep(points: list[dict[str, Any]], tasks: Sequence[str], task_names: 
         paper: optional dicts ``task``, ``b``, ``value`` (the paper's numbers) drawn as open squares.
     """
     style()
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.6 * len(tasks), 3.6), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(tasks), figsize=(PAGE_WIDTH if len(tasks) > 1 else 7.0, 3.9), squeeze=False, sharey=True)
     for ax, task in zip(axes[0], tasks):
         pts = [p for p in points if p["task"] == task]
         bs = sorted({p["b"] for p in pts} | {p["b"] for p in (paper or []) if p["task"] == task})
@@ -76,7 +76,7 @@ def block_sweep(points: list[dict[str, Any]], tasks: Sequence[str], task_names: 
             left = sum(b < b_star for b in bs) - 0.5
             ax.axvspan(-0.5, left, color="0.92", zorder=0)
             ax.axvline(left, color="0.3", ls="--", lw=1)
-            ax.text(left + 0.08, 0.5, f"exact tracker\nfrom b = {b_star}", fontsize=8.5, color="0.25", va="center")
+            ax.text(left + 0.08, 0.5, f"exact tracker\nfrom b = {b_star}", fontsize=10, color="0.25", va="center")
         for p in pts:
             y = p["score"] if p["score"] == p["score"] else -0.05
             ax.plot(x_of[p["b"]], y, "o", color=OURS, ms=7, alpha=0.85, zorder=3)
@@ -166,18 +166,18 @@ def block_tracker_explorer(task_kind: str = "Z_m", m: int = 5, block_size: int =
             h = model.states(x)[0]  # (T, b)
             pred = model.head(h).argmax(-1).tolist()  # (T,)
         style()
-        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 3.0))
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.2))
         for i in range(h.shape[1]):
             ax.plot(range(1, len(tokens) + 1), h[:, i].numpy(), marker="o", ms=3, label=f"h[{i}]",
                     color=sns.color_palette("deep")[i % 10])
         ax.set_xlabel("position")
         ax.set_title(f"state of the first block (b = {b.value})", fontsize=10)
-        ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.legend(fontsize=9, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         ax2.plot(range(1, len(tokens) + 1), truth, "s", mfc="none", ms=9, color=PAPER, label="true")
         ax2.plot(range(1, len(tokens) + 1), pred, "o", ms=4, color=OURS, label="model")
         ax2.set_xlabel("position")
         ax2.set_title("prediction and true answer", fontsize=10)
-        ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax2.legend(fontsize=9.5, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         fig.tight_layout()
         plt.show()
         print("all correct" if pred == truth else f"wrong at positions {[i + 1 for i, (p, t) in enumerate(zip(pred, truth)) if p != t]}")

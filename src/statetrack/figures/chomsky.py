@@ -22,7 +22,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from statetrack.plotting import annotated_heatmap, explorer, fmt, style
+from statetrack.plotting import PAGE_WIDTH, annotated_heatmap, explorer, fmt, style
 
 
 
@@ -67,7 +67,7 @@ def word_cycles(words: dict[str, dict[str, Any]], modulus: int, title: str | Non
     """
     style()
     colors = dict(zip(words, sns.color_palette("colorblind", len(words))))
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 3.9), gridspec_kw={"width_ratios": [1.35, 1]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 4.2), gridspec_kw={"width_ratios": [1.35, 1]})
     for n, (name, w) in enumerate(words.items()):
         k = range(len(w["answers"]))
         left.plot(k, [a + 0.08 * (n - 1) for a in w["answers"]], marker="o", ms=4, lw=1.4, color=colors[name],

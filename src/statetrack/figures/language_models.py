@@ -140,7 +140,7 @@ def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> wid
         ax.set_xlabel("position in the test window (bytes)" if view.value == "ppl" else "training step")
         ax.set_ylabel("test perplexity (per byte)" if view.value == "ppl" else "training loss (nats/byte)")
         if runs.value:
-            ax.legend(fontsize=8, frameon=False)
+            ax.legend(fontsize=9.5, frameon=False)
         plt.show()
 
     corpus.observe(set_runs, "value")

@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.plotting import explorer, style
+from statetrack.plotting import PAGE_WIDTH, explorer, style
 
 TOKEN_COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B2", "#CCB974", "#64B5CD", "#937860", "#DA8BC3"]
 
@@ -75,7 +75,7 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
         if parity:
             handles.append(Line2D([], [], marker="o", ls="", mfc="none", mec="0.3", ms=9, mew=2,
                                   label="flip direction"))
-        ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+        ax.legend(handles=handles, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
                   frameon=False, handletextpad=0.3, columnspacing=0.8)
 
 
@@ -88,9 +88,13 @@ def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
     style()
     panels = list(dict.fromkeys(eig["panel"]))
     n = len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(3.4 * n, 4.4), squeeze=False)
-    for ax, panel in zip(axes[0], panels):
+    ncols = n if n <= 2 else 2  # at most two side by side: the page's width, fonts readable
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, 5.2 * nrows), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
         spectrum_panel(ax, eig[eig["panel"] == panel], panel)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
@@ -106,8 +110,12 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
     """
     style()
     panels = list(dict.fromkeys(angles["panel"]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.3), squeeze=False)
-    for ax, panel in zip(axes[0], panels):
+    ncols = len(panels) if len(panels) <= 3 else 2
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH, 4.2 * nrows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, panel in zip(axes.flat, panels):
         sub = angles[angles["panel"] == panel]
         m = int(sub["m"].iloc[0])
         seeds = list(sub.groupby("seed"))
@@ -125,7 +133,7 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
         ax.set_xlabel("token v", fontsize=9)
         ax.set_ylabel("θ_v / (2π/m)", fontsize=9)
         ax.set_title(panel, fontsize=9.5)
-        ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1, frameon=False)
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
