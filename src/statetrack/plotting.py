@@ -95,8 +95,7 @@ def annotated_heatmap(values: np.ndarray, texts: Sequence[Sequence[str]], rows: 
                     color="white" if ran and v < 0.55 else "0.1", style="normal" if ran else "italic")
     for i, j in failed:
         ax.add_patch(Rectangle((j - 0.47, i - 0.45), 0.94, 0.9, fill=False, edgecolor="#C44E52", lw=2.4))
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("0.9")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="0.9")
     im = ax.imshow(np.ma.masked_invalid(value), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_xticks(range(len(columns)), [textwrap.fill(str(c), 12) for c in columns], fontsize=10)
     ax.set_yticks(range(len(rows)), [textwrap.fill(str(r), 28) for r in rows], fontsize=10)
