@@ -2,8 +2,9 @@
 
 The package's docstrings are plain text (tables drawn with ``|``, ``|Q|`` for a set's size), not
 reStructuredText; parsed as reST they would raise warnings, which the book treats as errors. Each
-docstring autodoc collects becomes one literal block instead. With ``sphinx.ext.viewcode`` every
-documented module gets a highlighted source page, linked from its entries.
+docstring autodoc collects becomes one plain-text literal block instead (not highlighted as code).
+With ``sphinx.ext.viewcode`` every documented module gets a highlighted source page, linked from its
+entries.
 
 Used in: _config.yml (``sphinx.local_extensions``).
 """
@@ -11,7 +12,7 @@ Used in: _config.yml (``sphinx.local_extensions``).
 
 def _as_literal(app, what, name, obj, options, lines):
     if lines:
-        lines[:] = ["::", ""] + ["   " + line for line in lines] + [""]
+        lines[:] = [".. code-block:: text", ""] + ["   " + line for line in lines] + [""]
 
 
 def setup(app):
