@@ -39,16 +39,24 @@ def tidy(frame: Any) -> Any:
     return frame.reset_index(allow_duplicates=True)
 
 
-def _written(value: Any) -> Any:
-    """A cell's value, or ``MISSING`` where it is missing (None, NaN, NaT, pd.NA, or a number formatted as "nan")."""
+def _whole_with_gaps(column: Any) -> bool:
+    """A float column that holds whole numbers and a missing value (pandas made it float because of the gap)."""
+    if column.dtype.kind != "f" or not column.isna().any() or column.isna().all():
+        return False
+    values = column.dropna()
+    return bool(((values % 1) == 0).all() and (values.abs() < 2 ** 53).all())
+
+
+def _missing(value: Any) -> bool:
+    """Whether a cell's value is missing: None, NaN, NaT, pd.NA, or a number formatted as "nan"."""
     import pandas as pd
 
     if isinstance(value, str):
-        return MISSING if value in RAW_MISSING else value
+        return value in RAW_MISSING
     try:
-        return MISSING if value is None or bool(pd.isna(value)) else value
-    except (TypeError, ValueError):  # a list or array in a cell is shown as it is
-        return value
+        return value is None or bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or array in a cell is a value
+        return False
 
 
 def _line(entry: str | tuple[str, list[str]]) -> str:
@@ -66,11 +74,16 @@ def _fold(body: str, summary: str) -> str:
 def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -> str:
     """A frame's HTML as a page shows it: all rows and columns, no index column, ``MISSING`` for a missing value;
     folded under ``summary`` (default "all N rows") when it has more than ``fold`` rows (``fold=None``: never)."""
+    import pandas as pd
+
     t = tidy(frame)
     t = t.rename(columns=lambda c: HEADINGS.get(c, c) if isinstance(c, str) else c)
-    t = t.astype({c: object for c in t.columns if t[c].dtype.kind not in "biufc"})
-    for c in t.columns[[t[c].dtype == object for c in t.columns]]:
-        t[c] = t[c].map(_written)
+    for i in range(t.shape[1]):  # by position: a heading may repeat
+        col = t.iloc[:, i]
+        whole = _whole_with_gaps(col)
+        if col.dtype.kind not in "biufc" or whole:
+            t.isetitem(i, pd.Series([MISSING if _missing(v) else int(v) if whole else v for v in col],
+                                    index=t.index, dtype=object))
     body = t.to_html(index=False, na_rep=MISSING, max_rows=None, max_cols=None, border=1)
     if fold is not None and len(t) > fold:
         return _fold(body, summary or f"all {len(t)} rows")
