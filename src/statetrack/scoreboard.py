@@ -45,8 +45,10 @@ def _tally(t: dict[str, int]) -> str:
 
 
 def rows() -> list[dict[str, Any]]:
-    """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, headline."""
+    """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, the deciding
+    statements' tally and the one statement that explains the word (``pages.decisive``)."""
     from statetrack.claims.common import tally
+    from statetrack.pages import deciding, decisive
 
     out = []
     for c in CLAIMS.values():
@@ -58,8 +60,12 @@ def rows() -> list[dict[str, Any]]:
         if v is None:
             out.append({**row, "status": "not run"})
             continue
+        use, key = deciding(v), decisive(v, getattr(get_claim(c.id), "HEADLINE", None))
         out.append({**row, "status": v.word, "preset": v.preset, **headline(v, getattr(get_claim(c.id), "HEADLINE", None)),
                     "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
+                    "deciding": {"held": sum(o.outcome == "holds" for o in use), "judged": len(use),
+                                 "ours": bool(use) and use[0].statement.ours},
+                    "decisive": key.to_dict() if key else None,
                     "statements": [o.to_dict() for o in v.statements], "line": v.line.split(": ", 1)[1],
                     "stale": v.stale, "paper_preset": paper_preset(c.id, v.preset)})
     return out
@@ -81,38 +87,72 @@ def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
 
 
 def _paper_cell(p: dict[str, Any]) -> str:
+    from statetrack.pages import chip
+
     if p["status"] == "shown":
         return "(shown)"
     if p["status"] == "not run":
-        return f"not run ({p['recorded']} of {p['runs']} runs)" if p["recorded"] else "not run"
-    return f"**{p['status']}** ({_tally(p['paper_statements'])})" + (" (stale)" if p["stale"] else "")
+        return f"not run ({p['recorded']} of {p['runs']} runs recorded)" if p["recorded"] else "not run"
+    return f"{chip(p['status'])} ({_tally(p['paper_statements'])})" + (" (stale)" if p["stale"] else "")
 
 
-def scoreboard_markdown() -> str:
-    """The scoreboard as MyST: one compact row per claim (verdict word, the paper's statements held / judged,
-    ours apart), then, folded, every statement with the seeds that pass."""
-    lines = ["| claim | source | verdict | paper's statements held | ours held | preset | paper preset |",
-             "|---|---|---|---|---|---|---|"]
-    table = rows()
+NBSP = "\u00a0"
+
+
+def deciding_number(st: dict[str, Any] | None) -> str:
+    """The number behind a claim's word, from its decisive statement (``Outcome.to_dict``): ours beside the paper's
+    number, or beside the rule's threshold where the paper gives none; an exact statement's checks that hold."""
+    if st is None:
+        return "–"
+    if st["kind"] == "exact":
+        return "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']} checks"
+    other = f"paper {_fmt(st['paper'])}" if st["paper"] is not None else \
+        f"needs {'≥' if st['op'] == '>=' else '≤'} {st['threshold']:.3g}"
+    return f"{_fmt(st['value'])} ({other})".replace(" ", NBSP)  # one line in a narrow column
+
+
+def statements_cell(r: dict[str, Any]) -> str:
+    """How many of the statements that decide a claim's word hold, ours apart; what is recorded when none is judged."""
+    d, ours = r["deciding"], r["our_statements"]
+    if not d["judged"]:
+        return f"runs recorded; no statement judged at `{r['preset']}`"
+    if d["ours"]:
+        return f"ours: {d['held']} of {d['judged']} hold"
+    cell = f"{d['held']} of {d['judged']} hold"
+    return cell + (f" · ours {ours['held']} of {ours['judged']}" if ours["judged"] else "")
+
+
+def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
+    """The scoreboard as MyST, about one screen: per claim a coloured verdict chip, the number behind the word
+    and how many of the deciding statements hold; then, folded, the claims' sources with the paper preset, and every
+    statement with the seeds that pass. ``table``: ``rows()`` (computed when not given)."""
+    from statetrack.pages import chip
+
+    table = rows() if table is None else table
+    lines = ["| claim | verdict | deciding number | statements | preset |", "|---|---|---|---|---|"]
     for r in table:
         name = f"{{ref}}`{r['claim']} <{r['claim']}>`" if r["built"] else r["claim"]
         if "preset" not in r:
-            lines.append(f"| {name} | {r['paper']} {r['source']} | {r['status']} | – | – | – | – |")
+            lines.append(f"| {name} | {r['status']} | – | – | – |")
             continue
-        word = f"**{r['status']}**" + (" (stale: made by older code)" if r["stale"] else "")
-        ours = _tally(r["our_statements"]) if r["our_statements"]["total"] else "–"
-        lines.append(f"| {name} | {r['paper']} {r['source']} | {word} | {_tally(r['paper_statements'])} | {ours} | "
-                     f"`{r['preset']}` | {_paper_cell(r['paper_preset'])} |")
+        word = chip(r["status"]) + (" (stale)" if r["stale"] else "")
+        lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
+                     f"`{r['preset']}` |")
     built = [r for r in table if r["built"] and "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "partly reproduced", "not reproduced",
                                                                 "not run at this preset")}
     lines += ["", "Of the " + str(len(built)) + " claims with records: " + ", ".join(
         f"{n} {w}" for w, n in count.items() if n) + ". A claim is *reproduced* when every statement of the paper's "
         "judged at its preset holds, *partly reproduced* when some do, *not reproduced* when none does or a "
-        "theorem's impossibility is violated; statements that are our own demonstrations are counted apart (ours). "
-        "The last column judges the same statements on the paper preset's runs where all of them are recorded. "
+        "theorem's impossibility is violated; where no statement of the paper's is judged, our own decide (\"ours:\"). The "
+        "deciding number is that of a failing statement where one fails, else of the claim's headline statement. "
         "Generated from the run records when this book was built (`statetrack verify --json`).", ""]
-    lines += [":::{dropdown} Every statement, with the seeds that pass", "",
+    lines += [":::{dropdown} The claims, their sources and the paper preset", "",
+              "| claim | source | claim in short | paper preset |", "|---|---|---|---|"]
+    for r in table:
+        paper = _paper_cell(r["paper_preset"]) if "paper_preset" in r else "–"
+        lines.append(f"| {r['claim']} | {r['paper']} {r['source']} | {r['title']} | {paper} |")
+    lines += ["", ":::", "", ":::{dropdown} Every statement, with the seeds that pass", "",
               "| claim | statement | source | kind | rule | paper | ours | seeds passing | outcome |",
               "|---|---|---|---|---|---|---|---|---|"]
     for r in built:
