@@ -20,10 +20,12 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
     assert v.word == "partly reproduced"
     assert box.startswith(":::{admonition} Verdict at preset `quick`: {bdg-warning}`partly reproduced`\n:class: warning")
     assert box.rstrip().endswith(":::") and "{ref}`the Verdict section <zz1-verdict>`" in box
-    rows = [line for line in box.splitlines() if line.startswith("| claim")]
+    items = [line for line in box.splitlines() if line.startswith("- ")]
     # the paper's statements decide (ours is counted in the reason line only); the failing one comes first
-    assert [r.split(" | ")[0] for r in rows] == ["| claim b \\| piped", "| claim a \\| piped"]
-    assert rows[0].endswith("| paper text | 1 | 0.5 | {bdg-danger}`fails` |")
+    assert items == ["- {bdg-danger}`fails` claim b | piped. *NE Table 3, paper text*: paper 1.000, ours 0.500 "
+                     "(best of seeds).",
+                     "- {bdg-success}`holds` claim a | piped. *NE Table 3, paper text*: paper 1.000, ours 0.950 "
+                     "(best of seeds)."]
     assert reason(v) == ("1 of 2 of the paper's statements judged at this preset hold; failing: b; ours: 1 of 1 hold; "
                          "1 more not run at this preset.")
 
@@ -31,8 +33,10 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
 def test_ours_decide_when_no_statement_of_the_papers_is_judged():
     v = _verdict([Outcome(_st("a"), "not run", reason="r"), Outcome(_st("o", "ours", paper=None), "holds", 0.1, 2, 2)])
     assert [o.statement.id for o in deciding(v)] == ["o"] and v.word == "reproduced"
-    assert "{bdg-success}`reproduced`" in verdict_box(v) and "| ours | – | 0.1 |" in verdict_box(v)
-    assert "of our own statements" in reason(v)
+    assert "{bdg-success}`reproduced`" in verdict_box(v)
+    assert "- {bdg-success}`holds` claim o | piped. *NE Table 3, ours*: ours 0.100 (best of seeds)." in verdict_box(v)
+    assert reason(v) == "No statement of the paper's is judged at this preset; 1 of 1 of our own hold; 1 more not run " \
+                        "at this preset."
 
 
 def test_a_violated_impossibility_is_the_decisive_statement():
@@ -49,18 +53,20 @@ def test_nothing_judged_says_why_and_shows_no_table():
     v = _verdict([Outcome(_st("a"), "not run", reason="smoke runs are too short")], preset="smoke")
     box = verdict_box(v)
     assert chip(v.word) == "{bdg-secondary}`not run at this preset`" and ":class: note" in box
-    assert "No statement is judged at preset smoke: smoke runs are too short." in box and "| statement |" not in box
+    assert "No statement is judged at preset smoke: smoke runs are too short." in box and "\n- " not in box
     assert decisive(v) is None
 
 
 def test_a_long_list_is_cut_to_the_limit_with_a_count_of_the_rest():
     v = _verdict([Outcome(_st(f"s{i}"), "holds", 1.0, 3, 3) for i in range(9)])
     box = verdict_box(v, limit=4)
-    assert sum(line.startswith("| claim") for line in box.splitlines()) == 4
-    assert "5 more statements (5 holding) in the Verdict section." in box
+    assert sum(line.startswith("- ") for line in box.splitlines()) == 4
+    assert "5 more statements (5 holding) and every statement, its rule and the seeds that pass: {ref}`the Verdict " \
+           "section <zz1-verdict>`." in box
 
 
 def test_an_exact_statement_counts_its_checks():
-    ex = Statement("e", "exact", "BL Prop 1", "paper text", "exact", "value", at_least(1), "test", checks="c*")
+    ex = Statement("e", "The construction is exact.", "ours (theory.x)", "ours", "exact", "value", at_least(1), "test",
+                   checks="c*")
     box = verdict_box(_verdict([Outcome(ex, "holds", 3.0, 3, 3)]))
-    assert "| BL Prop 1 | paper text | – | 3 of 3 checks | {bdg-success}`holds` |" in box
+    assert "- {bdg-success}`holds` The construction is exact. *ours (theory.x)*: ours 3 of 3 checks hold." in box

@@ -22,7 +22,8 @@ COLOURS = {"reproduced": "success", "partly reproduced": "warning", "not reprodu
 BOX_CLASS = {"reproduced": "tip", "partly reproduced": "warning", "not reproduced": "danger",
              "not run at this preset": "note"}
 OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "secondary"}
-MAX_ROWS = 6  # statements shown in the box; the Verdict section lists every one
+STATISTICS = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
+MAX_ITEMS = 4  # statements shown in the box; the Verdict section lists every one
 
 
 def chip(word: str) -> str:
@@ -49,15 +50,31 @@ def decisive(verdict: Verdict, prefer: str | None = None) -> Outcome | None:
 
 
 def number(x: Any) -> str:
-    """A statement's number for a page: three significant digits, "–" when missing or not a number."""
-    return "–" if x is None or x != x or abs(x) == float("inf") else f"{x:.3g}"
+    """A statement's number for a page: three decimals (as the scoreboard), "–" when missing or not a number."""
+    return "–" if x is None or x != x or abs(x) == float("inf") else f"{x:.3f}"
 
 
 def ours_value(o: Outcome) -> str:
-    """Our side of a statement: the value it judges, or for an exact statement how many of its checks hold."""
+    """Our side of a statement: the value it judges with its statistic, or for an exact statement how many of its
+    checks hold."""
     if o.statement.kind == "exact":
-        return "–" if o.seeds is None else f"{o.seeds_pass} of {o.seeds} checks"
-    return number(o.value)
+        return "–" if o.seeds is None else f"{o.seeds_pass} of {o.seeds} checks hold"
+    return f"{number(o.value)} ({STATISTICS[o.statement.statistic]})"
+
+
+def origin(o: Outcome) -> str:
+    """Where a statement comes from: its source and its provenance (paper text, official code, secondary source,
+    ours), the provenance left out where the source already says ours."""
+    s = o.statement
+    return s.source if s.ours and s.source.startswith("ours") else f"{s.source}, {s.provenance}"
+
+
+def item(o: Outcome) -> str:
+    """One deciding statement as a line of the box: its outcome chip, the statement, where it comes from, the
+    paper's number (where the paper gives one) beside ours."""
+    s = o.statement
+    paper = f"paper {number(s.paper)}, " if s.paper is not None else ""
+    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}."
 
 
 def _plural(n: int, word: str) -> str:
@@ -70,12 +87,11 @@ def reason(verdict: Verdict) -> str:
     if not use:
         why = next((o.reason for o in verdict.statements if o.reason), None)
         return f"No statement is judged at preset {verdict.preset}" + (f": {why}." if why else ".")
-    whose = "of the paper's statements" if not use[0].statement.ours else \
-        "of our own statements (no statement of the paper's is judged at this preset)"
     held = sum(o.outcome == "holds" for o in use)
     failing = [o.statement.id for o in use if o.outcome == "fails"]
     violated = [o.statement.id for o in use if o.outcome == "fails" and o.statement.kind == "impossible"]
-    line = f"{held} of {len(use)} {whose} judged at this preset hold"
+    line = f"{held} of {len(use)} of the paper's statements judged at this preset hold" if not use[0].statement.ours \
+        else f"No statement of the paper's is judged at this preset; {held} of {len(use)} of our own hold"
     if violated:
         line += f"; a theorem's impossibility is violated ({', '.join(violated)})"
     elif failing:
@@ -89,29 +105,22 @@ def reason(verdict: Verdict) -> str:
     return line + "."
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def verdict_box(verdict: Verdict, limit: int = MAX_ROWS) -> str:
-    """The verdict box as MyST: a coloured admonition with the word, the deciding statements (failing ones first,
-    at most ``limit``), the paper's number beside ours, one line of reason and a link to the Verdict section."""
+def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS) -> str:
+    """The verdict box as MyST: a coloured admonition with the word, one line of reason, the deciding statements
+    (failing ones first, at most ``limit``, one ``item`` each) and a link to the Verdict section."""
     use = sorted(deciding(verdict), key=lambda o: o.outcome != "fails")
     lines = [f":::{{admonition}} Verdict at preset `{verdict.preset}`: {chip(verdict.word)}",
              f":class: {BOX_CLASS.get(verdict.word, 'note')}", "", reason(verdict), ""]
     if use:
-        lines += ["| statement | source | from | paper | ours | outcome |", "|---|---|---|---|---|---|"]
-        for o in use[:limit]:
-            s = o.statement
-            lines.append(f"| {_cell(s.text)} | {s.source} | {s.provenance} | {number(s.paper)} | {ours_value(o)} | "
-                         f"{chip(o.outcome)} |")
-        if len(use) > limit:
-            rest = use[limit:]
-            counts = ", ".join(f"{sum(o.outcome == w for o in rest)} {ing}" for w, ing in
-                               (("fails", "failing"), ("holds", "holding")) if any(o.outcome == w for o in rest))
-            lines += ["", f"{_plural(len(rest), 'more statement')} ({counts}) in the Verdict section."]
+        lines += [item(o) for o in use[:limit]]
         lines.append("")
-    lines += [f"Every statement, its rule and the seeds that pass: {{ref}}`the Verdict section <{verdict.claim}-verdict>`.",
+    lead = "Every statement"
+    if len(use) > limit:
+        rest = use[limit:]
+        counts = ", ".join(f"{sum(o.outcome == w for o in rest)} {ing}" for w, ing in
+                           (("fails", "failing"), ("holds", "holding")) if any(o.outcome == w for o in rest))
+        lead = f"{_plural(len(rest), 'more statement')} ({counts}) and every statement"
+    lines += [f"{lead}, its rule and the seeds that pass: {{ref}}`the Verdict section <{verdict.claim}-verdict>`.",
               ":::"]
     return "\n".join(lines) + "\n"
 
