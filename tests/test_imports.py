@@ -108,7 +108,7 @@ LAYERS = [
     ("config",),
     ("tasks", "models"),
     ("evaluate", "spectra"),  # scores and spectra of a model: the theory's checks read them too
-    ("training", "provenance", "theory", "memory", "kernel_client", "plotting"),
+    ("training", "provenance", "theory", "memory", "kernel_client", "plotting", "tables"),
     ("results", "cost", "bench", "figures"),
     ("runs", "migrate", "peers"),
     ("claims",),
