@@ -112,7 +112,7 @@ LAYERS = [
     ("results", "cost", "bench", "figures"),
     ("runs", "migrate", "peers"),
     ("claims",),
-    ("pilots", "analysis"),  # analysis: readings of trained runs that pages report
+    ("pilots", "analysis", "pages"),  # analysis: readings of trained runs that pages report; pages: the verdict box
     ("sweep", "leaderboard", "widgets"),
     ("scoreboard",),
     ("book",),
