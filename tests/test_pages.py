@@ -70,3 +70,43 @@ def test_an_exact_statement_counts_its_checks():
                    checks="c*")
     box = verdict_box(_verdict([Outcome(ex, "holds", 3.0, 3, 3)]))
     assert "- {bdg-success}`holds` The construction is exact. *ours (theory.x)*: ours 3 of 3 checks hold." in box
+
+
+def _record(seed, stale=False, wall=30.0, ood=0.5, status="ok"):
+    return {"config": {"seed": seed}, "status": status, "stale": stale, "summary": {"ood_normalized": ood,
+            "id_normalized": 1.0}, "provenance": {"wall_time_s": wall, "train_time_s": wall / 2, "device_name": "cpu"}}
+
+
+def test_provenance_counts_the_runs_and_their_minutes():
+    from statetrack.pages import provenance
+
+    recs = [_record(0, wall=30.0), _record(1, wall=90.0)]
+    assert provenance(recs, "smoke") == {"num_runs": 2, "wall_minutes": 2.0, "device_name": "cpu", "preset": "smoke"}
+
+
+def test_the_run_table_has_the_shared_columns_in_order_and_notes_stale_records(capsys):
+    from statetrack.pages import STALE_NOTE, Page
+
+    page = Page.__new__(Page)
+    page.records = [_record(0, ood=0.25), _record(1, stale=True, status="failed")]
+    frame = page.runs(cell=lambda r: {"model": "m"}, config=lambda r: {"lr": 0.1}, after=lambda r: {"x": 1},
+                      test="at 500")
+    assert list(frame.columns) == ["model", "seed", "lr", "status", "at 500 (normalized)", "in-dist (normalized)",
+                                   "train s", "x", "stale"]
+    assert frame["at 500 (normalized)"].tolist() == [0.25, 0.5] and frame["train s"].tolist() == [15.0, 15.0]
+    assert frame["status"].tolist() == ["ok", "failed"] and capsys.readouterr().out.strip() == STALE_NOTE
+    page.records = page.records[:1]
+    assert list(page.runs(scores=lambda r: {"s": 2}).columns) == ["seed", "status", "s", "train s", "stale"]
+    assert capsys.readouterr().out == ""
+
+
+def test_a_page_builds_the_claims_grid_and_its_run_keys():
+    from statetrack.claims import bl1
+    from statetrack.pages import Page
+    from statetrack.results import run_key
+
+    page = Page("bl1", PRESET="smoke", SEEDS="[0]")
+    assert page.preset == "smoke" and page.options == {}
+    assert [run_key(c) for c in page.grid] == [run_key(c) for c in bl1.grid("smoke", seeds=[0])]
+    keys = page.run_keys(lambda c: {"seed": c.seed})
+    assert keys.to_dict("records") == [{"key": run_key(c), "seed": 0} for c in bl1.grid("smoke", seeds=[0])]

@@ -1,4 +1,10 @@
-"""What a claim page shows first: the verdict box under the claim box, and the verdict chip the scoreboard shares.
+"""What a claim page computes and glues: its parameters, grid and runs (``Page``), the verdict box under the claim
+box, and the verdict chip the scoreboard shares.
+
+``Page(claim_id, PRESET=..., SEEDS=..., ...)`` checks the parameters cell (``claims.parameters``) and builds the
+claim's grid; ``page.run()`` loads or trains its runs (``claims.run_claim``) and glues what the "This page ran at
+preset" paragraph names; ``page.runs`` is the run table, ``page.run_keys`` the table of run keys, ``page.verdict``
+the verdict with its box, ``page.glue`` and ``page.figure`` glue values and figures for the prose.
 
 The box holds the verdict word as a coloured chip, the statements the word rests on (the paper's where any is
 judged, else ours, as ``claims.common.verdict_word`` decides), each with where it comes from (paper text, official
@@ -11,7 +17,7 @@ Used in: every claim notebook; ``statetrack.scoreboard`` (``chip``, ``deciding``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from statetrack.claims.common import Outcome, Verdict
 
@@ -131,3 +137,105 @@ def glue_verdict(verdict: Verdict) -> None:
     from myst_nb import glue
 
     glue("verdict_box", Markdown(verdict_box(verdict)), display=False)
+
+
+STALE_NOTE = "Note: some records were made by older code (stale); rerun with FORCE = True to refresh them."
+STANDARD = ("preset", "seeds", "device", "force", "confirm_long")  # ``claims.parameters``' names every claim takes
+
+
+def glue_values(**values: Any) -> None:
+    """Glue each value under its name for the page's prose; shows nothing."""
+    from myst_nb import glue
+
+    for name, value in values.items():
+        glue(name, value, display=False)
+
+
+def provenance(records: list[dict], preset: str) -> dict[str, Any]:
+    """What a page says of its runs: how many, their recorded minutes of training and evaluation, the device of the
+    first, the preset."""
+    return {"num_runs": len(records),
+            "wall_minutes": sum(r["provenance"].get("wall_time_s", 0) for r in records) / 60,
+            "device_name": records[0]["provenance"]["device_name"], "preset": preset}
+
+
+def run_row(r: dict, cell: dict, config: dict, scores: dict, after: dict) -> dict[str, Any]:
+    """One run as a row of a page's run table: its cell, seed, settings, status, scores, training seconds, what
+    else the page shows, and whether older code made it (stale)."""
+    return {**cell, "seed": r["config"]["seed"], **config, "status": r["status"], **scores,
+            "train s": r["provenance"].get("train_time_s"), **after, "stale": r["stale"]}
+
+
+def normalized_scores(r: dict, test: str = "test") -> dict[str, Any]:
+    """A run's normalized accuracy at its test lengths (the column named ``test``) and in distribution."""
+    summary = r.get("summary", {})
+    return {f"{test} (normalized)": summary.get("ood_normalized"), "in-dist (normalized)": summary.get("id_normalized")}
+
+
+class Page:
+    """One claim page at the parameters its notebook was given: the parameters checked, the grid, the records."""
+
+    def __init__(self, claim_id: str, **parameters: Any):
+        from statetrack import claims
+
+        self.claim = claim_id
+        self.module = claims.get_claim(claim_id)
+        self.params = claims.parameters(claim_id, **parameters)
+        self.preset = self.params.preset
+        #: the claim's own parameters (``MODELS`` → ``models``...), as its ``grid`` and ``run_claim`` take them
+        self.options = {k: v for k, v in vars(self.params).items() if k not in STANDARD}
+        self.grid = self.module.grid(self.preset, seeds=self.params.seeds, **self.options)
+        self.records: list[dict] = []
+
+    def run(self) -> list[dict]:
+        """Load or train every run of the grid (``claims.run_claim``) and glue ``provenance``; the records."""
+        from statetrack import claims
+
+        p = self.params
+        self.records = claims.run_claim(self.claim, self.preset, seeds=p.seeds, force=p.force, device=p.device,
+                                        confirm_long=p.confirm_long, **self.options)
+        glue_values(**provenance(self.records, self.preset))
+        return self.records
+
+    def runs(self, cell: Callable[[dict], dict] | None = None, scores: Callable[[dict], dict] | None = None,
+             after: Callable[[dict], dict] | None = None, config: Callable[[dict], dict] | None = None,
+             test: str = "test"):
+        """The run table: one ``run_row`` per record, ``scores`` by default ``normalized_scores`` (``test`` names
+        its first column); prints a note when older code made some records."""
+        import pandas as pd
+
+        none: Callable[[dict], dict] = lambda r: {}  # noqa: E731
+        scores = scores or (lambda r: normalized_scores(r, test))
+        rows = [run_row(r, (cell or none)(r), (config or none)(r), scores(r), (after or none)(r))
+                for r in self.records]
+        if any(r["stale"] for r in self.records):
+            print(STALE_NOTE)
+        return pd.DataFrame(rows)
+
+    def run_keys(self, columns: Callable[[Any], dict]):
+        """The table of run keys: each run of the grid with its key and the settings ``columns`` gives."""
+        import pandas as pd
+
+        from statetrack.results import run_key
+
+        return pd.DataFrame([{"key": run_key(c), **columns(c)} for c in self.grid])
+
+    def verdict(self, **kwargs: Any) -> Verdict:
+        """The claim's verdict on the records (``kwargs`` as the claim's ``verdict`` takes them, e.g. ``checks``);
+        glues its box (``glue_verdict``) and its word (``verdict_word``)."""
+        v = self.module.verdict(self.records, self.preset, **kwargs)
+        glue_verdict(v)
+        glue_values(verdict_word=v.word)
+        return v
+
+    def glue(self, **values: Any) -> None:
+        """Glue each value under its name for the page's prose (``glue_values``)."""
+        glue_values(**values)
+
+    def figure(self, name: str, fig: Any) -> None:
+        """Glue a figure under ``name`` for the page's ``{glue:figure}`` directive, and close it."""
+        import matplotlib.pyplot as plt
+        from myst_nb import glue
+
+        glue(name, fig, display=False)
+        plt.close(fig)
