@@ -193,13 +193,18 @@ def add_launch_buttons(config: Path) -> None:
 
 
 def write_generated(folder: Path) -> None:
-    """The tables computed from the run records at build time (``statetrack.scoreboard``), as MyST files."""
+    """The tables computed at build time, as MyST files: from the run records (``statetrack.scoreboard``) and the
+    theory's table of transition class × task (``figures.theory_grid``, linking the claim pages)."""
+    from statetrack.claims import CLAIMS
+    from statetrack.figures.theory_grid import theory_grid_markdown
     from statetrack.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "paper_cost.md").write_text(paper_cost_markdown())
     (folder / "scoreboard.md").write_text(scoreboard_markdown())
     (folder / "budget.md").write_text(budget_markdown())
+    pages = {c.id: f"../notebooks/{c.notebook}.html" for c in CLAIMS.values() if c.notebook}
+    (folder / "theory_grid.md").write_text(theory_grid_markdown(pages))
 
 
 def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
