@@ -4,8 +4,8 @@ A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfi
 ``cell_of(record) -> dict``, ``HEADLINE`` (the statement the scoreboard shows first) and ``verdict(records, preset,
 checks=None) -> Verdict``, built from ``claims.common``. A claim with exact, training-free parts also provides
 ``checks(preset) -> list[Check]``; its ``verdict`` computes them when not given (a notebook that displayed them
-passes them in). The notebooks and ``statetrack verify`` go through ``parameters``, ``run_claim`` and
-``verify_claim`` here, so the two can never disagree.
+passes them in). The notebooks (through ``statetrack.pages.Page``) and ``statetrack verify`` go through
+``parameters``, ``run_claim`` and ``verify_claim`` here, so the two can never disagree.
 
 Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected), ``quick`` (a 2-core CPU
 in minutes; the qualitative verdict where the compute allows), ``paper`` (a GPU box; the papers' settings).
