@@ -204,9 +204,8 @@ class Page:
         its first column); prints a note when older code made some records."""
         import pandas as pd
 
-        none: Callable[[dict], dict] = lambda r: {}  # noqa: E731
-        scores = scores or (lambda r: normalized_scores(r, test))
-        rows = [run_row(r, (cell or none)(r), (config or none)(r), scores(r), (after or none)(r))
+        rows = [run_row(r, cell(r) if cell else {}, config(r) if config else {},
+                        scores(r) if scores else normalized_scores(r, test), after(r) if after else {})
                 for r in self.records]
         if any(r["stale"] for r in self.records):
             print(STALE_NOTE)
