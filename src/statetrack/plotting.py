@@ -17,7 +17,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 
 #: The book's page width in inches (the text column at 100 dpi): a figure this wide is shown at its size.
 PAGE_WIDTH = 9.0
@@ -74,29 +74,40 @@ def model_color(label: str) -> tuple[float, float, float]:
 def annotated_heatmap(values: np.ndarray, texts: Sequence[Sequence[str]], rows: Sequence[str],
                       columns: Sequence[str], colorbar_label: str, note: str | None = None,
                       failed: Sequence[tuple[int, int]] = (), title: str | None = None,
-                      row_height: float = 0.62) -> Figure:
+                      row_height: float = 0.62, categories: dict[str, str] | None = None) -> Figure:
     """Rows × columns of cells coloured by ``values`` (viridis on [0, 1]; NaN grey) with ``texts`` written in them.
 
     Args:
         values: (len(rows), len(columns)); NaN draws a grey cell whose text is italic (a cell that did not run).
+            With ``categories``, each value is instead the name of a category.
         texts: the text of each cell, same shape.
         rows, columns: the labels, top to bottom and left to right (columns on top).
-        colorbar_label: what the colour means; note: a line under the grid saying what the cell texts are.
+        colorbar_label: what the colour means (with ``categories``: the legend's title); note: a line under the
+            grid saying what the cell texts are.
         failed: (row, column) cells framed in red (a statement that fails).
+        categories: category → colour, in the legend's order: the cells coloured by category, a legend for a
+            colour bar; a category named "not run" writes its cells' texts in italics.
     """
     style()
-    value = np.asarray(values, dtype=float)
     fig, ax = plt.subplots(figsize=(PAGE_WIDTH, row_height * len(rows) + 1.9))
+    if categories is None:
+        value = np.asarray(values, dtype=float)
+        ran = value == value
+        dark = ran & (np.nan_to_num(value, nan=1.0) < 0.55)
+    else:
+        ran = np.array([[v != "not run" for v in line] for line in values])
+        dark = np.zeros_like(ran)
     for i in range(len(rows)):
         for j in range(len(columns)):
-            v = value[i, j]
-            ran = v == v
             ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=9.5,
-                    color="white" if ran and v < 0.55 else "0.1", style="normal" if ran else "italic")
+                    color="white" if dark[i, j] else "0.1", style="normal" if ran[i, j] else "italic")
     for i, j in failed:
         ax.add_patch(Rectangle((j - 0.47, i - 0.45), 0.94, 0.9, fill=False, edgecolor="#C44E52", lw=2.4))
-    cmap = plt.get_cmap("viridis").with_extremes(bad="0.9")
-    im = ax.imshow(np.ma.masked_invalid(value), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    if categories is None:
+        cmap = plt.get_cmap("viridis").with_extremes(bad="0.9")
+        im = ax.imshow(np.ma.masked_invalid(value), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    else:
+        ax.imshow([[to_rgb(categories[v]) for v in line] for line in values], aspect="auto")
     ax.set_xticks(range(len(columns)), [textwrap.fill(str(c), 12) for c in columns], fontsize=10)
     ax.set_yticks(range(len(rows)), [textwrap.fill(str(r), 28) for r in rows], fontsize=10)
     ax.xaxis.tick_top()
@@ -105,8 +116,12 @@ def annotated_heatmap(values: np.ndarray, texts: Sequence[Sequence[str]], rows: 
         ax.axhline(k - 0.5, color="white", lw=1.4)
     for k in range(1, len(columns)):
         ax.axvline(k - 0.5, color="white", lw=1.4)
-    cbar = fig.colorbar(im, ax=ax, fraction=0.035, pad=0.02)
-    cbar.set_label(colorbar_label, fontsize=9.5)
+    if categories is None:
+        cbar = fig.colorbar(im, ax=ax, fraction=0.035, pad=0.02)
+        cbar.set_label(colorbar_label, fontsize=9.5)
+    else:
+        ax.legend([Patch(facecolor=c, edgecolor="0.6") for c in categories.values()], list(categories),
+                  title=colorbar_label, fontsize=9, title_fontsize=9.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if note:
         ax.set_xlabel(note, fontsize=9.5, wrap=True)
     if title:

@@ -3,6 +3,9 @@
 - ``leaderboard_heatmap``: families × tasks, the median over seeds as colour, the median, the number of
   seeds and the range over seeds as text, the theory's prediction as a mark (✓ can, ✗ cannot, ? open) and a
   red frame around a cell whose statement fails; cells a preset did not run are grey.
+- ``prediction_grid``: families × tasks, each cell the theory's prediction (can, cannot, or the count-only bound)
+  and what the runs observed (the prediction holds or fails, with the best seed's score), coloured by agreement;
+  ``prediction_cells`` computes the cells.
 - ``styled_board``: the board as a pandas Styler (sorted, coloured by the median), a table that
   needs no kernel.
 - ``board_explorer``: sort and filter the board (by task, theory or verdict) with a kernel.
@@ -58,6 +61,65 @@ def leaderboard_heatmap(board: pd.DataFrame, rows: Sequence[str], columns: Seque
                              f"each cell: theory (✓ can, ✗ cannot, ? no theorem), median over seeds (n seeds), lowest "
                              f"to highest seed;\nred frame: the cell's statement fails; grey: not run at preset {preset}",
                              failed=failed, title=title, row_height=0.7)
+
+
+#: a cell's agreement → its colour: the prediction holds, fails, no theorem predicts the cell, the preset ran none
+AGREEMENT = {"holds": "#b7dcb0", "fails": "#ef9a9a", "no prediction": "#dfe6ee", "not run": "#f2f2f2"}
+
+
+def prediction_cells(board: pd.DataFrame, statements: Sequence[Any], solved: float
+                     ) -> dict[tuple[str, str], tuple[str, str, float | None]]:
+    """(row, column) → (predicted, agreement, the best seed's score or None) for every cell of ``board``.
+
+    The prediction is the theory's ("can", "cannot", "open"), or "bound v" where the cell's statement is the
+    count-only bound v (kind "impossible"). It holds when the best seed solves the cell (score ≥ ``solved``) for
+    "can", does not (≤ ``solved``) for "cannot", and when every seed is within the bound; "open" predicts nothing.
+
+    Args:
+        board: ``claims.x1.board`` output (columns ``row``, ``column``, ``theory``, ``max``, ``pass``).
+        statements: ``claims.x1.statements()`` (a count-only bound is the rule's threshold of an "impossible" one).
+        solved: the score from which a cell counts as solved (``claims.x1.SOLVED``).
+    """
+    bounds = {(s.where["model"], s.where["task"]): s.rule.threshold for s in statements if s.kind == "impossible"}
+    out = {}
+    for r in board.to_dict("records"):
+        key = (r["row"], r["column"])
+        bound = bounds.get(key)
+        predicted = f"bound {bound:.2f}" if bound is not None else r["theory"]
+        if r["pass"] == "not run":
+            out[key] = (predicted, "not run", None)
+            continue
+        best = r["max"]
+        if bound is not None:
+            holds = best <= bound
+        elif r["theory"] in ("can", "cannot"):
+            holds = best >= solved if r["theory"] == "can" else best <= solved
+        else:
+            out[key] = (predicted, "no prediction", best)
+            continue
+        out[key] = (predicted, "holds" if holds else "fails", best)
+    return out
+
+
+def prediction_grid(board: pd.DataFrame, statements: Sequence[Any], solved: float, rows: Sequence[str],
+                    columns: Sequence[str], row_names: dict[str, str], column_names: dict[str, str], preset: str,
+                    title: str | None = None) -> Figure:
+    """Predicted against observed, one cell per (family, task): the prediction on the first line, the agreement
+    and the best seed's score on the second, the colour by agreement (``prediction_cells``; grey: not run)."""
+    cells = prediction_cells(board, statements, solved)
+    kinds, texts = [], []
+    for row in rows:
+        kinds.append([cells.get((row, c), ("", "not run", None))[1] for c in columns])
+        texts.append([])
+        for col in columns:
+            predicted, agreement, best = cells.get((row, col), ("", "not run", None))
+            seen = agreement if best is None else f"{agreement if agreement != 'no prediction' else 'best'} {fmt(best)}"
+            texts[-1].append(f"{predicted}\n{seen}")
+    return annotated_heatmap(kinds, texts, [row_names[r] for r in rows], [column_names[c] for c in columns],
+                             "does the prediction hold?", f"each cell: the theory's prediction (can, cannot, or bound: no seed above "
+                             f"the best count-only accuracy), then whether\nthe runs bear it out and the best seed's "
+                             f"normalized accuracy (solved: ≥ {solved:g}); grey: not run at preset {preset}",
+                             title=title, row_height=0.62, categories=AGREEMENT)
 
 
 _SHOWN = ["model", "task", "theory", "rule", "median", "min", "max", "seeds", "pass", "source"]
