@@ -102,3 +102,7 @@ def test_each_linked_claim_runs_the_class():
         if claim not in runs:
             runs[claim] = {transition_class_of(cfg.model).transition_class for cfg in get_claim(claim).grid("paper")}
         assert c in runs[claim], (c, t, claim)
+
+
+def test_the_background_page_includes_the_picture():
+    assert "```{include} _generated/theory_grid.md" in (repo_root() / "book" / "background_both.md").read_text()

@@ -107,19 +107,15 @@ def prediction_grid(board: pd.DataFrame, statements: Sequence[Any], solved: floa
     """Predicted against observed, one cell per (family, task): the prediction on the first line, the agreement
     and the best seed's score on the second, the colour by agreement (``prediction_cells``; grey: not run)."""
     cells = prediction_cells(board, statements, solved)
-    kinds, texts = [], []
-    for row in rows:
-        kinds.append([cells.get((row, c), ("", "not run", None))[1] for c in columns])
-        texts.append([])
-        for col in columns:
-            predicted, agreement, best = cells.get((row, col), ("", "not run", None))
-            seen = agreement if best is None else f"{agreement if agreement != 'no prediction' else 'best'} {fmt(best)}"
-            texts[-1].append(f"{predicted}\n{seen}")
+    grid = [[cells.get((row, col), ("", "not run", None)) for col in columns] for row in rows]
+    kinds = [[agreement for _, agreement, _ in line] for line in grid]
+    texts = [[f"{said}\n{seen}" if best is None else f"{said}\n{seen.replace('no prediction', 'best')} {fmt(best)}"
+              for said, seen, best in line] for line in grid]
+    note = (f"each cell: the theory's prediction (can, cannot, or bound: no seed above the best count-only accuracy), "
+            f"then whether\nthe runs bear it out and the best seed's normalized accuracy (solved: ≥ {solved:g}); "
+            f"grey: not run at preset {preset}")
     return annotated_heatmap(kinds, texts, [row_names[r] for r in rows], [column_names[c] for c in columns],
-                             "does the prediction hold?", f"each cell: the theory's prediction (can, cannot, or bound: no seed above "
-                             f"the best count-only accuracy), then whether\nthe runs bear it out and the best seed's "
-                             f"normalized accuracy (solved: ≥ {solved:g}); grey: not run at preset {preset}",
-                             title=title, row_height=0.62, categories=AGREEMENT)
+                             "does the prediction hold?", note, title=title, categories=AGREEMENT)
 
 
 _SHOWN = ["model", "task", "theory", "rule", "median", "min", "max", "seeds", "pass", "source"]
