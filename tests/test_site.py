@@ -73,3 +73,19 @@ def test_no_table_of_the_built_site_hides_a_row_an_index_or_a_missing_value(buil
     bad = {name: a.problems() for name, a in audits.items() if a.problems()}
     assert sum(a.tables for a in audits.values()), "the site has no table at all"
     assert not bad, "; ".join(f"{name}: {', '.join(p)}" for name, p in bad.items())
+
+
+def test_the_cell_papermill_injects_is_folded_like_the_parameters_cell(tmp_path):
+    import nbformat
+
+    from statetrack.book import fold_injected
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("PRESET = 'quick'", metadata={"tags": ["parameters", "hide-cell"]}),
+                nbformat.v4.new_code_cell("# Parameters\nPRESET = 'smoke'", metadata={"tags": ["injected-parameters"]}),
+                nbformat.v4.new_code_cell("x = 1")]
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, path)
+    fold_injected(path)
+    tags = [c.metadata.get("tags", []) for c in nbformat.read(path, as_version=4).cells]
+    assert tags == [["parameters", "hide-cell"], ["injected-parameters", "hide-cell"], []]

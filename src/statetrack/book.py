@@ -141,8 +141,22 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     except TimeoutError as e:  # nbclient's CellTimeoutError
         raise NotebookError(f"notebook {src.name} at preset {preset!r}: a cell did not finish within "
                             f"{cell_timeout} s ({e}; the partly executed notebook is at {tmp})") from None
+    fold_injected(tmp)
     os.replace(tmp, out)
     return out, time.perf_counter() - t0
+
+
+def fold_injected(path: Path) -> None:
+    """Fold the cell papermill injects with the page's parameters (tag ``injected-parameters``) like the parameters
+    cell it overrides (``hide-cell``), in the executed notebook at ``path``."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "injected-parameters" in tags and "hide-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "hide-cell"]
+    nbformat.write(nb, path)
 
 
 def _pool_start(threads: int) -> None:
