@@ -89,3 +89,10 @@ def test_the_cell_papermill_injects_is_folded_like_the_parameters_cell(tmp_path)
     fold_injected(path)
     tags = [c.metadata.get("tags", []) for c in nbformat.read(path, as_version=4).cells]
     assert tags == [["parameters", "hide-cell"], ["injected-parameters", "hide-cell"], []]
+
+
+def test_a_truth_value_is_a_word_and_a_missing_one_a_dash():
+    frame = pd.DataFrame({"check": ["a", "b", "c"], "holds": [True, False, None], "n": [1, 2, 3]})
+    cells = [text for row in _one(tables.html(frame)).body for _, text in row]
+    assert cells == ["a", "yes", "1", "b", "no", "2", "c", "–", "3"]
+    assert not {"True", "False"} & set(cells)

@@ -18,6 +18,7 @@ from html.parser import HTMLParser
 from typing import Any, Iterable
 
 MISSING = "–"  # what a page writes for a missing value
+TRUTH = {True: "yes", False: "no"}  # what a page writes for a truth value
 FOLD_ROWS = 20  # a table with more rows than this is folded (shown on a click), never cut
 RAW_MISSING = ("NaN", "nan", "None", "NaT", "<NA>")  # what pandas or Python print for a missing value
 #: Configuration field names as a table's heading says them.
@@ -72,14 +73,20 @@ def _fold(body: str, summary: str) -> str:
 
 
 def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -> str:
-    """A frame's HTML as a page shows it: all rows and columns, no index column, ``MISSING`` for a missing value;
-    folded under ``summary`` (default "all N rows") when it has more than ``fold`` rows (``fold=None``: never)."""
+    """A frame's HTML as a page shows it: all rows and columns, no index column, ``MISSING`` for a missing value,
+    ``TRUTH`` for a truth value; folded under ``summary`` (default "all N rows") when it has more than ``fold`` rows
+    (``fold=None``: never)."""
+    import numpy as np
     import pandas as pd
 
     t = tidy(frame)
     t = t.rename(columns=lambda c: HEADINGS.get(c, c) if isinstance(c, str) else c)
     for i in range(t.shape[1]):  # by position: a heading may repeat
         col = t.iloc[:, i]
+        if any(isinstance(v, (bool, np.bool_)) for v in col):
+            t.isetitem(i, pd.Series([TRUTH[bool(v)] if isinstance(v, (bool, np.bool_)) else MISSING if _missing(v)
+                                     else v for v in col], index=t.index, dtype=object))
+            continue
         whole = _whole_with_gaps(col)
         if col.dtype.kind not in "biufc" or whole:
             t.isetitem(i, pd.Series([MISSING if _missing(v) else int(v) if whole else v for v in col],
