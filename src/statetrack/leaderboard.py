@@ -197,7 +197,9 @@ def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] |
 
 def _statements(cfg: ModelConfig, preset: str) -> list[Any]:
     """x1's statement for each column of the x1 row ``cfg``'s transition class maps to, re-aimed at this model's
-    runs and judged at ``preset``; a column x1 has no statement for is shown, not judged."""
+    runs and judged at ``preset``, where it is the theory's (provenance "ours"); a column x1 has no such statement
+    for is shown, not judged. A paper's number judges only the paper's own model: BL's R2 rotation at m = 3 (0.00)
+    says nothing of another complex-diagonal model, for which the theory predicts a solution."""
     from dataclasses import replace as copy
 
     from statetrack.claims import x1
@@ -207,7 +209,7 @@ def _statements(cfg: ModelConfig, preset: str) -> list[Any]:
     out = []
     for column in x1.TASKS:
         s = x1.statement_of(row, column) if row is not None else None
-        if s is not None:
+        if s is not None and s.provenance == "ours":
             out.append(copy(s, id=column, where={"task": column}, presets=(preset,), not_run={}))
     return out
 
