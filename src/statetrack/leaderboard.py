@@ -6,8 +6,9 @@ The model's row is built the way x1 builds its fills: for each of x1's five colu
 column owner's recurrent reference cell (``x1._reference``: task, training and test settings, seeds and
 learning rates) with this model's config put in (``cells``). A model that declares a learning-rate grid
 (``Config.lrs``) is swept over it instead of the reference cell's rates; the rate with the best median
-is judged by x1's statement for the cell (``claims.common.decide``, as every claim is). The bilinear model takes the bilinear reference
-cell, as x1's bilinear fills do.
+is judged by x1's statement for the cell where that statement is the theory's (``claims.common.decide``, as every
+claim is; a paper's number judges only the paper's model). The bilinear model takes the bilinear reference cell, as
+x1's bilinear fills do.
 
 Each cell carries x1's prediction for the model's transition class (``prediction``): the class maps to the
 x1 row whose prediction it shares (``X1_ROW``: "signed_diagonal" is the bilinear real diagonal's row, a
