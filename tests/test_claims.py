@@ -114,22 +114,6 @@ def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
     assert select(["bl2", "ne1"]) == ["bl2", "ne1"]  # named ids keep the order asked for
 
 
-def test_the_headline_is_the_named_statement_else_the_papers_first_judged_one():
-    from statetrack.claims.common import Outcome
-    from statetrack.scoreboard import headline
-
-    def st(id, ours=False):
-        return Statement(id, f"claim {id}", "T", "ours" if ours else "paper text", "possible", "best", at_least(0.9),
-                         "test", where={}, paper=None if ours else 1.0)
-
-    outcomes = [Outcome(st("a", ours=True), "holds", 0.95, 3, 3), Outcome(st("b"), "fails", 0.5, 1, 3),
-                Outcome(st("c"), "not run", reason="r")]
-    v = Verdict("zz1", "quick", False, "line", [], statements=outcomes)
-    assert headline(v, "a")["ours"] == "0.950 (3 of 3 seeds pass): holds"
-    assert headline(v, None)["what"].startswith("claim b") and headline(v, None)["paper_number"] == "1.000"
-    assert headline(v, "c")["what"].startswith("claim b")  # a statement not judged is never the headline
-
-
 def test_a_page_shows_every_row_of_a_long_table():
     import pandas as pd
 

@@ -26,20 +26,6 @@ def _fmt(x: Any) -> str:
     return "–" if x is None or x != x else f"{x:.3f}"
 
 
-def headline(v: Verdict, prefer: str | None = None) -> dict[str, Any]:
-    """The statement a reader looks at first: the one ``prefer`` names (a claim module's ``HEADLINE``), else the
-    first judged statement of the paper's, else the first judged one; None when none is judged."""
-    judged = [o for o in v.statements if o.outcome != "not run"]
-    chosen = ([o for o in judged if o.statement.id == prefer] or [o for o in judged if not o.statement.ours]
-              or judged)
-    if not chosen:
-        return {"what": "–", "paper_number": "–", "ours": "–"}
-    o = chosen[0]
-    seeds = f" ({o.seeds_pass} of {o.seeds} seeds pass)" if o.seeds else ""
-    return {"what": f"{o.statement.text} ({o.statement.describe()})", "paper_number": _fmt(o.statement.paper),
-            "ours": f"{_fmt(o.value)}{seeds}: {o.outcome}"}
-
-
 def _tally(t: dict[str, int]) -> str:
     return f"{t['held']}/{t['judged']}" + (f" (+{t['not_run']} not run)" if t["not_run"] else "")
 
@@ -61,7 +47,7 @@ def rows() -> list[dict[str, Any]]:
             out.append({**row, "status": "not run"})
             continue
         use, key = deciding(v), decisive(v, getattr(get_claim(c.id), "HEADLINE", None))
-        out.append({**row, "status": v.word, "preset": v.preset, **headline(v, getattr(get_claim(c.id), "HEADLINE", None)),
+        out.append({**row, "status": v.word, "preset": v.preset,
                     "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
                     "deciding": {"held": sum(o.outcome == "holds" for o in use), "judged": len(use),
                                  "ours": bool(use) and use[0].statement.ours},
