@@ -108,5 +108,24 @@ def test_a_page_builds_the_claims_grid_and_its_run_keys():
     page = Page("bl1", PRESET="smoke", SEEDS="[0]")
     assert page.preset == "smoke" and page.options == {}
     assert [run_key(c) for c in page.grid] == [run_key(c) for c in bl1.grid("smoke", seeds=[0])]
-    keys = page.run_keys(lambda c: {"seed": c.seed})
-    assert keys.to_dict("records") == [{"key": run_key(c), "seed": 0} for c in bl1.grid("smoke", seeds=[0])]
+    keys = page.run_keys(lambda c: {"table seed": c.task.table_seed}).to_dict("records")
+    grid = bl1.grid("smoke", seeds=[0])
+    assert [k["key"] for k in keys] == [run_key(c) for c in grid]
+    c = grid[0]  # the claim's cell first, then the settings the cell does not name, then the extra column
+    assert keys[0]["states"] == c.task.num_states and keys[0]["model"] == "full bilinear" and keys[0]["seed"] == 0
+    assert keys[0]["lr"] == c.train.lr and keys[0]["test lengths"] == f"{c.eval.min_len}–{c.eval.max_len}"
+    assert list(keys[0])[:2] == ["key", "model"] and list(keys[0])[-1] == "table seed"
+
+
+def test_statement_values_name_every_statement_with_its_value_and_seeds():
+    from types import SimpleNamespace
+
+    from statetrack.claims import bl1
+    from statetrack.claims.common import Outcome
+    from statetrack.pages import statement_values
+
+    a, b = bl1.statements()[:2]
+    v = SimpleNamespace(statements=[Outcome(a, "holds", 0.25, 2, 3), Outcome(b, "not run")])
+    out = statement_values(v)
+    assert out[f"ours_{a.id}"] == 0.25 and out[f"seeds_{a.id}"] == "2 of 3" and out[f"seeds_{b.id}"] == "–"
+    assert out[f"ours_{b.id}"] != out[f"ours_{b.id}"]  # NaN where no run was judged

@@ -172,6 +172,23 @@ def normalized_scores(r: dict, test: str = "test") -> dict[str, Any]:
     return {f"{test} (normalized)": summary.get("ood_normalized"), "in-dist (normalized)": summary.get("id_normalized")}
 
 
+def statement_values(verdict: Verdict) -> dict[str, Any]:
+    """What the prose reads of each statement: ``ours_<id>`` (its statistic on our runs, NaN where none) and
+    ``seeds_<id>`` ("k of n" seeds that pass, "–" where none were judged)."""
+    out: dict[str, Any] = {}
+    for o in verdict.statements:
+        out[f"ours_{o.statement.id}"] = float("nan") if o.value is None else float(o.value)
+        out[f"seeds_{o.statement.id}"] = "–" if not o.seeds else f"{o.seeds_pass} of {o.seeds}"
+    return out
+
+
+def run_settings(c: Any) -> dict[str, Any]:
+    """A run config's settings as a run-key table shows them: model, seed, width, rate, steps, batch, lengths."""
+    return {"model": c.model.label, "seed": c.seed, "D": c.model.d_model, "lr": c.train.lr,
+            "steps": c.train.num_steps, "batch": c.train.batch_size,
+            "train lengths": f"{c.train.min_len}–{c.train.max_len}", "test lengths": f"{c.eval.min_len}–{c.eval.max_len}"}
+
+
 class Page:
     """One claim page at the parameters its notebook was given: the parameters checked, the grid, the records."""
 
@@ -211,20 +228,26 @@ class Page:
             print(STALE_NOTE)
         return pd.DataFrame(rows)
 
-    def run_keys(self, columns: Callable[[Any], dict]):
-        """The table of run keys: each run of the grid with its key and the settings ``columns`` gives."""
+    def run_keys(self, extra: Callable[[Any], dict] | None = None):
+        """The table of run keys: each run of the grid with its key, its cell (the claim's ``cell_of``), the
+        ``run_settings`` the cell does not name and what ``extra`` adds."""
         import pandas as pd
 
         from statetrack.results import run_key
 
-        return pd.DataFrame([{"key": run_key(c), **columns(c)} for c in self.grid])
+        rows = []
+        for c in self.grid:
+            cell = self.module.cell_of({"config": c.to_dict()})
+            rows.append({"key": run_key(c), **cell, **{k: v for k, v in run_settings(c).items() if k not in cell},
+                         **(extra(c) if extra else {})})
+        return pd.DataFrame(rows)
 
     def verdict(self, **kwargs: Any) -> Verdict:
         """The claim's verdict on the records (``kwargs`` as the claim's ``verdict`` takes them, e.g. ``checks``);
         glues its box (``glue_verdict``) and its word (``verdict_word``)."""
         v = self.module.verdict(self.records, self.preset, **kwargs)
         glue_verdict(v)
-        glue_values(verdict_word=v.word)
+        glue_values(verdict_word=v.word, **statement_values(v))
         return v
 
     def glue(self, **values: Any) -> None:
