@@ -183,3 +183,12 @@ def block_tracker_explorer(task_kind: str = "Z_m", m: int = 5, block_size: int =
         print("all correct" if pred == truth else f"wrong at positions {[i + 1 for i, (p, t) in enumerate(zip(pred, truth)) if p != t]}")
 
     return explorer([[kind, b], [mod, text]], draw)
+
+
+def modulus_table(verdict: Any, preset: str) -> Figure:
+    """bl2's table as its page shows it: ``model_modulus_heatmap`` of the verdict's rows over every model and every
+    modulus of BL's table."""
+    from statetrack.claims import bl2
+
+    return model_modulus_heatmap(verdict.rows, bl2.MODELS, bl2.NAMES, list(bl2.PAPER_MODULI), preset,
+                                 title=f"Z_m, test length 500, preset {preset}")
