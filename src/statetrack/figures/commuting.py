@@ -1,6 +1,7 @@
 """Figures and a widget for commuting transitions (bl7): the count-only ceiling and a word's counts.
 
 - ``ceiling_curve``: the best accuracy any count-only model reaches on S3, against the length.
+- ``lengths_with_ceiling``: trained runs' accuracy by length per task, S3's count-only ceiling as their bound.
 - ``word_explorer``: type an S3 word; the true running product beside what token counts allow.
 
 Used in: bl7.
@@ -13,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from statetrack.plotting import explorer, style
+from statetrack.plotting import accuracy_by_length, explorer, style
 
 
 def ceiling_curve(ceiling: pd.DataFrame, chance: float, sign_level: float, title: str | None = None) -> Figure:
@@ -77,3 +78,22 @@ def word_explorer(word: str = "1 2") -> widgets.Widget:
               + (" (the same)" if rev == product else " (different: a commuting model answers both alike)"))
 
     return explorer([text], draw)
+
+
+def lengths_with_ceiling(frame: pd.DataFrame, ceiling: pd.DataFrame, train_max_len: int,
+                         test_range: tuple[int, int], chance: float = 1 / 6, title: str | None = None) -> Figure:
+    """Normalized accuracy by length (log axis), one panel per task and one line per run coloured by model, with
+    S3's count-only ceiling normalized against ``chance`` and held at its last value up to the longest test length.
+
+    Args:
+        frame: ``results.tidy`` output with columns task and model (``analysis.bl7.length_frame``).
+        ceiling: columns length, value (accuracy): the exact ceiling on S3.
+        train_max_len, test_range: the longest training length (shaded) and the test lengths (dashed lines).
+    """
+    from statetrack.evaluate import normalized
+
+    values = [*ceiling["value"], ceiling["value"].iloc[-1]]
+    bound = pd.DataFrame({"task": "S3", "length": [*ceiling["length"], test_range[1]],
+                          "value": [normalized(x, chance) for x in values]})
+    return accuracy_by_length(frame, train_max_len=train_max_len, test_range=test_range, panel="task", hue="model",
+                              ceiling=bound, log_x=True, title=title)
