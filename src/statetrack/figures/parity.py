@@ -2,11 +2,14 @@
 
 - ``scalar_states``: h_k against k for several a, one panel per dtype (``theory.finite_precision``).
 - ``scalar_explorer``: pick a and a dtype; see whether the state freezes or keeps alternating.
+- ``parity_lengths``: the trained runs' normalized accuracy by length, one panel per model, one line per run.
 
 Used in: ne1.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -15,7 +18,7 @@ import seaborn as sns
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, explorer, style
+from statetrack.plotting import PAGE_WIDTH, accuracy_by_length, explorer, style
 
 
 def scalar_states(states: pd.DataFrame, title: str | None = None) -> Figure:
@@ -63,3 +66,13 @@ def scalar_explorer(steps: int = 60) -> widgets.Widget:
         plt.show()
 
     return explorer([[a, dtype]], draw)
+
+
+def parity_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
+    """The runs' normalized accuracy by length (``results.tidy`` rows), one panel per model (``claims.ne1.NAMES``),
+    one line per (range, seed); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
+    from statetrack.claims import ne1
+
+    return accuracy_by_length(frame.assign(model=frame["model"].map(ne1.NAMES)), train_max_len=cfg.train.max_len,
+                              test_range=(cfg.eval.min_len, cfg.eval.max_len),
+                              title=f"Parity, preset {preset}: accuracy by length")

@@ -1,0 +1,67 @@
+"""ne1's page readings (``analysis.ne1``) and its length figure, against hand-worked cases and the paper's CSV."""
+
+from __future__ import annotations
+
+import csv
+from types import SimpleNamespace
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from statetrack.analysis import ne1 as parity  # noqa: E402
+from statetrack.claims import ne1  # noqa: E402
+from statetrack.figures.parity import parity_lengths  # noqa: E402
+from statetrack.results import paper_dir  # noqa: E402
+
+
+def test_a_half_freezes_one_step_after_the_significand_runs_out():
+    # h_k = 2 − 2^(1−k) is exact while 2^(1−k) fits the significand (8 bits in bfloat16, 24 in float32); at the next
+    # step the tie rounds to 2, which is a fixed point: frozen from k = bits + 1.
+    frozen = parity.freeze_table(coefs=(0.5, 0.0, -1.0), steps=200)
+    assert frozen.loc[0.5, "bfloat16"] == 9 and frozen.loc[0.5, "float32"] == 25
+    assert frozen.loc[0.0, "bfloat16"] == 1  # h_k = 1 from the first step on
+    assert frozen.loc[-1.0, "float32"] == "still changing at 200"  # 1, 0, 1, 0, ... never settles
+    assert parity.freeze_values(frozen) == {"bf16_freeze_half": 9, "fp32_freeze_half": 25}
+
+
+def test_scalar_curves_alternate_for_minus_one_and_count_for_one():
+    curves = parity.scalar_curves(coefs=(-1.0, 1.0), steps=6)
+    minus = curves[(curves["a"] == -1.0) & (curves["dtype"] == "float32")]["h"].tolist()
+    plus = curves[(curves["a"] == 1.0) & (curves["dtype"] == "bfloat16")]["h"].tolist()
+    assert minus == [1, 0, 1, 0, 1, 0] and plus == [1, 2, 3, 4, 5, 6]
+    assert len(curves) == 2 * 2 * 6
+
+
+def test_paper_values_are_table_3s_parity_column():
+    with open(paper_dir() / "ne_table3.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["task"] == "parity" and r["metric"] == "scaled_acc_best_of_3"
+                and r["model"] in ("Mamba", "DeltaNet")]
+    want = {f"paper_{r['model'].lower()}_{'neg' if r['variant'] == '[-1,1]' else 'pos'}": float(r["value"])
+            for r in rows}
+    assert parity.paper_values() == pytest.approx(want) and len(want) == 4
+
+
+def test_recipe_values_join_the_distinct_settings():
+    train = [SimpleNamespace(weight_decay=w, warmup_steps=s, num_steps=n) for w, s, n in
+             ((0.01, 25, 500), (0.1, 100, 1000), (0.01, 50, 1000))]
+    grid = [SimpleNamespace(train=t) for t in train]
+    assert parity.recipe_values(grid, "paper") == {"paper_weight_decay": "0.01 or 0.1", "paper_warmup": "5% or 10%"}
+
+
+def _frame() -> pd.DataFrame:
+    rows = [{"key": f"{m}{e}{s}", "model": m, "eig_range": e, "seed": s, "length": n, "normalized": 0.5}
+            for m in ne1.MODELS for e in ne1.EIG_RANGES for s in (0, 1) for n in (10, 20, 30)]
+    return pd.DataFrame(rows)
+
+
+def test_parity_lengths_draws_a_panel_per_model_and_a_line_per_run():
+    fig = parity_lengths(_frame(), ne1.grid("smoke")[0], "smoke")
+    axes = fig.axes
+    assert [ax.get_title() for ax in axes] == [ne1.NAMES[m] for m in ne1.MODELS]
+    for ax in axes:
+        runs = [line for line in ax.get_lines() if len(line.get_xdata()) == 3]
+        assert len(runs) == len(ne1.EIG_RANGES) * 2
