@@ -11,13 +11,18 @@
   the machine can still be in, from every start state, after each letter (bl3).
 - ``unit_explorer``: one frozen diagonal unit, pure versus affine, beside the parity of a bit word (bl6).
 - ``states_needed``: m², the states per-step modular arithmetic needs, against the models' widths (bl4).
+- ``run_dots``, ``paper_marks``: a page's records and verdict rows as ``scores_vs_paper``'s two frames.
+- ``runs_explorer``: ``widgets.run_explorer`` over a page's records (bl4, bl6).
+- ``frozen_ablation``, ``additive_scores``: bl6's two figures.
+- ``arithmetic_states``, ``arithmetic_scores``: bl4's two figures.
 
 Used in: bl3, bl4, bl6.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -233,3 +238,89 @@ def states_needed(moduli: Sequence[int], widths: dict[str, int], title: str | No
         ax.set_title(title, fontsize=12)
     fig.tight_layout()
     return fig
+
+
+
+# ----------------------------------------------------------------------------- each page's figures
+
+
+def run_dots(records: Sequence[dict], cell_of: Callable[[dict], dict], x_of: Callable[[dict], str],
+             panel_of: Callable[[dict], str]) -> pd.DataFrame:
+    """``scores_vs_paper``'s ``runs``: one row per record, its x and panel (``x_of`` and ``panel_of`` of the
+    record's cell, ``cell_of(record)``) and its normalized accuracy at the test length (NaN for a run without one)."""
+    rows = [{"x": x_of(c), "panel": panel_of(c), "score": r.get("summary", {}).get("ood_normalized", float("nan"))}
+            for r in records for c in [cell_of(r)]]
+    return pd.DataFrame(rows, columns=["x", "panel", "score"])
+
+
+def paper_marks(rows: Sequence[dict], x_of: Callable[[dict], str], panel_of: Callable[[dict], str]) -> pd.DataFrame:
+    """``scores_vs_paper``'s ``paper``: one row per verdict row with a paper number, its x, panel and number."""
+    marks = [{"x": x_of(r), "panel": panel_of(r), "value": r["paper_best"]}
+             for r in rows if r.get("paper_best") is not None]
+    return pd.DataFrame(marks, columns=["x", "panel", "value"])
+
+
+def runs_explorer(records: Sequence[dict], train_max_len: int, task: bool = False) -> widgets.Widget:
+    """``widgets.run_explorer`` over the records, each run named by its model label (and its task)."""
+    from statetrack import results
+    from statetrack.widgets import run_explorer
+
+    frame = results.tidy(list(records))
+    frame["model"] = frame["label"] + (", " + frame["task"] if task else "")
+    return run_explorer(frame, train_max_len=train_max_len)
+
+
+def frozen_ablation(frozen: pd.DataFrame, preset: str) -> Figure:
+    """bl6 figure 1: ``ablation_bars`` of the frozen network's success per H at the preset's test length."""
+    from statetrack.claims import bl6
+
+    return ablation_bars(frozen, title=f"Frozen random diagonal network, parity at length {bl6.FROZEN[preset][3]}")
+
+
+def additive_scores(verdict: Any, records: Sequence[dict], preset: str) -> Figure:
+    """bl6 figure 2: ``scores_vs_paper`` of every run, one x per variant and form, one panel per task, with no paper
+    number (BL gives the direction only)."""
+    from statetrack.claims import bl6
+
+    def x_of(c):
+        return f"{c['variant']}\n{c['form']}"
+
+    trained = [r for r in verdict.rows if r["part"] == "trained"]
+    length = records[0]["config"]["eval"]["max_len"] if records else "–"
+    return scores_vs_paper(run_dots(records, bl6.cell_of, x_of, lambda c: c["task"]), paper_marks([], x_of, x_of),
+                           list(dict.fromkeys(x_of(r) for r in trained)), list(dict.fromkeys(r["task"] for r in trained)),
+                           paper_label="BL: direction only, no number",
+                           title=f"Pure versus affine, preset {preset}: accuracy at length {length}")
+
+
+def arithmetic_states(preset: str) -> Figure:
+    """bl4 figure 1: ``states_needed`` for BL's moduli against the preset's and the paper's full model and BL's
+    block of 64."""
+    from statetrack.claims import bl2, bl4
+
+    widths = {f"{preset} full bilinear": bl4.model_of(preset, "full").d_model,
+              "paper full bilinear (our guess)": bl4.model_of("paper", "full").d_model, "BL block size": 64}
+    return states_needed(bl2.PAPER_MODULI, widths, title="Per-step modular arithmetic: states needed")
+
+
+def arithmetic_scores(verdict: Any, records: Sequence[dict], preset: str) -> Figure:
+    """bl4 figure 2: ``scores_vs_paper`` of every run, one x per model, one panel per modulus the verdict shows
+    (trained or not run), BL's m = 50 number on its panel."""
+    from statetrack.claims import bl4
+
+    shown = [r for r in verdict.rows if r["part"] in ("trained", "not run")]
+    ran = {(r["model"], r["m"]) for r in shown if r["part"] == "trained"}
+
+    def x_of(c):
+        return bl4.NAMES[c["model"]]
+
+    def panel_of(c):
+        return f"m = {c['m']}"
+
+    length = records[0]["config"]["eval"]["max_len"] if records else "–"
+    not_run = [(bl4.NAMES[name], f"m = {m}") for name in bl4.MODELS for m in {r["m"] for r in shown}
+               if (name, m) not in ran]
+    return scores_vs_paper(run_dots(records, bl4.cell_of, x_of, panel_of), paper_marks(shown, x_of, panel_of),
+                           [bl4.NAMES[m] for m in bl4.MODELS], list(dict.fromkeys(panel_of(r) for r in shown)),
+                           not_run=not_run, ylabel=f"normalized accuracy at {length}",
+                           title=f"Modular arithmetic, preset {preset}: accuracy at length {length}")

@@ -1,0 +1,77 @@
+"""bl6's page readings (``statetrack.analysis.bl6``) on hand-built frozen rows and runs whose pure − affine gaps are
+worked out by hand; its figures (``figures.bilinear.frozen_ablation``, ``additive_scores``) from tiny inputs."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from helpers import fake_record  # noqa: E402
+
+from statetrack.analysis import bl6 as analysis  # noqa: E402
+from statetrack.claims import bl6  # noqa: E402
+from statetrack.claims.common import Check  # noqa: E402
+from statetrack.figures.bilinear import additive_scores, frozen_ablation, runs_explorer  # noqa: E402
+from statetrack.theory.additive_terms import AblationRow  # noqa: E402
+
+#: (variant, task) → (pure, affine) accuracy at 500 of every seed; the gaps: diagonal parity 0.8 (helps), block2
+#: parity −0.2 (does not help), full parity 0.05 (no clear effect), full Z5 −0.3 (hurts), block2 Z5 0.4 (helps)
+SCORES = {("diagonal", "parity"): (1.0, 0.2), ("block2", "parity"): (0.3, 0.5), ("full", "parity"): (0.9, 0.85),
+          ("full", "Z5"): (0.5, 0.8), ("block2", "Z5"): (0.6, 0.2)}
+
+
+def _records():
+    out = []
+    for c in bl6.grid("quick", seeds=[0]):
+        cell = bl6.cell_of({"config": c.to_dict()})
+        pure, affine = SCORES[(cell["variant"], cell["task"])]
+        out.append(fake_record(c, pure if cell["form"] == "pure" else affine, claim="bl6", stale=False))
+    return out
+
+
+def _verdict():
+    return bl6.verdict(_records(), "quick", checks=[Check("frozen H=1", 1.0, "≥ 1", True)])
+
+
+def test_frozen_values_read_the_last_h_and_the_best_affine_rate():
+    rows = [AblationRow(h, 10, 400, pure, affine, 0.0, 0.0, 1 - 2 ** -h)
+            for h, pure, affine in ((1, 0.5, 0.1), (2, 0.7, 0.3), (4, 0.9, 0.2))]
+    frozen = analysis.frozen_table(rows)
+    assert list(frozen["H"]) == [1, 2, 4]
+    v = analysis.frozen_values(frozen, "quick")
+    assert (v["frozen_affine_max"], v["frozen_pure_top"], v["frozen_top_h"]) == (0.3, 0.9, 4)
+    assert v["frozen_success"] == bl6.FROZEN_SUCCESS
+
+
+def test_values_glue_each_cells_best_and_each_statements_outcome():
+    v = analysis.values(_verdict())
+    assert v["best_full_parity_pure"] == 0.9 and v["best_full_Z5_affine"] == 0.8
+    assert v["outcome_diagonal-parity-helps"] == "holds" and v["outcome_block2-parity-helps"] == "fails"
+    assert v["outcome_full-parity-not-helped"] == "holds" and v["outcome_full-Z5-not-hurt"] == "fails"
+    assert v["outcome_block2-Z25-helps"] == "not run"
+    assert v["failing"] == "block2-parity-helps, full-Z5-not-hurt"
+
+
+def test_cell_table_has_one_row_per_trained_cell():
+    table = analysis.cell_table(_verdict())
+    assert len(table) == 2 * len(SCORES)
+    assert list(table.columns) == list(analysis.CELL_COLUMNS.values())
+    assert table["seeds"].tolist() == [1] * len(table)
+
+
+def test_figures_draw_one_bar_pair_per_h_and_one_panel_per_task():
+    rows = [AblationRow(h, 10, 400, 0.5, 0.1, 0.0, 0.0, 0.5) for h in (1, 2)]
+    fig = frozen_ablation(analysis.frozen_table(rows), "quick")
+    assert len(fig.axes[0].patches) == 4
+    fig = additive_scores(_verdict(), _records(), "quick")
+    assert [ax.get_title() for ax in fig.axes] == ["parity", "Z5"]
+    dots = [sum(len(c.get_offsets()) for c in ax.collections) for ax in fig.axes]
+    assert dots == [6, 4]  # one dot per run: three pairs on parity, two on Z5
+
+
+def test_runs_explorer_names_each_run_by_label_and_task():
+    summary = {"id_normalized": 1.0, "chance": 0.5}
+    records = [fake_record(c, 0.5, by_length=True, summary=summary, claim="bl6", stale=False)
+               for c in bl6.grid("smoke")[:2]]
+    pick = runs_explorer(records, 10, task=True).children[0]  # the run picker
+    assert [key for _, key in pick.options] == [r["key"] for r in records]
+    assert all(", parity" in name for name, _ in pick.options)
