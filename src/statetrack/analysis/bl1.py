@@ -1,0 +1,132 @@
+"""What the bl1 page reads of its exact part, its runs, its pilots and its verdict: the tracking table and its
+totals, the scale test, the hand-built state along a word, how fast machines synchronise, BL's numbers and the
+pilot table.
+
+Used in: notebooks/bl1_bilinear_simulates_any_fsm.md, tests/test_page_bl1.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import torch
+
+from statetrack import results
+from statetrack.claims import bl1
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import fsm_simulation as fs
+
+HAND_SCALES = (0.5, 0.9, 1.1, 2.0)  # c in the hand example h_0 = c·e_0
+WINDOWS = (1, 2, 5, 10, 20, 40, 80, 160)  # the last w letters the synchronisation panel tries
+PILOT_COLUMNS = ["change from the paper cell", "status", "in-distribution (normalized)", "length 500 (normalized)",
+                 "training minutes"]
+
+
+def tracking(part: dict[str, Any]) -> pd.DataFrame:
+    """One row per machine the construction ran on: its size, words, accuracy and one-hot states per mode."""
+    return pd.DataFrame([t.row() for t in part["tracking"]])
+
+
+def tracking_numbers(tracking: pd.DataFrame) -> dict[str, Any]:
+    """The tracking table's totals: machines, words, steps, the longest word, the lowest accuracy, and whether
+    the predictions with and without normalization were identical on every machine ("yes"/"no")."""
+    return {"n_machines": len(tracking), "n_words": int(tracking["sequences"].sum()),
+            "longest": int(tracking["length"].max()), "n_steps": int((tracking["sequences"] * tracking["length"]).sum()),
+            "min_acc": float(tracking[["acc (every_step)", "acc (none)"]].min().min()),
+            "all_identical": "yes" if tracking["identical predictions"].all() else "no"}
+
+
+def hand_example(scales: tuple[float, ...] = HAND_SCALES) -> pd.DataFrame:
+    """The smallest affine case (``fsm_simulation.additive_scale_example``): the predicted state for each c."""
+    return pd.DataFrame([{"c": c, "predicted state after one letter": fs.additive_scale_example(c)} for c in scales])
+
+
+def scale_frame(part: dict[str, Any]) -> pd.DataFrame:
+    """The scale test as rows (c, model "pure"/"additive", fraction of predictions changed)."""
+    return pd.DataFrame([{"c": c, "model": name, "changed": x}
+                         for name, key in (("pure", "pure_changes"), ("additive", "additive_changes"))
+                         for c, x in zip(bl1.SCALES, part[key])])
+
+
+def scale_numbers(hand: pd.DataFrame, scale: pd.DataFrame, part: dict[str, Any]) -> dict[str, Any]:
+    """The hand example's answers at the smallest and largest c, the most predictions scaling changed in the pure
+    and the additive model, and in the additive model with the state normalized every step."""
+    answer = hand["predicted state after one letter"]
+    return {"hand_small": int(answer.iloc[0]), "hand_large": int(answer.iloc[-1]),
+            "pure_max": float(scale[scale.model == "pure"]["changed"].max()),
+            "additive_max": float(scale[scale.model == "additive"]["changed"].max()),
+            "additive_norm": part["additive_norm_changes"]}
+
+
+def construction_trace(task: Any, seed: int = 3, length: int = 60) -> pd.DataFrame:
+    """The hand-built state h_t[q] (``fsm_simulation.fsm_bilinear``) along one random word of the task, with the
+    machine's true state: columns t, state, h, truth."""
+    word = task.sample(torch.Generator().manual_seed(seed), 1, length)
+    with torch.no_grad():
+        h = fs.fsm_bilinear(task.table).states(word.inputs)[0]  # (T, H)
+    return pd.DataFrame([{"t": t + 1, "state": q, "h": float(h[t, q]), "truth": int(word.targets[0, t])}
+                         for t in range(h.shape[0]) for q in range(h.shape[1])])
+
+
+def sync_frame(cfg: Any, num_words: int = 256, seed: int = 5) -> pd.DataFrame:
+    """How often the last w letters of a random test-length word synchronise the page's machine and a uniformly
+    random table of the same size: columns w, machine (a label), uniform (which of the two), fraction."""
+    uniform = task_config("fsm", num_states=cfg.task.num_states, alphabet_size=cfg.task.alphabet_size,
+                          table_seed=cfg.task.table_seed)
+    test_len = cfg.eval.max_len
+    windows = [w for w in WINDOWS if w <= test_len]
+    rows = []
+    for name, task, is_uniform in (
+            (f"this page's machine ({cfg.task.num_permutation_letters} permutation letters)", make_task(cfg.task), False),
+            ("uniform random table, same size", make_task(uniform), True)):
+        words = task.sample(torch.Generator().manual_seed(seed), num_words, test_len).inputs  # (N, T)
+        rows += [{"w": w, "machine": name, "uniform": is_uniform, "fraction": f}
+                 for w, f in zip(windows, fs.synchronised_fraction(task.table, words, windows))]
+    return pd.DataFrame(rows)
+
+
+def sync_numbers(sync: pd.DataFrame) -> dict[str, Any]:
+    """The most words the page's machine synchronises at any window, the widest window, and the fraction the
+    uniform table synchronises there."""
+    uniform = sync[sync["uniform"]]
+    return {"sync_perm": float(sync[~sync["uniform"]]["fraction"].max()), "sync_uniform_w": int(uniform["w"].iloc[-1]),
+            "sync_uniform": float(uniform["fraction"].iloc[-1])}
+
+
+def paper_numbers(num_states: int) -> dict[str, float]:
+    """BL's full-model numbers: at the page's machine size (``paper_fsm``), at 25 and at 50 states."""
+    rows = bl1.paper_rows()
+    return {"paper_fsm": rows[num_states]["paper_best"], "paper_fsm25": rows[25]["paper_best"],
+            "paper_fsm50": rows[50]["paper_best"]}
+
+
+def trained_numbers(verdict: Any) -> dict[str, float]:
+    """The trained cell's best and lowest run (``ours_best``, ``ours_min``)."""
+    trained = next(r for r in verdict.rows if r["part"] == "trained")
+    return {"ours_best": trained["ours_best"], "ours_min": trained["ours_min"]}
+
+
+def pilot_table() -> pd.DataFrame:
+    """The recorded pilots (``bl1.pilot_grid``), one row per change from the paper cell, indexed by the change."""
+    rows = [(bl1.pilot_change(r), r["status"], r.get("summary", {}).get("id_normalized"),
+             r.get("summary", {}).get("ood_normalized"), r["provenance"]["train_time_s"] / 60)
+            for r in results.load_records(bl1.pilot_grid())]
+    return pd.DataFrame(rows, columns=PILOT_COLUMNS).set_index(PILOT_COLUMNS[0])
+
+
+def pilot_numbers(pilots: pd.DataFrame) -> dict[str, Any]:
+    """What the prose says of the pilots: how many are recorded of how many, which are still to train, the pilot
+    seed, rate and steps, and the paper cell's scores ("–" where it is not recorded)."""
+    cfgs = bl1.pilot_grid()
+    missing = [name for cfg, name in zip(cfgs, bl1.PILOT_CHANGES) if not results.record_path(cfg).exists()]
+    base = pilots.loc["paper cell"] if "paper cell" in pilots.index else None
+    return {"pilots_recorded": len(pilots), "pilots_total": len(cfgs), "pilots_missing": ", ".join(missing) or "none",
+            "pilot_seed": bl1.PILOT_SEEDS[0], "pilot_lr": bl1.PILOT_LR, "pilot_steps": cfgs[0].train.num_steps,
+            "pilot_base_id": "–" if base is None else f"{base['in-distribution (normalized)']:.3f}",
+            "pilot_base_ood": "–" if base is None else f"{base['length 500 (normalized)']:.3f}"}
+
+
+__all__ = ["HAND_SCALES", "PILOT_COLUMNS", "WINDOWS", "construction_trace", "hand_example",
+           "paper_numbers", "pilot_numbers", "pilot_table", "scale_frame", "scale_numbers", "sync_frame",
+           "sync_numbers", "tracking", "tracking_numbers", "trained_numbers"]
