@@ -4,11 +4,16 @@
 - ``rounding_drift``: how far the exact constructions' stored states drift in finite precision.
 - ``swap_explorer``: type a word of S5 swaps; the hand-set DeltaNet's answer and state beside the truth.
 - ``gh_pair_explorer``: two GH factors in the plane and their product's eigenvalues.
+- ``construction_drift``: ``rounding_drift`` of the swap tracker and of the mod-m adder in each dtype.
+- ``swap_lengths``: the trained one-layer DeltaNets' normalized accuracy by length, one line per run.
 
 Used in: ne3.
 """
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -17,7 +22,7 @@ import seaborn as sns
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.plotting import explorer, style
+from statetrack.plotting import accuracy_by_length, explorer, style
 
 
 def gh_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
@@ -163,3 +168,31 @@ def gh_pair_explorer() -> widgets.Widget:
         plt.show()
 
     return explorer([[b1, b2, phi]], draw)
+
+
+TRACK_MARGIN = 0.5  # the swap tracker's state error at which an answer could change
+
+
+def construction_drift(track: Any, adders: dict[Any, list[Any]], m: int = 10) -> Figure:
+    """``rounding_drift`` of the hand-set swap tracker (a ``householder.TrackResult``, margin ``TRACK_MARGIN``) and
+    of the mod-``m`` reflection adder in each dtype (``adders``: dtype → ``householder.AdderResult`` per modulus;
+    margin sin(π/m), half the chord between neighbouring answer points)."""
+    drift = [pd.DataFrame({"construction": f"Thm 3 swaps, fp32 (margin {TRACK_MARGIN:g})",
+                           "step": range(1, len(track.error_by_step) + 1), "error": track.error_by_step.numpy(),
+                           "margin": TRACK_MARGIN})]
+    for rs in adders.values():
+        r = next(r for r in rs if r.m == m)
+        drift.append(pd.DataFrame({"construction": f"Thm 6 mod {m}, {r.dtype} (margin sin(π/{m}))",
+                                   "step": range(1, len(r.error_by_step) + 1), "error": r.error_by_step.numpy(),
+                                   "margin": math.sin(math.pi / m)}))
+    return rounding_drift(pd.concat(drift), title="Rounding drift of the exact constructions")
+
+
+def swap_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
+    """The runs' normalized accuracy by length (``results.tidy`` rows), one panel, one line per run named by its
+    model and range (``claims.ne3.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
+    from statetrack.claims import ne3
+
+    return accuracy_by_length(frame.assign(model=frame["eig_range"].map(ne3.NAMES)), train_max_len=cfg.train.max_len,
+                              test_range=(cfg.eval.min_len, cfg.eval.max_len), panel=None, hue="model",
+                              title=f"S5 swaps, one-layer DeltaNet, preset {preset}")
