@@ -78,6 +78,7 @@ def frozen_explorer(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1") -> wid
     Shows each unit's two weights, its type (A: flips with every 1, B: with every 0, -: never) and
     sign(h_T) for the word, and the readout's answer beside the true parity.
     """
+    from statetrack.analysis.bl8 import unit_kinds
     from statetrack.theory.frozen_diagonal import draw_weights, features, fit_readout, log_state, predict
 
     size = widgets.IntSlider(value=H, min=1, max=32, description="H")
@@ -97,7 +98,7 @@ def frozen_explorer(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1") -> wid
         weights, bias = fit_readout(features(*log_state(w, train), "sign"), torch.tensor([0, 1]))
         x = features(*log_state(w, torch.tensor([bits])), "sign")  # (1, 1, H)
         answer = int(predict(x, weights, bias)[0, 0])
-        kinds = ["A" if a > 0 > b else "B" if a < 0 < b else "-" for a, b in zip(w[0, 0], w[0, 1])]
+        kinds = unit_kinds(w)
         print("unit  w_0     w_1     type  sign(h_T)")
         for i, kind in enumerate(kinds):
             print(f"{i:>4}  {float(w[0, 0, i]):+.2f}   {float(w[0, 1, i]):+.2f}    {kind}     "

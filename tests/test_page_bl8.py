@@ -1,0 +1,101 @@
+"""The bl8 page's readings (``statetrack.analysis.bl8``): unit types and signs on a hand-set draw, the sweep's table
+and numbers on hand-made rows, the binomial interval against a sum of binomial terms, and the paper-preset runs on
+hand-made records."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from statetrack.analysis import bl8 as page
+from statetrack.claims import bl8
+from statetrack.theory.frozen_diagonal import SweepRow
+
+
+def _draw() -> torch.Tensor:
+    """One draw of H = 3 by hand: unit 0 type A (+, −), unit 1 type B (−, +), unit 2 equal signs (−, −)."""
+    return torch.tensor([[[2.0, -0.5, -1.0], [-3.0, 0.25, -2.0]]], dtype=torch.float64)  # (1, 2, H)
+
+
+def test_unit_kinds_read_the_two_signs_of_each_unit():
+    assert page.unit_kinds(_draw()) == ["A", "B", "-"]
+
+
+def test_the_sign_trace_flips_a_with_every_one_and_b_with_every_zero():
+    word = torch.tensor([[1, 0, 0, 1]])  # (1, T)
+    trace = page.sign_trace(_draw(), word)
+    rows = trace.pivot(index="row", columns="t", values="value")
+    assert list(rows.loc["unit 0 (A)"]) == [-1, -1, -1, 1]  # (−1)^(ones so far)
+    assert list(rows.loc["unit 1 (B)"]) == [1, -1, 1, 1]  # (−1)^(zeros so far)
+    assert list(rows.loc["unit 2 (-)"]) == [-1, 1, -1, 1]  # (−1)^t
+    assert list(rows.loc["bit (red = 1)"]) == [-1, 1, 1, -1]
+    assert list(rows.loc["parity (red = odd)"]) == [-1, -1, -1, 1]
+
+
+def _row(H: int, rate: float, predicted: float | None, interval=None, agreement=None) -> SweepRow:
+    return SweepRow(H, ("00", "01"), 500, "sign", bl8.DRAWS["quick"], rate, predicted, interval, agreement, rate)
+
+
+def test_the_sweep_table_and_its_numbers_on_hand_made_rows():
+    hs = bl8.HS["quick"]
+    n = bl8.DRAWS["quick"]
+    part = {"main": [_row(h, 1 - 2.0 ** -h, 1 - 2.0 ** -h, (40, 60), 1.0) for h in hs],
+            "even test": [_row(h, 0.3, 0.35, None, 0.99) for h in hs],
+            "normalized": [_row(h, 0.4 + 0.01 * i, None) for i, h in enumerate(hs)]}
+    sweep = page.sweep_frame(part, "quick")
+    assert len(sweep) == 3 * len(hs) and set(sweep.setting) == {page.LABELS[k] for k in part}
+    main = sweep[sweep.setting == page.LABELS["main"]]
+    assert list(main["lo"]) == [40 / n] * len(hs) and list(main["hi"]) == [60 / n] * len(hs)
+    assert sweep[sweep.setting == page.LABELS["normalized"]]["lo"].isna().all()
+    numbers = page.sweep_numbers(sweep, "quick")
+    assert numbers["n_draws_total"] == 3 * len(hs) * n
+    assert (numbers["h_small"], numbers["h_large"]) == (hs[0], hs[-1])
+    assert numbers["main_small"] == 0.5 and numbers["main_large"] == 1 - 2.0 ** -hs[-1]
+    assert (numbers["trap_large"], numbers["trap_pred_large"]) == (0.3, 0.35)
+    assert numbers["norm_best"] == pytest.approx(0.4 + 0.01 * (len(hs) - 1)) and numbers["agreement"] == 0.99
+
+
+def test_the_interval_at_h8_holds_the_central_mass_of_the_binomial():
+    numbers = page.rate_numbers(8, "quick")
+    n, p, lo, hi = numbers["quick_draws"], numbers["stated_h8"], numbers["h8_lo"], numbers["h8_hi"]
+    assert p == 1 - 1 / 256 and n == bl8.DRAWS["quick"]
+
+    def pmf(k):
+        return math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+
+    tail = (1 - numbers["level"]) / 2
+    assert sum(pmf(k) for k in range(lo)) <= tail and sum(pmf(k) for k in range(hi + 1, n + 1)) <= tail
+    assert sum(pmf(k) for k in range(lo + 1)) > tail or lo == 0  # the interval is no wider than it must be
+
+
+def test_the_settings_table_has_one_row_per_setting():
+    table = page.settings("quick")
+    assert list(table["setting"]) == list(bl8.SETTINGS)
+    assert list(table["test length"]) == [bl8.TEST_LEN["quick"] + offset for _, offset, _ in bl8.SETTINGS.values()]
+
+
+def test_run_scores_count_the_words_seen():
+    r = {"config": {"train": {"num_steps": 300, "batch_size": 128}},
+         "summary": {"ood_normalized": 1.0, "id_normalized": 1.0}}
+    assert page.run_scores(r)["words seen"] == 38_400
+
+
+def _paper_record(seed: int, score: float, status: str = "ok") -> dict:
+    return {"config": {"seed": seed}, "status": status, "summary": {"ood_normalized": score},
+            "provenance": {"train_time_s": 61.4}}
+
+
+def test_paper_runs_count_every_record_and_score_the_finished_ones():
+    records = [_paper_record(0, 0.9), _paper_record(1, 0.2, "diverged"), _paper_record(2, 0.7)]
+    numbers = page.paper_run_numbers(records)
+    assert numbers["paper_runs_recorded"] == 3 and (numbers["paper_worst"], numbers["paper_best"]) == (0.7, 0.9)
+    assert numbers["paper_runs"] == len(set(bl8.grid("paper")))
+    table = page.paper_table(records)
+    assert list(table.columns) == page.PAPER_COLUMNS and list(table["seed"]) == [0, 2]
+    assert list(table["training s"]) == [61, 61]
+    empty = page.paper_run_numbers([])
+    assert empty["paper_worst"] == empty["paper_best"] == "–"
+    assert isinstance(page.paper_table([]), pd.DataFrame) and page.paper_table([]).empty
