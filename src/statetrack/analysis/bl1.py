@@ -32,7 +32,8 @@ def tracking_numbers(tracking: pd.DataFrame) -> dict[str, Any]:
     """The tracking table's totals: machines, words, steps, the longest word, the lowest accuracy, and whether
     the predictions with and without normalization were identical on every machine ("yes"/"no")."""
     return {"n_machines": len(tracking), "n_words": int(tracking["sequences"].sum()),
-            "longest": int(tracking["length"].max()), "n_steps": int((tracking["sequences"] * tracking["length"]).sum()),
+            "longest": int(tracking["length"].max()),
+            "n_steps": int((tracking["sequences"] * tracking["length"]).sum()),
             "min_acc": float(tracking[["acc (every_step)", "acc (none)"]].min().min()),
             "all_identical": "yes" if tracking["identical predictions"].all() else "no"}
 
@@ -76,10 +77,11 @@ def sync_frame(cfg: Any, num_words: int = 256, seed: int = 5) -> pd.DataFrame:
                           table_seed=cfg.task.table_seed)
     test_len = cfg.eval.max_len
     windows = [w for w in WINDOWS if w <= test_len]
+    machines = ((f"this page's machine ({cfg.task.num_permutation_letters} permutation letters)", cfg.task, False),
+                ("uniform random table, same size", uniform, True))
     rows = []
-    for name, task, is_uniform in (
-            (f"this page's machine ({cfg.task.num_permutation_letters} permutation letters)", make_task(cfg.task), False),
-            ("uniform random table, same size", make_task(uniform), True)):
+    for name, config, is_uniform in machines:
+        task = make_task(config)
         words = task.sample(torch.Generator().manual_seed(seed), num_words, test_len).inputs  # (N, T)
         rows += [{"w": w, "machine": name, "uniform": is_uniform, "fraction": f}
                  for w, f in zip(windows, fs.synchronised_fraction(task.table, words, windows))]

@@ -27,7 +27,8 @@ CELL_COLUMNS = {"label": "cell", "paper_best": "BL table, m = 5 (secondary)", "o
 def commutators(task: Any, variants: tuple[str, ...] = ("rotation", "diagonal", "full"), d_model: int = 8,
                 seed: int = 0) -> pd.DataFrame:
     """Per bilinear variant at a seeded random initialisation: the largest and the smallest commutator
-    ‖A_a A_b − A_b A_a‖_F over pairs of distinct tokens (fp64), and the gap ‖h(1 2) − h(2 1)‖; indexed by model."""
+    ‖A_a A_b − A_b A_a‖_F over pairs of distinct tokens (fp64), and the gap ‖h(1 2) − h(2 1)‖; indexed by
+    model."""
     rows = []
     for variant in variants:
         torch.manual_seed(seed)
