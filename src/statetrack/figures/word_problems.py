@@ -6,6 +6,8 @@
 - ``factor_bars``: how many reflections each drawn element needs, per S5 variant (ne5).
 - ``group_tracker_explorer``: type a word of element ids; see the hand-set full-matrix tracker's state
   and answer beside the task's label at every position (ne5, ne6).
+- ``length_frame``: run records as the rows ``seq_acc_panels`` reads (panel, series, depth).
+- ``z60_lengths``: ``seq_acc_panels`` of ne6's runs, one panel per setting of NE Fig. 8 (ne6).
 
 Used in: ne5, ne6.
 """
@@ -156,3 +158,30 @@ def group_tracker_explorer(word: str = "3 7 3 11", group: str = "S5", tokens_per
         display(pd.DataFrame(rows))
 
     return explorer([box], draw)
+
+
+def length_frame(records: list[dict], cell_of, names: dict[str, str], panel: str) -> pd.DataFrame:
+    """``results.tidy`` rows of ``records`` with the columns ``seq_acc_panels`` reads: ``panel`` (the cell's field
+    named ``panel``), ``series`` (the model's name in ``names`` and the cell's range) and ``depth``.
+
+    Args:
+        cell_of: a claim's ``cell_of`` (record → cell with ``model``, ``eig_range``, ``depth`` and ``panel``).
+    """
+    from statetrack import results
+
+    frame = results.tidy(records)
+    cells = {r["key"]: cell_of(r) for r in records}
+    frame["panel"] = frame["key"].map(lambda k: cells[k][panel])
+    frame["series"] = frame["key"].map(lambda k: f"{names[cells[k]['model']]} {cells[k]['eig_range']}".strip())
+    frame["depth"] = frame["key"].map(lambda k: cells[k]["depth"])
+    return frame
+
+
+def z60_lengths(records: list[dict], train_len: dict[str, int], preset: str) -> Figure:
+    """ne6's figure: sequence accuracy by length of every Z60 run, one panel per setting of NE Fig. 8 in three
+    columns (``seq_acc_panels``), ``train_len`` (setting → longest training length) shaded."""
+    from statetrack.claims import ne6
+
+    frame = length_frame(records, ne6.cell_of, ne6.NAMES, "setting")
+    return seq_acc_panels(frame, ne6.SETTINGS, ne6.SETTING_NAMES, train_len, ncols=3,
+                          title=f"Z60 addition, preset {preset}: every run")

@@ -1,0 +1,66 @@
+"""The ne6 page's readings (``statetrack.analysis.ne6``) and figure (``figures.word_problems.z60_lengths``): the walked
+word against a running sum mod 60 written out by hand, the scores and values of hand-made records recomputed with
+the standard library, the training lengths of the paper grid as NE App. E.2 sets them, the figure's panels and
+lines counted on a tiny set of records."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd
+import pytest
+
+from helpers import fake_record
+
+from statetrack.analysis import ne6 as z60
+from statetrack.claims import ne6
+from statetrack.figures.word_problems import z60_lengths
+
+
+def test_the_walk_alternates_element_and_blank_and_its_labels_are_the_running_sum_mod_60():
+    walk = z60.reflection_walk(length=12, seed=0)
+    tokens = list(walk.loc["token"])
+    assert all(t == "blank" for t in tokens[1::2]) and all(isinstance(t, int) and 0 <= t < 60 for t in tokens[::2])
+    running = [sum(t for p, t in enumerate(tokens) if p % 2 == 0 and p < n) % 60 for n in range(12)]
+    assert list(walk.loc["label"]) == running
+    assert list(walk.loc["reflection pairs"]) == running  # the exact construction answers every position
+
+
+def _records(preset="smoke"):
+    return [fake_record(c, 0.25 * i, summary={"id_normalized": 0.1 * i, "chance": 1 / 60}, by_length=True,
+                        final_loss=4.0 - i) for i, c in enumerate(ne6.grid(preset))]
+
+
+def test_run_scores_read_the_mean_sequence_accuracy_and_the_summary():
+    r = _records()[2]
+    scores = z60.run_scores(r)
+    seq = r["by_length"]["seq_acc"]
+    assert scores["score (mean seq acc)"] == pytest.approx(sum(seq) / len(seq)) == pytest.approx(0.5)
+    assert scores["in-dist (normalized)"] == pytest.approx(0.2) and scores["test (normalized)"] == 0.5
+    assert scores["final loss"] == 2.0
+
+
+def test_run_values_take_the_best_in_distribution_accuracy_of_the_table_and_of_the_quick_runs():
+    runs = pd.DataFrame({"in-dist (normalized)": [0.1, 0.4, None]})
+    quick = _records("quick") + [fake_record(ne6.grid("quick")[0], None)]  # a diverged run counts for nothing
+    values = z60.run_values(runs, quick)
+    assert values["best_id"] == pytest.approx(0.4)
+    assert values["quick_best_id"] == f"{max(0.1 * i for i in range(len(ne6.grid('quick')))):.3f}"
+    assert z60.run_values(runs, [])["quick_best_id"] == "–"
+
+
+def test_train_lengths_of_the_paper_grid_are_32_and_64_and_64_for_two_tokens():
+    assert z60.train_lengths(ne6.grid("paper")) == {"L32": 32, "L64": 64, "2tokens": 64}
+    assert z60.train_lengths(ne6.grid("quick")) == {"L32": 32, "2tokens": 32}
+
+
+def test_the_figure_draws_one_panel_per_setting_that_ran_and_one_line_per_run():
+    records = _records()  # smoke: L32 and 2tokens, DeltaNet in both ranges
+    fig = z60_lengths(records, z60.train_lengths(ne6.grid("smoke")), "smoke")
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in shown] == [ne6.SETTING_NAMES["L32"], ne6.SETTING_NAMES["2tokens"]]
+    ran = {s: sum(ne6.cell_of(r)["setting"] == s for r in records) for s in ("L32", "2tokens")}
+    assert [len(ax.get_lines()) for ax in shown] == [ran["L32"], ran["2tokens"]] == [2, 2]
+    assert "preset smoke" in fig._suptitle.get_text()
