@@ -15,6 +15,7 @@
 - ``runs_explorer``: ``widgets.run_explorer`` over a page's records (bl4, bl6).
 - ``frozen_ablation``, ``additive_scores``: bl6's two figures.
 - ``arithmetic_states``, ``arithmetic_scores``: bl4's two figures.
+- ``machine_windows``, ``machine_scores``: bl3's two figures.
 
 Used in: bl3, bl4, bl6.
 """
@@ -324,3 +325,36 @@ def arithmetic_scores(verdict: Any, records: Sequence[dict], preset: str) -> Fig
                            [bl4.NAMES[m] for m in bl4.MODELS], list(dict.fromkeys(panel_of(r) for r in shown)),
                            not_run=not_run, ylabel=f"normalized accuracy at {length}",
                            title=f"Modular arithmetic, preset {preset}: accuracy at length {length}")
+
+
+def machine_windows(preset: str) -> Figure:
+    """bl3 figure 1: ``window_curves`` of ``analysis.bl3.window_table`` for the preset's largest machine."""
+    from statetrack.analysis.bl3 import window_table
+    from statetrack.claims import bl3
+
+    states = bl3.STATES[preset][-1]
+    return window_curves(window_table(states), title=f"{states} states, 4 letters: what the last w letters give away")
+
+
+def machine_scores(verdict: Any, records: Sequence[dict], preset: str) -> Figure:
+    """bl3 figure 2: ``scores_vs_paper`` of every run, one x per model and machine size, one panel per sampling;
+    the cells shown are those trained, those of the preset's models and sizes not run here, and BL's 50-state
+    headline (full, LSTM, Mamba)."""
+    from statetrack.claims import bl3
+
+    def x_of(c):
+        return f"{bl3.NAMES[c['model']]}\n{c['states']} states"
+
+    def panel_of(c):
+        return f"{c['sampling']} table" if c["sampling"] == "uniform" else "all letters permutations"
+
+    trained = {r["model"] for r in verdict.rows if r["part"] == "trained"}
+    shown = [r for r in verdict.rows if r["part"] == "trained" or r["part"] == "not run" and (
+        r["model"] in trained and r["states"] in bl3.STATES[preset]
+        or r["states"] == 50 and r["model"] in ("full", "lstm", "mamba"))]
+    shown.sort(key=lambda r: (r["states"], bl3.MODELS.index(r["model"])))
+    length = records[0]["config"]["eval"]["max_len"] if records else "–"
+    return scores_vs_paper(run_dots(records, bl3.cell_of, x_of, panel_of), paper_marks(shown, x_of, panel_of),
+                           list(dict.fromkeys(map(x_of, shown))), list(dict.fromkeys(map(panel_of, shown))),
+                           not_run=[(x_of(r), panel_of(r)) for r in shown if r["part"] == "not run"],
+                           title=f"Random state machines, preset {preset}: accuracy at length {length}")
