@@ -6,6 +6,8 @@
   beside the word matrix's eigenvalues on the complex plane (``theory.modular_arithmetic``).
 - ``expression_explorer``: type an expression; see the hand-built automaton's state beside the true
   value of every prefix.
+- ``tables_figure``: ``table_heatmap`` of ne4's verdict in the paper's row and column order.
+- ``chomsky_lengths``: normalized accuracy by length, one panel per task that ran, one colour per model row.
 
 Used in: ne4.
 """
@@ -22,7 +24,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, annotated_heatmap, explorer, fmt, style
+from statetrack.plotting import PAGE_WIDTH, accuracy_by_length, annotated_heatmap, explorer, fmt, style
 
 
 
@@ -152,3 +154,21 @@ def expression_explorer(expression: str = "2-3-3*2", modulus: int = 5) -> widget
 
 
 __all__ = ["expression_explorer", "table_heatmap", "word_cycles"]
+
+
+def tables_figure(rows: list[dict[str, Any]], preset: str) -> Figure:
+    """``table_heatmap`` of ne4's ``Verdict.rows``: the rows of ``claims.ne4.ROWS`` top to bottom, its ``TASKS`` left
+    to right."""
+    from statetrack.claims import ne4
+
+    order = [f"{ne4.NAMES[m]} {e}".strip() for m, e in ne4.ROWS]
+    return table_heatmap(rows, order, list(ne4.TASKS), ne4.TASK_NAMES, preset,
+                         title=f"NE Tables 3 and 5 beside ours (preset {preset})")
+
+
+def chomsky_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
+    """Normalized accuracy by length on a log axis: one panel per ``column`` (task), one colour per ``row``
+    (model and range), one line per seed (``analysis.ne4.cell_frame`` rows); ``cfg`` (a run config of the grid)
+    gives the trained and tested lengths."""
+    return accuracy_by_length(frame, train_max_len=cfg.train.max_len, test_range=(cfg.eval.min_len, cfg.eval.max_len),
+                              panel="column", hue="row", log_x=True, title=f"Accuracy by length, preset {preset}")
