@@ -34,6 +34,34 @@ MODEL_NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet", "transformer": "Transfo
                "block": "block-diagonal bilinear", "block2": "block-diagonal b=2", "diagonal": "real diagonal (b=1)",
                "rotation": "R2 (rotation blocks)", "deltaproduct": "DeltaProduct", "gated_deltanet": "Gated DeltaNet",
                "pd_ssm": "PD-SSM", "complex_diagonal": "complex diagonal"}  # one display name per model
+SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}  # the seeds most claims run at each preset
+#: The smoke preset's training: ten steps on lengths 2–10 (a claim changes a field or two).
+SMOKE_TRAIN = TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1)
+#: NE's Chomsky-task training (App. E.1.1) on lengths 2–39 (NE's 3–40 counting the answer token).
+NE_CHOMSKY_TRAIN = TrainConfig(num_steps=100_000, batch_size=1024, lr=1e-3, min_lr_ratio=1e-3, warmup_steps=10_000,
+                               weight_decay=0.1, grad_clip=0.0, min_len=2, max_len=39, eval_every=5000, log_every=100)
+#: NE's word problems on length 32 (ne3, ne5, ne6), preset → training: at paper NE App. E.2's 100 epochs of 1.6M
+#: sequences at batch 512 (fresh sequences instead of a fixed set).
+NE_WORD_TRAIN = {
+    "smoke": replace(SMOKE_TRAIN, lr=2e-3, min_len=8, max_len=8),
+    "quick": TrainConfig(num_steps=500, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
+                         min_len=32, max_len=32, eval_every=0),
+    "paper": TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
+                         grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100),
+}
+NE_WORD_EVAL = {"smoke": EvalConfig(min_len=9, max_len=16, num_seqs=16),  # preset → the word problems' test
+                "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
+                "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096)}
+#: NE's word-problem models per preset (ne3, ne5, ne6): at paper NE App. E.2's width 128, DeltaNet with 4 heads,
+#: no short convolution and fla's default MLP, Mamba as mambapy; quick without the MLP (book/recipes.md).
+NE_WORD_MODELS = {
+    "smoke": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
+              "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=0)},
+    "quick": {"deltanet": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),
+              "mamba": dict(d_model=64, d_state=16, expand=2, d_conv=4, mlp_ratio=0)},
+    "paper": {"deltanet": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4),
+              "mamba": dict(d_model=128, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0)},
+}
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -75,6 +103,23 @@ def check_lrs(lrs: Sequence[float] | None) -> list[float] | None:
 
 
 # ----------------------------------------------------------------------------- grids
+
+
+def at_length(sizes: dict[str, tuple[int, int]]) -> dict[str, EvalConfig]:
+    """Preset → a test at one length: ``sizes`` is preset → (length, sequences)."""
+    return {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in sizes.items()}
+
+
+def sweep(preset: str, seeds: Sequence[int] | None, lrs: Sequence[float] | None = None,
+          default_seeds: dict[str, Sequence[int]] = SEEDS, paper_lrs: Sequence[float] | None = None
+          ) -> tuple[list[int], list[float] | None]:
+    """A grid's checked preset, seeds (``default_seeds[preset]`` when None) and learning rates (``lrs`` checked,
+    else ``paper_lrs`` at the paper preset, else None: each cell's own rate)."""
+    from statetrack.claims import check_preset
+
+    check_preset(preset)
+    seeds = check_seeds(seeds, default_seeds[preset])
+    return seeds, check_lrs(lrs) or (list(paper_lrs) if paper_lrs is not None and preset == "paper" else None)
 
 
 @dataclass(frozen=True)
@@ -507,6 +552,16 @@ def from_paper(id: str, text: str, source: str, kind: Kind, statistic: Statistic
     return Statement(id, text, source, provenance, kind, statistic, rule, why, where=where, paper=paper, **fields)
 
 
+#: Why an exact statement's rule is what it is, as most claims word it.
+EXACT_WHY = "a construction run against ground truth: every check must hold"
+
+
+def exact_statement(id: str, text: str, source: str, checks: str, why: str = EXACT_WHY, provenance: Provenance = "paper text",
+          rule: Rule | None = None) -> Statement:
+    """An exact statement: every check whose label matches ``checks`` must hold (``rule`` default: at least 1.0)."""
+    return Statement(id, text, source, provenance, "exact", "value", rule or at_least(1.0), why, checks=checks)
+
+
 def verdict_word(outcomes: Sequence[Outcome]) -> str:
     """A claim's word from its statements: the paper's where any is judged, else ours: reproduced (every judged
     statement holds), partly reproduced (some do), not reproduced (none does, or an ``impossible`` one is violated:
@@ -579,6 +634,38 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
                    word=word, statements=outcomes)
 
 
+def judge(module: str, records: Sequence[dict[str, Any]], preset: str, checks: Sequence[Check] | None = None
+          ) -> Verdict:
+    """A claim's verdict at ``preset`` (``decide``) from the attributes of its module: ``ID``, ``statements``,
+    ``cell_of`` and, where it has them, ``judged_records(records, preset)`` (the records with the statements'
+    metrics), ``label_of``, ``paper_of`` (else ``paper_rows`` keyed by the cell fields ``PAPER_KEY``), ``checks``
+    (computed when ``checks`` is None) and ``not_run(records, preset)`` (the paper's cells the records lack)."""
+    m = importlib.import_module(module)
+    records = m.judged_records(records, preset) if hasattr(m, "judged_records") else records
+    return decide(m.ID, preset, records, m.statements(), cell_of=m.cell_of, label_of=getattr(m, "label_of", None),
+                  paper_of=_paper_of(m), checks=exact_checks(module, preset, checks) if hasattr(m, "checks") else (),
+                  not_run=m.not_run(records, preset) if hasattr(m, "not_run") else ())
+
+
+def _paper_of(m: Any) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """A claim module's ``paper_of``, else its ``paper_rows`` read at the cell's ``PAPER_KEY`` fields (a tuple of
+    fields: their values; one field: its value), else None."""
+    if hasattr(m, "paper_of") or not hasattr(m, "PAPER_KEY"):
+        return getattr(m, "paper_of", None)
+    rows, fields = m.paper_rows(), m.PAPER_KEY
+    return lambda c: rows.get(tuple(c[f] for f in fields) if isinstance(fields, tuple) else c[fields], {})
+
+
+def claim_verdict(module: str) -> Callable[..., Verdict]:
+    """A claim module's ``verdict(records, preset, checks=None)``: ``judge`` on that module."""
+    def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
+        return judge(module, records, preset, checks)
+
+    verdict.__doc__ = (f"{module.rpartition('.')[2]}'s statements judged on one preset's records and its exact checks "
+                       "(computed when None): ``claims.common.judge``.")
+    return verdict
+
+
 # ----------------------------------------------------------------------------- paper numbers
 
 
@@ -601,3 +688,15 @@ def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]
                 entry["paper_mad"] = row["spread"]
             entry["paper_source"].append(row["source"])
     return out
+
+
+def setting_m(row: dict[str, Any]) -> int:
+    """The m of a paper row whose setting reads "m=<m>"."""
+    return int(row["setting"].removeprefix("m="))
+
+
+def bl_numbers(tables: Sequence[str], models: dict[str, Any], task: str | None = None) -> dict[tuple, dict[str, Any]]:
+    """BL's numbers (``paper_best``) in ``tables`` by (our model, m): ``models`` maps data/paper model names to
+    ours; a row of another model, or of a task other than ``task`` (when given), is skipped."""
+    return paper_lookup(dict.fromkeys(tables, "best"), lambda row: (models[row["model"]], setting_m(row)) if
+                        row["model"] in models and task in (None, row["task"]) else None)

@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Statement, check_choice, check_lrs, check_seeds,
-                                      decide, expand, from_paper, paper_lookup)
+from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Statement,
+                                      check_choice, claim_verdict, expand, from_paper, paper_lookup, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -39,28 +38,22 @@ _MODEL_FIELDS = {
 _QUICK = TrainConfig(num_steps=500, batch_size=64, lr=1e-2, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
                      min_len=40, max_len=40, eval_every=100)
 # NE's code counts the answer token in a length: its train lengths 3–40 and test lengths 40–256 are 2–39 and 39–255 here
-_PAPER = TrainConfig(num_steps=100_000, batch_size=1024, lr=1e-3, min_lr_ratio=1e-3, warmup_steps=10_000,
-                     weight_decay=0.1, grad_clip=0.0, min_len=2, max_len=39, eval_every=5000, log_every=100)
 _TRAIN = {  # preset → model → training settings
-    "smoke": dict.fromkeys(MODELS, TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=8,
-                                               max_len=8, log_every=1)),
+    "smoke": dict.fromkeys(MODELS, replace(SMOKE_TRAIN, min_len=8, max_len=8)),
     "quick": {"mamba": _QUICK, "deltanet": replace(_QUICK, num_steps=1000, warmup_steps=50)},
-    "paper": dict.fromkeys(MODELS, _PAPER),
+    "paper": dict.fromkeys(MODELS, NE_CHOMSKY_TRAIN),
 }
 _EVAL = {"smoke": EvalConfig(min_len=8, max_len=24, stride=4, num_seqs=16),
          "quick": EvalConfig(min_len=40, max_len=256, num_seqs=512),
          "paper": EvalConfig(min_len=39, max_len=255, num_seqs=8192)}
 _SUPERVISION = {"smoke": "every", "quick": "every", "paper": "final"}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          lrs: list[float] | None = None) -> list[RunConfig]:
     """Every run of ne1 at ``preset``: model × eig_range × learning rate × seed (paper: the NE rate grid)."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, paper_lrs=NE_PAPER_LRS)
     models = check_choice(ID, "model", models, MODELS)
-    lrs = check_lrs(lrs) or (list(NE_PAPER_LRS) if preset == "paper" else None)
     task = task_config("parity", supervision=_SUPERVISION[preset])
     cells = [Cell(task, model_config(m, eig_range=eig, **_MODEL_FIELDS[preset][m]), _TRAIN[preset][m], _EVAL[preset])
              for m in models for eig in EIG_RANGES]
@@ -95,8 +88,9 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": NAMES.get(m["name"], m["name"]), "eig_range": m["eig_range"]}
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list | None = None) -> Verdict:
-    """ne1's statements judged on one preset's records (ne1 has no exact checks)."""
-    paper = paper_rows()
-    return decide(ID, preset, records, statements(), cell_of=cell_of,
-                  paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"]), {}))
+def paper_of(cell: dict[str, Any]) -> dict[str, Any]:
+    """NE's numbers for a cell (``paper_rows``)."""
+    return paper_rows().get((cell["model"].lower(), cell["eig_range"]), {})
+
+
+verdict = claim_verdict(__name__)  # ne1 has no exact checks

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
-                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, paper_lookup)
+from statetrack.claims import check_preset
+from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check, Statement, at_least,
+                                      at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -55,8 +55,7 @@ _BILINEAR = TrainConfig(num_steps=1000, batch_size=128, lr=1e-2, warmup_steps=50
 _LRNN = replace(_BILINEAR, num_steps=500, batch_size=64, warmup_steps=25)
 _PAPER = replace(_BILINEAR, num_steps=20_000, batch_size=256, warmup_steps=1000, eval_every=2000, log_every=100)
 _TRAIN = {  # preset → model → training settings
-    "smoke": dict.fromkeys(MODELS, TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2,
-                                               max_len=10, log_every=1)),
+    "smoke": dict.fromkeys(MODELS, SMOKE_TRAIN),
     "quick": {**dict.fromkeys(MODELS, _LRNN), "diagonal": replace(_BILINEAR, lr=3e-3), "rotation": _BILINEAR},
     "paper": dict.fromkeys(MODELS, _PAPER),
 }
@@ -82,10 +81,8 @@ def _model(name: str, preset: str):
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          lrs: list[float] | None = None) -> list[RunConfig]:
     """Every run of ne2 at ``preset``: model (default ``DEFAULT_MODELS``) × learning rate × seed, all on Z_3."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, _SEEDS, PAPER_LRS)
     models = check_choice(ID, "model", models, DEFAULT_MODELS[preset] if models is None else MODELS)
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
     task = task_config("modular_addition", modulus=MODULUS)
     cells = [Cell(task, _model(m, preset), _TRAIN[preset][m], _EVAL[preset]) for m in models]
     return expand(cells, seeds, lrs)
@@ -101,8 +98,7 @@ def model_of(record: dict[str, Any]) -> str:
 def paper_rows() -> dict[str, dict[str, Any]]:
     """BL's mod-addition table at m = 3 (secondary source, unverified), keyed by bilinear variant."""
     names = {"Block-diag b=1 (real diagonal)": "diagonal", "R2 block-diag": "rotation"}
-    return paper_lookup({"bl_modular_addition": "best"},
-                        lambda row: names.get(row["model"]) if row["setting"] == f"m={MODULUS}" else None)
+    return {k: v for (k, m), v in bl_numbers(["bl_modular_addition"], names).items() if m == MODULUS}
 
 
 def checks(preset: str) -> list[Check]:
@@ -145,8 +141,7 @@ def statements() -> list[Statement]:
               "rotation model with hand-set angles tracks Z3 and Z5", "NE Thm 3 (cyclic groups)", "Thm 3*"),
              ("thm6-reflections", "two layers of reflections (real eigenvalues ±1 each) count mod 3: their two-step "
               "product is a rotation", "NE Thm 6", "Thm 6*"))
-    out += [Statement(i, text, source, "paper text", "exact", "value", at_least(1), "a construction run against "
-                      "ground truth: every check must hold", checks=pattern) for i, text, source, pattern in exact]
+    out += [exact_statement(*e, rule=at_least(1)) for e in exact]
     return out
 
 
@@ -154,10 +149,10 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": model_of(r)}
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """ne2's statements judged on one preset's records and the exact checks (computed if not given)."""
-    exact = exact_checks(__name__, preset, checks)
-    paper = paper_rows()
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=lambda c: NAMES[c["model"]],
-                  paper_of=lambda c: paper.get(c["model"], {}), checks=exact)
+def label_of(cell: dict[str, Any]) -> str:
+    return NAMES[cell["model"]]
+
+
+PAPER_KEY = "model"
+verdict = claim_verdict(__name__)
 
