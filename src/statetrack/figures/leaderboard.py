@@ -9,6 +9,7 @@
 - ``styled_board``: the board as a pandas Styler (sorted, coloured by the median), a table that
   needs no kernel.
 - ``board_explorer``: sort and filter the board (by task, theory or verdict) with a kernel.
+- ``board_predictions``, ``board_heatmap``: the two figures over x1's families and tasks.
 
 Used in: x1.
 """
@@ -149,3 +150,19 @@ def board_explorer(board: pd.DataFrame) -> widgets.Widget:
         display(styled_board(frame, sort.value, order.value == "ascending"))
 
     return explorer([[sort, order], [task, theory, outcome]], draw)
+
+
+def board_predictions(board: pd.DataFrame, preset: str) -> Figure:
+    """x1's prediction grid: ``prediction_grid`` over every family and task of ``claims.x1``."""
+    from statetrack.claims import x1
+
+    return prediction_grid(board, x1.statements(), x1.SOLVED, x1.ROWS, x1.TASKS, x1.NAMES, x1.TASK_NAMES, preset,
+                           title=f"What the theories predict and what the runs show, preset {preset}")
+
+
+def board_heatmap(board: pd.DataFrame, preset: str) -> Figure:
+    """x1's leaderboard: ``leaderboard_heatmap`` over every family and task of ``claims.x1``."""
+    from statetrack.claims import x1
+
+    return leaderboard_heatmap(board, x1.ROWS, list(x1.TASKS), x1.NAMES, x1.TASK_NAMES, preset,
+                               title=f"Every family on the tasks of both papers, preset {preset}")

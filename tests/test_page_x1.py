@@ -1,0 +1,69 @@
+"""x1's page readings (``statetrack.analysis.x1``) on hand-built statements, records and boards, and the owners'
+grids read directly; its two figures (``figures.leaderboard.board_predictions``, ``board_heatmap``)."""
+
+import matplotlib
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from helpers import fake_record  # noqa: E402
+
+from statetrack.analysis import x1 as analysis  # noqa: E402
+from statetrack.claims import Verdict, get_claim, x1  # noqa: E402
+from statetrack.claims.common import Outcome, Statement, at_least  # noqa: E402
+from statetrack.figures.leaderboard import board_heatmap, board_predictions  # noqa: E402
+
+
+def _statement(id, provenance):
+    return Statement(id, f"statement {id}", "a source", provenance, "possible", "best", at_least(0.9), "why",
+                     where={"model": "full", "task": "parity"})
+
+
+def test_plan_values_count_the_papers_statements(monkeypatch):
+    monkeypatch.setattr(x1, "statements", lambda: [_statement("a", "paper text"), _statement("b", "ours"),
+                                                   _statement("c", "secondary source")])
+    table = analysis.plan()
+    assert table["statement"].tolist() == ["a", "b", "c"]
+    v = analysis.plan_values(table)
+    assert (v["num_statements"], v["num_paper"]) == (3, 2)
+    assert v["board_cells"] == len(x1.NAMES) * len(x1.TASK_NAMES)
+
+
+def test_run_values_split_own_and_reused_runs():
+    cfgs = x1.grid("quick")[:2]
+    records = [fake_record(cfgs[0], 0.5, claim="x1", provenance={"wall_time_s": 60}),
+               fake_record(cfgs[0], 0.6, claim="x1", provenance={"wall_time_s": 120}),
+               fake_record(cfgs[1], 0.7, claim="ne4", provenance={"wall_time_s": 600})]
+    v = analysis.run_values(records)
+    assert (v["num_cells"], v["num_own"], v["num_reused"]) == (len({x1.cell_of(r)["task"] for r in records}), 2, 1)
+    assert v["own_minutes"] == pytest.approx(3.0)
+    assert analysis.run_scores(records[2]) == {"score": 0.7, "in-dist": 1.0, "made for": "ne4"}
+    assert analysis.run_cell(records[0])["model"] in x1.NAMES.values()
+
+
+def test_run_owner_names_the_owner_whose_grid_holds_the_run():
+    owner = analysis.run_owner("quick")
+    ne2 = {c for c in get_claim("ne2").grid("quick")}
+    on_board = [c for c in x1.grid("quick") if x1.column_of(c.task.to_dict()) == "Z3"]
+    assert on_board and all(owner(c)["run of"] == ("ne2" if c in ne2 else "x1") for c in on_board)
+    assert {owner(c)["run of"] for c in on_board} == {"ne2", "x1"}  # the column has owned runs and fills
+
+
+def test_board_values_name_failing_statements_and_open_cells():
+    s = _statement("full-parity", "paper text")
+    verdict = Verdict("x1", "quick", False, "", statements=[Outcome(s, "fails", value=0.5), Outcome(s, "holds")])
+    board = pd.DataFrame([{"model": "A", "task": "t", "theory": "open", "pass": "PASS", "median": 0.25},
+                          {"model": "B", "task": "t", "theory": "open", "pass": "not run", "median": None},
+                          {"model": "C", "task": "t", "theory": "can", "pass": "FAIL", "median": 0.5}])
+    v = analysis.board_values(board, verdict)
+    assert (v["cells_run"], v["cells_not_run"]) == (2, 1)
+    assert v["failing"] == "full-parity (best of seeds ≥ 0.9; ours 0.50)"
+    assert v["open_summary"] == "A on t 0.25"
+
+
+def test_figures_draw_every_family_and_task():
+    board = x1.board(x1.verdict([], "quick", checks=[]), [])
+    for fig in (board_predictions(board, "quick"), board_heatmap(board, "quick")):
+        ax = fig.axes[0]
+        assert len(ax.get_yticklabels()) == len(x1.ROWS) and len(ax.get_xticklabels()) == len(x1.TASKS)
