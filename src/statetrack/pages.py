@@ -238,7 +238,8 @@ class Page:
         rows = []
         for c in self.grid:
             cell = self.module.cell_of({"config": c.to_dict()})
-            rows.append({"key": run_key(c), **cell, **{k: v for k, v in run_settings(c).items() if k not in cell},
+            named = set(cell) | ({"D"} if {"H", "width"} & set(cell) else set())  # a cell naming the width
+            rows.append({"key": run_key(c), **cell, **{k: v for k, v in run_settings(c).items() if k not in named},
                          **(extra(c) if extra else {})})
         return pd.DataFrame(rows)
 
