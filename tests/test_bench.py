@@ -45,3 +45,26 @@ def test_precision_table_and_text(tiny):
 def test_unknown_pair_is_named():
     with pytest.raises(ValueError, match="unknown op pairs \\['nope'\\]"):
         run(device="cpu", scale="tiny", pairs=["nope"])
+
+
+def test_throughput_takes_each_model_from_the_newest_record_that_timed_it(tmp_path, monkeypatch):
+    """An older full record and a newer one timing only a new model: both models are estimated, the newer wins."""
+    import json
+
+    from statetrack import cost, provenance
+
+    folder = tmp_path / "benchmarks" / "results"
+    folder.mkdir(parents=True)
+
+    def write(name, created, models, device="cpu"):
+        rows = [{"model": m, "backend": "fast", "tokens_per_s": t, "params": 10} for m, t in models.items()]
+        rows.append({"model": "old", "backend": "reference", "tokens_per_s": 1.0, "params": 10})  # never read
+        (folder / name).write_text(json.dumps({"environment": {"device": device, "created": created},
+                                               "models": rows}))
+
+    write("a.json", "2026-01-01", {"old": 100.0, "shared": 5.0})
+    write("b.json", "2026-02-01", {"new": 7.0, "shared": 9.0})
+    write("c.json", "2026-03-01", {"old": 1e9}, device="cuda:0")  # another device type
+    monkeypatch.setattr(provenance, "repo_root", lambda: tmp_path)
+    assert cost.bench_throughput("cpu") == {"old": (100.0, 10), "shared": (9.0, 10), "new": (7.0, 10)}
+    assert cost.bench_throughput("cuda") == {"old": (1e9, 10)}

@@ -20,20 +20,22 @@ from statetrack.config import ModelConfig, RunConfig, TaskConfig
 
 
 def bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
-    """model name → (tokens/s of a fast training step, its parameter count) from the newest bench record."""
+    """model name → (tokens/s of a fast training step, its parameter count) from the newest bench record that
+    timed that model on ``device_type`` (a record may time only some models, e.g. newly added ones)."""
     from statetrack.provenance import repo_root
 
-    best: dict[str, tuple[float, int]] = {}
-    newest = ""
+    timed: list[tuple[str, dict[str, tuple[float, int]]]] = []
     for path in sorted((repo_root() / "benchmarks" / "results").glob("*.json")):
         data = json.loads(path.read_text())
         env = data.get("environment", {})
-        if env.get("device", "cpu").split(":")[0] != device_type or env.get("created", "") < newest:
+        if env.get("device", "cpu").split(":")[0] != device_type:
             continue
-        steps = {m["model"]: (m["tokens_per_s"], m["params"]) for m in data.get("models", [])
-                 if m.get("backend") == "fast" and m.get("tokens_per_s")}
-        if steps:  # a record without training steps (e.g. ``bench --peers``) has no throughput to give
-            newest, best = env.get("created", ""), steps
+        timed.append((env.get("created", ""), {m["model"]: (m["tokens_per_s"], m["params"])
+                                               for m in data.get("models", [])
+                                               if m.get("backend") == "fast" and m.get("tokens_per_s")}))
+    best: dict[str, tuple[float, int]] = {}
+    for _, steps in sorted(timed, key=lambda t: t[0]):  # oldest first: a newer record's timing wins
+        best.update(steps)
     return best
 
 
