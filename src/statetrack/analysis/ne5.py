@@ -1,0 +1,61 @@
+"""What ne5's page computes beside its verdict: the presets' sizes its prose names, how many reflections the drawn
+elements of each S5 variant need, and the run table's scores.
+
+- ``grid_values``: the paper and quick grids' runs, the tolerance, the level that counts as solved, the paper
+  recipe's weight decay.
+- ``factor_counts``, ``factor_values``: per S5 variant, how many drawn elements need 0..4 reflections
+  (``theory.word_problems.factors_needed``), and the two counts the caption reads.
+- ``run_scores``: a run's sequence accuracy at 32, 64, the statement's length ``L_GEN`` and its longest length.
+
+Used in: notebooks/ne5_s5_word_problems.md, tests/test_page_ne5.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from statetrack.claims import ne5
+from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import word_problems as wp
+
+#: The S5 variants the factor counts draw from (``word_problem``'s ``elements``) and their names.
+ELEMENTS = {"swaps": "swaps only", "swaps_3cycles": "swaps + 3-cycles", "all": "all of S5"}
+MOST_FACTORS = 4  # n − 1 for S5: no element needs more reflections
+
+
+def grid_values() -> dict[str, Any]:
+    """``paper_runs`` and ``quick_runs`` (the grids' sizes), the ``tolerance``, ``solved`` (1 less it) and
+    ``paper_weight_decay`` (the paper grid's)."""
+    paper = ne5.grid("paper")
+    return {"paper_runs": len(paper), "quick_runs": len(ne5.grid("quick")), "tolerance": PAPER_TOLERANCE,
+            "solved": 1 - PAPER_TOLERANCE, "paper_weight_decay": paper[0].train.weight_decay}
+
+
+def factor_counts() -> pd.DataFrame:
+    """Per variant of ``ELEMENTS`` and per number of reflections 0..``MOST_FACTORS``, how many of the elements the
+    task draws need exactly that many: columns variant (its name), factors, elements."""
+    rows = []
+    for elements, name in ELEMENTS.items():
+        need = wp.factors_needed(make_task(task_config("word_problem", group="S5", elements=elements)))  # (E,)
+        rows += [{"variant": name, "factors": f, "elements": int((need == f).sum())} for f in range(MOST_FACTORS + 1)]
+    return pd.DataFrame(rows)
+
+
+def factor_values(counts: pd.DataFrame) -> dict[str, int]:
+    """``elements_two``: the elements of "swaps + 3-cycles" needing two reflections; ``elements_four``: those of all
+    of S5 needing four (``factor_counts``)."""
+    def count(variant: str, factors: int) -> int:
+        return int(counts.loc[(counts["variant"] == variant) & (counts["factors"] == factors), "elements"].iloc[0])
+
+    return {"elements_two": count(ELEMENTS["swaps_3cycles"], 2), "elements_four": count(ELEMENTS["all"], 4)}
+
+
+def run_scores(r: dict[str, Any], preset: str) -> dict[str, Any]:
+    """A run's scores in the run table: sequence accuracy at lengths 32 and 64, at ``ne5.L_GEN[preset]``, at its
+    longest test length, and that length."""
+    gen = ne5.L_GEN[preset]
+    return {"seq acc @32": ne5.seq_acc_at(r, 32), "@64": ne5.seq_acc_at(r, 64), f"@{gen}": ne5.seq_acc_at(r, gen),
+            "@longest": r.get("summary", {}).get("seq_acc_at_max_len"), "longest": r["config"]["eval"]["max_len"]}
