@@ -2,6 +2,7 @@
 
 - ``orbit_periods``: how many orbits end in each period, and the share already periodic by step k.
 - ``orbit_explorer``: the stored state on 1^k of a real diagonal or a 2×2 rotation, in a chosen dtype.
+- ``count_lengths``: the trained runs' accuracy by length, bilinear models beside the Mamba and DeltaNet stacks.
 
 Used in: ne2.
 """
@@ -104,3 +105,21 @@ def orbit_explorer(steps: int = 36) -> widgets.Widget:
         plt.show()
 
     return explorer([kind, [phi, a, b], dtype], draw)
+
+
+def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
+    """ne2's figure: accuracy by length of every Z3 run (``plotting.accuracy_by_length``, log length), one panel for
+    the one-layer bilinear models and one for the Mamba and DeltaNet stacks, one colour per model
+    (``claims.ne2.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
+    from statetrack import results
+    from statetrack.claims import ne2
+    from statetrack.plotting import accuracy_by_length
+
+    frame = results.tidy(records)
+    names = {r["key"]: ne2.NAMES[ne2.model_of(r)] for r in records}
+    frame["model"] = frame["key"].map(names)
+    frame["family"] = frame["model"].map(lambda n: "bilinear, one layer" if n.startswith("bilinear")
+                                         else "Mamba and DeltaNet stacks")
+    return accuracy_by_length(frame, train_max_len=cfg.train.max_len, test_range=(cfg.eval.min_len, cfg.eval.max_len),
+                              panel="family", hue="model", log_x=True,
+                              title=f"Z3 (count mod 3), preset {preset}: accuracy by length")
