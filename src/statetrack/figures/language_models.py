@@ -5,8 +5,10 @@
 - ``ppl_by_position``: one panel per corpus, test perplexity against the position in a window longer
   than the training context, which is shaded: NE Figs. 5 and 10 in miniature.
 - ``lm_explorer``: a widget over the same two frames: pick a corpus, the runs and the view.
+- ``training_loss``, ``position_perplexity``, ``records_explorer``: the two figures and the widget drawn from run
+  records (``analysis.lm_curves``), as the page shows them.
 
-Both take tidy frames built by the notebook from run records; nothing here reads files.
+The first three take tidy frames of run records; nothing here reads files.
 
 Used in: ne7.
 """
@@ -146,3 +148,36 @@ def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> wid
     corpus.observe(set_runs, "value")
     set_runs()
     return explorer([corpus, view, runs], draw)
+
+
+def _corpora(records: list[dict]) -> list[str]:
+    """The panels of the records' corpora, in reading order (``lm_curves.panel_order``)."""
+    from statetrack.analysis import lm_curves
+    from statetrack.claims import ne7
+
+    return lm_curves.panel_order({ne7.cell_of(r)["corpus"] for r in records})
+
+
+def training_loss(records: list[dict], preset: str) -> Figure:
+    """ne7's figure 1: ``loss_curves`` of the records' smoothed training losses (``lm_curves.loss_points``)."""
+    from statetrack.analysis import lm_curves
+
+    return loss_curves(pd.DataFrame(lm_curves.loss_points(records)), _corpora(records),
+                       title=f"Training loss, preset {preset}")
+
+
+def position_perplexity(records: list[dict], context: int, preset: str) -> Figure:
+    """ne7's figure 2: ``ppl_by_position`` of the records' test perplexity by position (``lm_curves.position_points``),
+    the training ``context`` shaded."""
+    from statetrack.analysis import lm_curves
+
+    return ppl_by_position(pd.DataFrame(lm_curves.position_points(records)), _corpora(records), context,
+                           title=f"Test perplexity by position, preset {preset}")
+
+
+def records_explorer(records: list[dict], context: int) -> widgets.Widget:
+    """``lm_explorer`` over the records' training losses and test perplexity by position."""
+    from statetrack.analysis import lm_curves
+
+    return lm_explorer(pd.DataFrame(lm_curves.loss_points(records)), pd.DataFrame(lm_curves.position_points(records)),
+                       context)
