@@ -7,6 +7,7 @@ roots of unity for Z_m (NE Thm 3, BL Prop 2). Nothing here shows or saves a figu
 - ``learned_spectra``: one complex-plane panel per trained model; ``spectrum_panel`` draws one.
 - ``rotation_angles``: the rotation models' angles per token against the homomorphism.
 - ``spectrum_explorer``: pick a trained run and the tokens to show.
+- ``explorer_figure``: the records browser's starting selection, drawn statically.
 
 Used in: x2.
 """
@@ -164,3 +165,16 @@ def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
         plt.close(fig)
 
     return explorer([pick, only], draw)
+
+
+def explorer_figure(frame: pd.DataFrame, start: dict[str, str]) -> Figure:
+    """x2's figure 4: the records browser's starting selection ``start`` drawn statically
+    (``widgets.results_figure``), or a panel saying there is no recorded run."""
+    from statetrack.widgets import results_figure
+
+    if start:
+        return results_figure(frame, start["claim"], start["task"], start["model"], start["setting"])
+    fig, ax = plt.subplots(figsize=(7.2, 1.5))
+    ax.text(0.5, 0.5, "no recorded runs", ha="center", va="center")
+    ax.set_axis_off()
+    return fig
