@@ -36,7 +36,8 @@ def test_also_in_names_the_other_claims_holding_the_run(monkeypatch):
 
     monkeypatch.setattr(claims, "holders", lambda preset: {"k1": ["ne1", "x2", "bl2"], "k2": ["x2"]})
     scores = ev.run_scores("quick")
-    assert scores({"key": "k1", "summary": {"ood_normalized": 0.7}}) == {"test (normalized)": 0.7, "also in": "ne1, bl2"}
+    assert scores({"key": "k1", "summary": {"ood_normalized": 0.7}}) == {"test (normalized)": 0.7,
+                                                                         "also in": "ne1, bl2"}
     assert scores({"key": "k2"}) == {"test (normalized)": None, "also in": "–"}
     assert scores({"key": "k3"})["also in"] == "–"
 
@@ -112,7 +113,8 @@ def test_a_perfect_rotation_does_not_drift_a_biased_one_does_and_a_broken_one_is
     records = [r for r in _records() if x2.cell_of(r) == {"task": "Z5", "model": "bilinear rotation"}]
     drift = ev.drift_table(pd.DataFrame(rows), records).set_index("run")
     run = "bilinear rotation Z5, seed {}".format
-    assert drift.loc[run(0), "homomorphism miss / (2π/m)"] == 0 and drift.loc[run(0), "drift horizon (tokens)"] == math.inf
+    assert drift.loc[run(0), "homomorphism miss / (2π/m)"] == 0
+    assert drift.loc[run(0), "drift horizon (tokens)"] == math.inf
     assert drift.loc[run(1), "homomorphism miss / (2π/m)"] == pytest.approx(4 * 0.02 - 0.02)
     assert drift.loc[run(1), "drift horizon (tokens)"] == pytest.approx(25)
     assert drift.loc[run(2), "homomorphism miss / (2π/m)"] == pytest.approx(1.0)

@@ -101,18 +101,18 @@ def parity_values(records: list[dict[str, Any]], readings: list[dict[str, Any]])
     deltanet = [r for r in records if r["config"]["model"]["name"] == "deltanet"]
     long_acc = [r["by_length"]["acc"][-1] for r in deltanet if r["status"] == "ok"]
     flips = shown_runs.flip_split(readings)
+    without = [f"{a['model']} seed {a['seed']} (test {a['score']:.2f}; best direction: λ(1) = {a['flip']:.2f}, "
+               f"uᵀA(0)u = {a['hold']:.2f})" for a in flips["no flip"]]
     return {"deltanet_long_len": int(max((r["config"]["eval"]["max_len"] for r in deltanet), default=0)),
             "deltanet_long_acc": f"{min(long_acc):.2f}–{max(long_acc):.2f}" if long_acc else "–",
             "flip_count": f"{len(flips['flip'])} of {len(flips['exact'])}",
-            "no_flip_runs": "; ".join(f"{a['model']} seed {a['seed']} (test {a['score']:.2f}; best direction: "
-                                      f"λ(1) = {a['flip']:.2f}, uᵀA(0)u = {a['hold']:.2f})" for a in flips["no flip"])
-            or "none"}
+            "no_flip_runs": "; ".join(without) or "none"}
 
 
 def turn_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     """``claims.x2.rotation_turns`` of every trained rotation model: one row per run and number token."""
-    return pd.DataFrame([row for r in records if r["status"] == "ok" and r["config"]["model"].get("variant") == "rotation"
-                         for row in x2.rotation_turns(r)])
+    rotations = [r for r in records if r["status"] == "ok" and r["config"]["model"].get("variant") == "rotation"]
+    return pd.DataFrame([row for r in rotations for row in x2.rotation_turns(r)])
 
 
 def drift_table(turns: pd.DataFrame, records: list[dict[str, Any]]) -> pd.DataFrame:
