@@ -6,6 +6,9 @@
 - ``lm_curves``: a language model's smoothed training loss and test perplexity by position, one row per point.
 - ``lm_summary``: language-model runs summarized per cell (median and best) and per model (tokens per second).
 - ``corpus_splits``: a corpus's files and bytes per split, checked disjoint.
+- One module per claim page, named by the claim's id (``ne1`` … ``ne7``, ``bl1`` … ``bl8``, ``x1``, ``x2``): what that
+  page computes beside its verdict (its exact tables, its run table's scores, the values its prose quotes), so that
+  the notebook holds only calls.
 
-Used in: notebooks/x2_eigenvalue_explorer.md, notebooks/ne7_language_modelling.md.
+Used in: every claim notebook (notebooks/*.md).
 """
