@@ -556,8 +556,8 @@ def from_paper(id: str, text: str, source: str, kind: Kind, statistic: Statistic
 EXACT_WHY = "a construction run against ground truth: every check must hold"
 
 
-def exact_statement(id: str, text: str, source: str, checks: str, why: str = EXACT_WHY, provenance: Provenance = "paper text",
-          rule: Rule | None = None) -> Statement:
+def exact_statement(id: str, text: str, source: str, checks: str, why: str = EXACT_WHY,
+                    provenance: Provenance = "paper text", rule: Rule | None = None) -> Statement:
     """An exact statement: every check whose label matches ``checks`` must hold (``rule`` default: at least 1.0)."""
     return Statement(id, text, source, provenance, "exact", "value", rule or at_least(1.0), why, checks=checks)
 
@@ -638,22 +638,26 @@ def judge(module: str, records: Sequence[dict[str, Any]], preset: str, checks: S
           ) -> Verdict:
     """A claim's verdict at ``preset`` (``decide``) from the attributes of its module: ``ID``, ``statements``,
     ``cell_of`` and, where it has them, ``judged_records(records, preset)`` (the records with the statements'
-    metrics), ``label_of``, ``paper_of`` (else ``paper_rows`` keyed by the cell fields ``PAPER_KEY``), ``checks``
-    (computed when ``checks`` is None) and ``not_run(records, preset)`` (the paper's cells the records lack)."""
+    metrics), ``label_of`` (else the template ``LABEL`` filled with the cell's fields), ``paper_of`` (else ``paper_rows`` read at ``paper_key(cell)`` or at the cell fields
+    ``PAPER_KEY``), ``checks`` (computed when ``checks`` is None) and ``not_run(records, preset)`` (the paper's cells
+    the records lack)."""
     m = importlib.import_module(module)
     records = m.judged_records(records, preset) if hasattr(m, "judged_records") else records
-    return decide(m.ID, preset, records, m.statements(), cell_of=m.cell_of, label_of=getattr(m, "label_of", None),
+    label_of = getattr(m, "label_of", None) or (m.LABEL.format_map if hasattr(m, "LABEL") else None)
+    return decide(m.ID, preset, records, m.statements(), cell_of=m.cell_of, label_of=label_of,
                   paper_of=_paper_of(m), checks=exact_checks(module, preset, checks) if hasattr(m, "checks") else (),
                   not_run=m.not_run(records, preset) if hasattr(m, "not_run") else ())
 
 
 def _paper_of(m: Any) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-    """A claim module's ``paper_of``, else its ``paper_rows`` read at the cell's ``PAPER_KEY`` fields (a tuple of
-    fields: their values; one field: its value), else None."""
-    if hasattr(m, "paper_of") or not hasattr(m, "PAPER_KEY"):
+    """A claim module's ``paper_of``, else its ``paper_rows`` read at ``paper_key(cell)`` or at the cell's
+    ``PAPER_KEY`` fields (a tuple of fields: their values; one field: its value), else None."""
+    if hasattr(m, "paper_of") or not hasattr(m, "paper_key") and not hasattr(m, "PAPER_KEY"):
         return getattr(m, "paper_of", None)
-    rows, fields = m.paper_rows(), m.PAPER_KEY
-    return lambda c: rows.get(tuple(c[f] for f in fields) if isinstance(fields, tuple) else c[fields], {})
+    rows, fields = m.paper_rows(), getattr(m, "PAPER_KEY", None)
+    key = getattr(m, "paper_key", None) or (
+        lambda c: tuple(c[f] for f in fields) if isinstance(fields, tuple) else c[fields])
+    return lambda c: rows.get(key(c), {})
 
 
 def claim_verdict(module: str) -> Callable[..., Verdict]:

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset, ne1
-from statetrack.claims.common import (MODEL_NAMES, NE_PAPER_LRS, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
+from statetrack.claims import check_preset, ne1
+from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Check,
+                                      Statement, check_choice, claim_verdict, exact_statement, expand, from_paper,
+                                      paper_lookup, sweep)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -67,9 +68,8 @@ _QUICK_PARITY = TrainConfig(num_steps=500, batch_size=64, lr=1e-2, warmup_steps=
                             grad_clip=1.0, min_len=40, max_len=40)
 _QUICK_ARITH = TrainConfig(num_steps=1200, batch_size=128, lr=2e-3, warmup_steps=60, weight_decay=0.01,
                            grad_clip=1.0, min_len=2, max_len=39)
-_PAPER = TrainConfig(num_steps=100_000, batch_size=1024, lr=1e-3, min_lr_ratio=1e-3, warmup_steps=10_000,
-                     weight_decay=0.1, grad_clip=0.0, min_len=2, max_len=39, eval_every=5000, log_every=100)
-_SMOKE = TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1)
+_PAPER = NE_CHOMSKY_TRAIN
+_SMOKE = replace(SMOKE_TRAIN, min_len=8, max_len=8)
 _TRAIN = {  # preset → "parity" / "arith" → model → training settings
     "smoke": {"parity": dict.fromkeys(MODELS, _SMOKE), "arith": dict.fromkeys(MODELS, replace(_SMOKE, min_len=2))},
     "quick": {"parity": {**dict.fromkeys(MODELS, _QUICK_PARITY), "transformer": replace(_QUICK_PARITY, lr=3e-3)},
@@ -85,7 +85,6 @@ _EVAL = {"smoke": dict.fromkeys(("parity", "arith"), EvalConfig(min_len=8, max_l
          "paper": {"parity": EvalConfig(min_len=39, max_len=255, num_seqs=8192), "arith": _ARITH_EVAL}}
 _SUPERVISION = {"smoke": "every", "quick": "every", "paper": "final"}  # parity; arithmetic answers only at '='
 _DEFAULT_TASKS = {"smoke": TASKS, "quick": ("parity",), "paper": TASKS}  # smoke: every column, DeltaNet
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 EXACT = {"smoke": (200, 8, 64), "quick": (1000, 39, 255), "paper": (10_000, 39, 255)}  # automaton: (num, lo, hi)
 MODULUS = 5
 WORDS = {"× 4": (3, "×", 4), "+ 1": (1, "+", 1), "× 2": (1, "×", 2)}  # name → (first digit, op, repeated digit)
@@ -103,11 +102,9 @@ def task_of(task: str, preset: str) -> TaskConfig:
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          tasks: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """Task × row × learning rate × seed; ``tasks`` may name columns the preset does not run (never a verdict)."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, paper_lrs=PAPER_LRS)
     models = check_choice(ID, "model", models, MODELS)
     tasks = check_choice(ID, "task", tasks, _DEFAULT_TASKS[preset] if tasks is None else TASKS)
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
     out: list[RunConfig] = []
     for task in tasks:
         kind = "parity" if task == "parity" else "arith"
@@ -224,23 +221,25 @@ def statements() -> list[Statement]:
         out += [from_paper(f"{row_id}-{stem}-{stat}", f"{NAMES[m]} {eig}".strip() + f" {text}", table, kind,
                            stat, paper[(m, eig, task)][f"paper_{stat}"], where, **arith) for stat, table in tables]
     exact = "a training-free construction run against ground truth: every one of its checks must hold"
-    out += [Statement("automaton", "arithmetic mod 5 without brackets is a finite automaton that a linear RNN with "
-                      "one-hot states (the bilinear model) runs exactly at the test lengths",
-                      "BL Prop 1's construction", "ours", "exact", "value", at_least(1.0), exact, checks="automaton*"),
-            Statement("word-spectra", "the repeated words × 4 and + 1 cycle with periods 2 and 5, so their matrices "
-                      "need the eigenvalue −1 and non-real eigenvalues, which [0,1] and real diagonal models lack",
-                      "after NE Thms 1 and 2", "ours", "exact", "value", at_least(1.0), exact, checks="'*")]
-    return out
+    return out + [
+        exact_statement("automaton", "arithmetic mod 5 without brackets is a finite automaton that a linear RNN with "
+                        "one-hot states (the bilinear model) runs exactly at the test lengths",
+                        "BL Prop 1's construction", "automaton*", exact, "ours"),
+        exact_statement("word-spectra", "the repeated words × 4 and + 1 cycle with periods 2 and 5, so their matrices "
+                        "need the eigenvalue −1 and non-real eigenvalues, which [0,1] and real diagonal models lack",
+                        "after NE Thms 1 and 2", "'*", exact, "ours")]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """The statements judged on one preset's records and the exact checks (computed when None)."""
-    exact = exact_checks(__name__, preset, checks)
-    paper = paper_rows()
-    present = {tuple(cell_of(r).items()) for r in records}
-    reasons = NOT_RUN_REASON.get(preset, {})
-    not_run = [{**c, "reason": reasons.get(task)} for task in TASKS for m, eig in ROWS
-               if tuple((c := {"model": NAMES[m], "eig_range": eig, "task": task}).items()) not in present]
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
-                  paper_of=lambda c: paper.get((c["model"].lower(), c["eig_range"], c["task"]), {}),
-                  checks=exact, not_run=not_run)
+def paper_key(cell: dict[str, Any]) -> tuple[str, str, str]:
+    """A cell's key in ``paper_rows``."""
+    return cell["model"].lower(), cell["eig_range"], cell["task"]
+
+
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The cells of NE's tables ``records`` lack, with the preset's reason where it has one."""
+    present, reasons = {tuple(cell_of(r).items()) for r in records}, NOT_RUN_REASON.get(preset, {})
+    return [{**c, "reason": reasons.get(task)} for task in TASKS for m, eig in ROWS
+            if tuple((c := {"model": NAMES[m], "eig_range": eig, "task": task}).items()) not in present]
+
+
+verdict = claim_verdict(__name__)

@@ -17,9 +17,9 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Statement, at_least, at_most,
-                                      check_choice, check_seeds, decide, expand, paper_lookup, with_metric)
+from statetrack.claims import check_preset
+from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Statement, at_least, at_most, check_choice,
+                                      check_seeds, claim_verdict, expand, paper_lookup, with_metric)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -138,8 +138,9 @@ def final_train_loss(losses: list[float]) -> float:
     return sum(losses[-k:]) / k if losses else float("nan")
 
 
-def with_metrics(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records with ``loss_rise`` (unless a synthetic summary holds it) and ``final_train_loss`` in their summary."""
+def with_metrics(records: list[dict[str, Any]], preset: str | None = None) -> list[dict[str, Any]]:
+    """Records with ``loss_rise`` (unless a synthetic summary holds it) and ``final_train_loss`` in their summary
+    (the same at every ``preset``)."""
     def losses(r):
         return r.get("history", {}).get("loss") or []
 
@@ -218,11 +219,8 @@ def statements() -> list[Statement]:
     return out
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list | None = None) -> Verdict:
-    """ne7's statements on one preset's records (ne7 has no exact checks)."""
-    paper = paper_rows()
-    return decide(ID, preset, with_metrics(records), statements(), cell_of=cell_of, label_of=label_of,
-                  paper_of=lambda c: paper.get((c["model"], c["eig_range"]), {}))
+judged_records, PAPER_KEY = with_metrics, ("model", "eig_range")
+verdict = claim_verdict(__name__)  # ne7 has no exact checks
 
 
 def tokens_per_second(record: dict[str, Any]) -> float:
