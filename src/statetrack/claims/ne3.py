@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
-                                      check_choice, check_seeds, decide, exact_checks, expand)
-from statetrack.config import EvalConfig, RunConfig, TrainConfig
+from statetrack.claims import check_preset
+from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
+                                      Check, Statement, at_least, at_most, check_choice, check_seeds, claim_verdict,
+                                      exact_statement, expand)
+from statetrack.config import RunConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 from statetrack.theory import gh_checks as gh
@@ -29,20 +30,7 @@ EIG_RANGES = ("[-1,1]", "[0,1]")
 HEADLINE = "neg-solves-swaps"  # the scoreboard's statement
 LEVEL = 0.999  # the central interval of a coin-flip sign that the impossibility bound tops
 
-_MODEL_FIELDS = {"smoke": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
-                 "quick": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),  # book/recipes.md
-                 "paper": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4)}  # NE App. E.2
-_TRAIN = {
-    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=2e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1),
-    "quick": TrainConfig(num_steps=500, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
-                         min_len=32, max_len=32, eval_every=0),
-    # NE App. E.2: 100 epochs of 1.6M sequences at batch 512 (we draw fresh sequences instead of a fixed set).
-    "paper": TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
-                         grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100),
-}
-_EVAL = {"smoke": EvalConfig(min_len=9, max_len=16, num_seqs=16),
-         "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
-         "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096)}
+_TRAIN, _EVAL = NE_WORD_TRAIN, NE_WORD_EVAL  # NE's word-problem recipe, DeltaNet as NE_WORD_MODELS
 # quick: three seeds of [0,1] too would cost 2.2 CPU-minutes (the records' wall time), over the claim's 2.0
 _SEEDS = {"smoke": dict.fromkeys(EIG_RANGES, (0,)), "quick": {"[-1,1]": (0, 1, 2), "[0,1]": (0, 1)},
           "paper": dict.fromkeys(EIG_RANGES, (0, 1, 2))}  # preset → eig_range → seeds
@@ -68,8 +56,8 @@ def grid(preset: str, seeds: list[int] | None = None, eig_ranges: list[str] | No
     eig_ranges = check_choice(ID, "eig_range", eig_ranges, EIG_RANGES)
     out = []
     for eig in eig_ranges:
-        cell = Cell(task(), model_config("deltanet", eig_range=eig, num_layers=1, **_MODEL_FIELDS[preset]),
-                    _TRAIN[preset], _EVAL[preset])
+        model = model_config("deltanet", eig_range=eig, num_layers=1, **NE_WORD_MODELS[preset]["deltanet"])
+        cell = Cell(task(), model, _TRAIN[preset], _EVAL[preset])
         out += expand([cell], check_seeds(seeds, _SEEDS[preset][eig]))
     return out
 
@@ -119,9 +107,7 @@ def statements() -> list[Statement]:
                            "committed records), over the 2.0 the quick preset allows this claim; quick trains [0,1] "
                            "on two seeds, shown in the cell table"}),
     ]
-    out += [Statement(i, text, source, "paper text", "exact", "value", at_least(1), "a construction run against "
-                      "ground truth: every check must hold", checks=pattern) for i, text, source, pattern in _EXACT]
-    return out
+    return out + [exact_statement(*e, rule=at_least(1)) for e in _EXACT]
 
 
 def cell_of(r: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +115,5 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": NAMES[eig], "eig_range": eig}
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """ne3's statements judged on one preset's records and the exact checks (computed if not given)."""
-    exact = exact_checks(__name__, preset, checks)
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=lambda c: c["model"], checks=exact)
+LABEL = "{model}"  # a cell's row label
+verdict = claim_verdict(__name__)

@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, at_most,
-                                      check_choice, check_seeds, decide, exact_checks, expand, with_metric)
-from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
+from statetrack.claims import check_preset
+from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE,
+                                      Cell, Check, Statement, at_least, at_most, check_choice, claim_verdict,
+                                      exact_statement, expand, sweep, with_metric)
+from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 
@@ -37,33 +38,15 @@ L_ZERO, L_4TOKENS = 30, 200  # the lengths all-zero and 4tokens-neg-5layers read
 NOT_RUN_QUICK = ("the quick grid is the swaps-only panel, DeltaNet with one layer in both ranges (3 seeds each); the "
                  "other variants, depths and the full-matrix baseline are the paper preset's")
 
-_FULL = dict(variant="full", d_model=32)  # the baseline: one full 32 × 32 matrix per token
-_MODEL_FIELDS = {  # preset → model → fields (num_layers and eig_range are added per cell)
-    "smoke": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0), "full": dict(variant="full", d_model=8),
-              "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=0)},
-    # DeltaNet as ne3's quick cell (without the MLP; book/recipes.md), so the runs are shared.
-    "quick": {"deltanet": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0), "full": _FULL,
-              "mamba": dict(d_model=64, d_state=16, expand=2, d_conv=4, mlp_ratio=0)},
-    # NE App. E.2: width 128, DeltaNet 4 heads and no short conv, fla's default MLP; Mamba as mambapy.
-    "paper": {"deltanet": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4), "full": _FULL,
-              "mamba": dict(d_model=128, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0)},
-}
-_SMOKE = TrainConfig(num_steps=10, batch_size=8, lr=2e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1)
-# The same TrainConfig and EvalConfig as ne3's quick DeltaNet cell (tests check that ne3's runs are ours).
-_QUICK = TrainConfig(num_steps=500, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
-                     min_len=32, max_len=32, eval_every=0)
-# NE App. E.2: 100 epochs of 1.6M sequences at batch 512 (fresh sequences instead of a fixed set), as ne3.
-_PAPER = TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
-                     grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100)
-_TRAIN = {"smoke": dict.fromkeys(MODELS, _SMOKE),  # preset → model → training settings
-          "quick": {"deltanet": _QUICK, "mamba": _QUICK,
-                    "full": replace(_QUICK, num_steps=1000, lr=1e-2, warmup_steps=50)},
-          "paper": dict.fromkeys(MODELS, _PAPER)}
-_EVAL = {"smoke": dict.fromkeys(MODELS, EvalConfig(min_len=9, max_len=16, num_seqs=16)),  # preset → model → test
-         "quick": {**dict.fromkeys(("deltanet", "mamba"), EvalConfig(min_len=33, max_len=128, num_seqs=512)),
-                   "full": EvalConfig(min_len=33, max_len=500, num_seqs=512)},
-         "paper": dict.fromkeys(MODELS, EvalConfig(min_len=33, max_len=500, num_seqs=4096))}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
+# preset → model → fields (num_layers and eig_range are added per cell): NE's word-problem models (DeltaNet as ne3's,
+# so the runs are shared) and the baseline, one full 32 × 32 matrix per token (8 × 8 at smoke)
+_MODEL_FIELDS = {p: {**m, "full": dict(variant="full", d_model=8 if p == "smoke" else 32)}
+                 for p, m in NE_WORD_MODELS.items()}
+# NE's word-problem recipe (ne3's: tests check that ne3's runs are ours); the baseline trains longer at quick
+_TRAIN = {p: dict.fromkeys(MODELS, t) for p, t in NE_WORD_TRAIN.items()}  # preset → model → training settings
+_TRAIN["quick"]["full"] = replace(NE_WORD_TRAIN["quick"], num_steps=1000, lr=1e-2, warmup_steps=50)
+_EVAL = {p: dict.fromkeys(MODELS, e) for p, e in NE_WORD_EVAL.items()}  # preset → model → test
+_EVAL["quick"]["full"] = replace(NE_WORD_EVAL["quick"], max_len=500)
 _RUNS = {  # preset → (variant, model, eig_range or "", depth) run
     "smoke": [("swaps", "deltanet", e, 1) for e in EIG_RANGES] + [("swaps", "full", "", 1)],
     "quick": [("swaps", "deltanet", e, 1) for e in EIG_RANGES],  # the baseline carries no statement: paper only
@@ -90,8 +73,7 @@ def _cell(preset: str, variant: str, model: str, eig: str, depth: int) -> Cell:
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          variants: list[str] | None = None) -> list[RunConfig]:
     """(variant, model, eig_range, depth) × seed, as far as ``models`` and ``variants`` allow."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, _ = sweep(preset, seeds)
     models = check_choice(ID, "model", models, MODELS)
     variants = check_choice(ID, "variant", variants, VARIANTS)
     cells = [_cell(preset, v, m, e, d) for v, m, e, d in _RUNS[preset] if m in models and v in variants]
@@ -144,7 +126,7 @@ def statements() -> list[Statement]:
                          **({} if quick else paper_only))
 
     def proven(id, text, source, provenance, checks):
-        return Statement(id, text, source, provenance, "exact", "value", at_least(1.0), exact, checks=checks)
+        return exact_statement(id, text, source, checks, exact, provenance)
 
     return [
         trained("swaps-neg-1layer", "with swaps only, DeltaNet [-1,1] with even one layer solves the word problem "
@@ -178,9 +160,11 @@ def statements() -> list[Statement]:
     ]
 
 
-def not_run(records: list[dict[str, Any]], reason: str | None = None) -> list[dict[str, Any]]:
-    """The paper's cells ``records`` lack, one row per (variant, model, eig_range) with its depths joined ("2–5")."""
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The paper's cells ``records`` lack, one row per (variant, model, eig_range) with its depths joined ("2–5");
+    at quick with the reason."""
     have, groups = {tuple(cell_of(r).values()) for r in records}, {}
+    reason = NOT_RUN_QUICK if preset == "quick" else None
     for v, m, e, d in (run for run in _RUNS["paper"] if run not in have):
         groups.setdefault((v, m, e), []).append(d)
     return [{"variant": v, "model": m, "eig_range": e, "depth": _depths(ds), **({"reason": reason} if reason else {})}
@@ -200,9 +184,6 @@ def checks(preset: str) -> list[Check]:
     return [Check(*row) for row in check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """The statements judged on one preset's records and the exact checks (computed when None)."""
-    exact = exact_checks(__name__, preset, checks)
-    return decide(ID, preset, with_metrics(records, preset), statements(), cell_of=cell_of, label_of=label_of,
-                  checks=exact, not_run=not_run(records, NOT_RUN_QUICK if preset == "quick" else None))
+judged_records = with_metrics
+verdict = claim_verdict(__name__)
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least, check_choice,
-                                      check_seeds, decide, exact_checks, expand, with_metric)
-from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
+from statetrack.claims import check_preset
+from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
+                                      Check, Statement, at_least, check_choice, claim_verdict, exact_statement, expand,
+                                      sweep, with_metric)
+from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 
@@ -33,23 +34,9 @@ HEADLINE = "deltanet-range-helps"  # the scoreboard's statement
 NOT_RUN_QUICK = ("the committed quick runs (DeltaNet only, 400 steps, one seed) do not fit even the training lengths: "
                  "in-distribution normalized accuracy at most 0.075")
 
-_MODEL_FIELDS = {  # ne5's DeltaNet and Mamba at every preset
-    "smoke": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
-              "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=0)},
-    "quick": {"deltanet": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),
-              "mamba": dict(d_model=64, d_state=16, expand=2, d_conv=4, mlp_ratio=0)},
-    "paper": {"deltanet": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4),
-              "mamba": dict(d_model=128, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0)},
-}
-_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=2e-3, warmup_steps=2, min_len=8, max_len=8, log_every=1),
-          "quick": TrainConfig(num_steps=400, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01,
-                               grad_clip=1.0, min_len=32, max_len=32, eval_every=0),
-          "paper": TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
-                               grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100)}
-_EVAL = {"smoke": EvalConfig(min_len=9, max_len=16, num_seqs=16),
-         "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
-         "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096)}
-_SEEDS = {"smoke": (0,), "quick": (0,), "paper": (0,)}
+_MODEL_FIELDS, _EVAL = NE_WORD_MODELS, NE_WORD_EVAL  # ne5's DeltaNet and Mamba at every preset
+_TRAIN = {**NE_WORD_TRAIN, "quick": replace(NE_WORD_TRAIN["quick"], num_steps=400)}
+_SEEDS = dict.fromkeys(NE_WORD_TRAIN, (0,))
 _RUNS = {  # preset → (setting, model, eig_range, depth)
     **dict.fromkeys(("smoke", "quick"), [(s, "deltanet", e, 1) for s in ("L32", "2tokens") for e in EIG_RANGES]),
     "paper": [(s, m, e, d) for s in SETTINGS for m in MODELS for e in EIG_RANGES for d in (1, 2)],
@@ -64,8 +51,7 @@ def task_of(setting: str) -> TaskConfig:
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          settings: list[str] | None = None) -> list[RunConfig]:
     """(setting, model, eig_range, depth) × seed, as far as ``models`` and ``settings`` allow."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, _ = sweep(preset, seeds, default_seeds=_SEEDS)
     models = check_choice(ID, "model", models, MODELS)
     settings = check_choice(ID, "setting", settings, SETTINGS)
     trains = {s: replace(_TRAIN[preset], min_len=64, max_len=64) if preset == "paper" and s != "L32" else _TRAIN[preset]
@@ -113,8 +99,7 @@ def statements() -> list[Statement]:
                  "learning, the authors say)", "best", {"setting": s, "model": "mamba", "eig_range": "[-1,1]"},
                  {"setting": s, "model": "deltanet"}) for s in SETTINGS]
     exact = "a training-free construction or spectrum run against ground truth: every one of its checks must hold"
-    out += [Statement(i, text, src, "paper text", "exact", "value", at_least(1.0), exact, checks=c)
-            for i, text, src, c in (
+    out += [exact_statement(i, text, src, c, exact) for i, text, src, c in (
         ("rotations", "Z_m is tracked exactly by one linear layer whose transition per element is a 2×2 rotation",
          "NE Thm 3", "hand-set full matrix*"),
         ("reflection-pairs", "a rotation is a product of two reflections: with 2 tokens per element one reflection "
@@ -124,7 +109,8 @@ def statements() -> list[Statement]:
     return out
 
 
-def not_run(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The paper preset's cells ``records`` lack."""
     have = {tuple(cell_of(r).values()) for r in records}
     return [{"setting": s, "model": m, "eig_range": e, "depth": d} for s, m, e, d in _RUNS["paper"]
             if (s, m, e, d) not in have]
@@ -137,9 +123,10 @@ def checks(preset: str) -> list[Check]:
     return [Check(*row) for row in z60_tracking.rows(*TRACK[check_preset(preset)])]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """The statements judged on one preset's records (scored by ``score``) and the exact checks (None: computed)."""
-    exact = exact_checks(__name__, preset, checks)
-    return decide(ID, preset, with_metric(records, "mean_seq_acc", score), statements(), cell_of=cell_of,
-                  label_of=label_of, checks=exact, not_run=not_run(records))
+def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The records scored by ``score`` (metric ``mean_seq_acc``)."""
+    return with_metric(records, "mean_seq_acc", score)
+
+
+verdict = claim_verdict(__name__)
 
