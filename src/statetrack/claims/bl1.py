@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, Cell, Check, Statement, at_least,
-                                      at_most, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
-                                      paper_lookup)
-from statetrack.config import EvalConfig, RunConfig, TrainConfig
+from statetrack.claims import check_preset
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SEEDS, SMOKE_TRAIN, Cell, Check,
+                                      Statement, at_least, at_most, at_length, bl_numbers, claim_verdict,
+                                      exact_statement, expand, from_paper, sweep)
+from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.results import run_key
 from statetrack.tasks import task_config
@@ -31,12 +31,11 @@ PAPER_LRS = BL_PAPER_LRS
 
 _MACHINE = {"smoke": (5, 3, 3), "quick": (25, 4, 4), "paper": (50, 10, 5)}  # states, letters, permutation letters
 _WIDTH = {"smoke": 8, "quick": 64, "paper": 128}
-_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=6, log_every=1),
+_TRAIN = {"smoke": replace(SMOKE_TRAIN, max_len=6),
           "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
           "paper": BL_PAPER_TRAIN}
-_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
-         {"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)}.items()}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
+_EVAL = at_length({"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)})
+_SEEDS = SEEDS
 
 #: Exact part per preset: blocks of (machines, words per machine, length). Quick adds a 10,000-letter horizon on
 #: two machines: 1,000 words of 10,000 letters take about 45 s on one thread (1,000 letters about 4 s).
@@ -46,9 +45,7 @@ SCALES = [1e-3, 1e-1, 10.0, 1e3]  # c in h_0 → c·h_0 for the scale-invariance
 
 def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """bl1's trained runs at ``preset``: one cell (full bilinear on the preset's machine) × lr × seed."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
+    seeds, lrs = sweep(preset, seeds, lrs, paper_lrs=PAPER_LRS)
     states, letters, perm = _MACHINE[preset]
     task = task_config("fsm", num_states=states, alphabet_size=letters, num_permutation_letters=perm, table_seed=0)
     model = model_config("bilinear", variant="full", d_model=_WIDTH[preset])
@@ -92,23 +89,21 @@ def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
 
 def paper_rows() -> dict[int, dict[str, Any]]:
     """BL's full-bilinear FSM numbers (secondary source, unverified), keyed by the number of states."""
-    return paper_lookup({"bl_fsm": "best", "bl_summary": "best"}, lambda row: int(row["setting"].removeprefix("m="))
-                        if row["task"] == "fsm" and row["model"] == "Bilinear (full)" else None)
+    full = bl_numbers(["bl_fsm", "bl_summary"], {"Bilinear (full)": "full"}, task="fsm")
+    return {states: entry for (_, states), entry in full.items()}
 
 
 def statements() -> list[Statement]:
     """Three exact statements and the trained full model against BL's number at the preset's machine size."""
-    out = [Statement(
-        "construction", "With W[:,:,σ] = T_σ and h_0 = e_q0 a full bilinear RNN tracks any finite state machine",
-        "BL Prop. 1", "secondary source", "exact", "value", at_least(1.0),
-        "the construction is exact: accuracy 1 and one-hot states, or it is refuted", checks="construction: *"),
-        Statement("scale-invariance", "Without additive terms, normalizing or rescaling the state changes no "
-                  "prediction", "BL, bilinear model", "secondary source", "exact", "value", at_most(0.0),
-                  "the update is linear in h: the argmax of c·h is that of h", checks="scale: *"),
-        Statement("additive-contrast", "With an additive term B x + b, rescaling h_0 changes some predictions",
-                  "ours (contrast to BL's model)", "ours", "exact", "value", at_least(0.0),
-                  "an affine update does not scale with the state: some prediction changes (> 0)",
-                  checks="additive: *")]
+    out = [exact_statement("construction", "With W[:,:,σ] = T_σ and h_0 = e_q0 a full bilinear RNN tracks any "
+                           "finite state machine", "BL Prop. 1", "construction: *", "the construction is exact: "
+                           "accuracy 1 and one-hot states, or it is refuted", "secondary source"),
+           exact_statement("scale-invariance", "Without additive terms, normalizing or rescaling the state changes "
+                           "no prediction", "BL, bilinear model", "scale: *", "the update is linear in h: the argmax "
+                           "of c·h is that of h", "secondary source", at_most(0.0)),
+           exact_statement("additive-contrast", "With an additive term B x + b, rescaling h_0 changes some "
+                           "predictions", "ours (contrast to BL's model)", "additive: *", "an affine update does not "
+                           "scale with the state: some prediction changes (> 0)", "ours", at_least(0.0))]
     paper = paper_rows()
     for states, preset, source in ((25, "quick", "BL random-FSM table"), (50, "paper", "BL text summary (m = 50)")):
         out.append(from_paper(
@@ -124,9 +119,5 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
             "permutation letters": t["num_permutation_letters"]}
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl1's statements judged on one preset's records and the exact checks (computed if None)."""
-    paper = paper_rows()
-    return decide(ID, preset, records, statements(), cell_of=cell_of,
-                  label_of=lambda c: f"full bilinear, FSM {c['states']} states",
-                  paper_of=lambda c: paper.get(c["states"], {}), checks=exact_checks(__name__, preset, checks))
+LABEL, PAPER_KEY = "full bilinear, FSM {states} states", "states"  # a cell's row label, its key in paper_rows
+verdict = claim_verdict(__name__)

@@ -16,11 +16,11 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, Cell, Check, Statement, at_least,
-                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
-                                      matches, paper_lookup)
-from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TrainConfig
+from statetrack.claims import check_preset
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SMOKE_TRAIN, Cell, Check, Statement,
+                                      at_length, bl_numbers, check_choice, claim_verdict, exact_statement, expand,
+                                      from_paper, matches, sweep)
+from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 from statetrack.theory import hand_set_addition
@@ -43,18 +43,16 @@ _CELLS = {"smoke": tuple(product(("full", "block2", "diagonal", "lstm", "mamba1"
                     ("mamba1", 25), ("transformer1", 25)),
           "paper": tuple(product(MODELS, PAPER_MODULI))}  # preset → its (model, m) cells
 MODULI = {p: tuple(sorted({m for _, m in cells})) for p, cells in _CELLS.items()}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 QUICK_REASON = ("not in the quick slice: at three seeds a 3.5-CPU-minute budget holds eight of the table's 78 "
                 "cells (3.3 min by their seed-0 records' wall times, 2–14 s a run); the paper preset runs every cell")
 
 _WIDTH = {"smoke": dict(bilinear=8, rnn=16, stack=16), "quick": dict(bilinear=64, rnn=128, stack=64),
           "paper": dict(bilinear=128, rnn=256, stack=128)}  # H of bilinear models, LSTM/Elman, Mamba/Transformer
-_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
+_TRAIN = {"smoke": SMOKE_TRAIN,
           "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
           "paper": BL_PAPER_TRAIN}
 _SHORT = {"quick": 300}  # Mamba and the Transformer at quick: they do not fit m = 25 even in distribution
-_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
-         {"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)}.items()}
+_EVAL = at_length({"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)})
 _PAPER_MODELS = {  # data/paper model names → BL's rows
     "Bilinear (full)": "full", "Block-diag b=1 (real diagonal)": "diagonal", "Block-diag b=2": "block2",
     "R2 block-diag": "rotation", "LSTM": "lstm", "Elman RNN": "elman", "Factored bilinear": "cp",
@@ -86,11 +84,9 @@ def train_of(preset: str, name: str) -> TrainConfig:
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          moduli: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """bl2's runs at ``preset``: its (model, m) cells, or those with ``models`` and ``moduli``, × lr × seed."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, paper_lrs=PAPER_LRS)
     models = check_choice(ID, "model", models, sorted({n for n, _ in _CELLS[preset]}, key=MODELS.index))
     moduli = check_choice(ID, "modulus", moduli, MODULI[preset])
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
     pairs = sorted(((n, m) for n, m in _CELLS[preset] if n in models and m in moduli),
                    key=lambda c: (c[1], MODELS.index(c[0])))
     if not pairs:
@@ -116,13 +112,9 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's mod-addition numbers (secondary sources, unverified) by (model, m); every depth gets its row's number."""
-    def key(row):
-        ok = row["task"] == "modular_addition" and row["model"] in _PAPER_MODELS
-        return (_PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m="))) if ok else None
-
     out: dict[tuple[str, int], dict[str, Any]] = {}
     for table in ("bl_modular_addition", "bl_summary"):  # the table first where both have a number
-        for (row, m), entry in paper_lookup({table: "best"}, key).items():
+        for (row, m), entry in bl_numbers([table], _PAPER_MODELS, task="modular_addition").items():
             for name in ROWS[row]:
                 out.setdefault((name, m), entry)
     return out
@@ -144,22 +136,21 @@ def statements() -> list[Statement]:
         out.append(from_paper(f"{row}-m{m}", text, source, kind, "best", value, where, provenance="secondary source",
                               presets=("quick", "paper") if quick else ("paper",),
                               not_run={} if quick else {"quick": QUICK_REASON}))
-    out += [Statement("hand-set", "Every bilinear variant of the table but the real diagonal can add mod m exactly "
-                      "at length 500 (and the diagonal at m = 2): hand-set full, CP, block-2 and R2 models",
-                      "ours (theory.block_size; BL's model hierarchy)", "ours", "exact", "value", at_least(1.0),
-                      "a construction is exact: every prediction right on 1,000 sequences of length 500, or refuted",
-                      checks="* hand-set, m=*"),
-            Statement("diagonal-limit", "A real diagonal cannot count mod m ≥ 3: its prediction on the word "
-                      "1 1 1 … is eventually 2-periodic", "ours (NE Thm 2's argument, random diagonal models)",
-                      "ours", "exact", "value", at_least(1.0),
-                      "real eigenvalues carry only a sign around a cycle: a period above 2 would refute it",
-                      checks="*: eventual period on 1^k")]
-    return out
+    return out + [
+        exact_statement("hand-set", "Every bilinear variant of the table but the real diagonal can add mod m exactly "
+                        "at length 500 (and the diagonal at m = 2): hand-set full, CP, block-2 and R2 models",
+                        "ours (theory.block_size; BL's model hierarchy)", "* hand-set, m=*", "a construction is exact: "
+                        "every prediction right on 1,000 sequences of length 500, or refuted", "ours"),
+        exact_statement("diagonal-limit", "A real diagonal cannot count mod m ≥ 3: its prediction on the word "
+                        "1 1 1 … is eventually 2-periodic", "ours (NE Thm 2's argument, random diagonal models)",
+                        "*: eventual period on 1^k", "real eigenvalues carry only a sign around a cycle: a period "
+                        "above 2 would refute it", "ours")]
 
 
-def not_run(preset: str, ran: set[tuple[str, int]] | None = None) -> list[dict[str, Any]]:
-    """The cells of the paper's table (``MODELS`` × ``PAPER_MODULI``) a grid (default: the preset's) does not run."""
-    ran = set(_CELLS[preset]) if ran is None else ran
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The cells of the paper's table (``MODELS`` × ``PAPER_MODULI``) that ``records`` (none: the preset's grid)
+    lack."""
+    ran = {(c["model"], c["m"]) for c in map(cell_of, records)} or set(_CELLS[preset])
     reason = QUICK_REASON if preset == "quick" else f"not in the {preset} grid"
     return [{"model": name, "m": m, "reason": reason} for name in MODELS for m in PAPER_MODULI if (name, m) not in ran]
 
@@ -182,10 +173,6 @@ def checks(preset: str) -> list[Check]:
             for r in exact_rows(preset) for hand in [r["what"] == "hand-set tracker"]]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl2's statements judged on one preset's records and the exact checks (computed if None)."""
-    paper, ran = paper_rows(), {(c["model"], c["m"]) for c in map(cell_of, records)} or None
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
-                  paper_of=lambda c: paper.get((c["model"], c["m"]), {}), checks=exact_checks(__name__, preset, checks),
-                  not_run=not_run(preset, ran))
+PAPER_KEY = ("model", "m")
+verdict = claim_verdict(__name__)
 

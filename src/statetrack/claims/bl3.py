@@ -17,10 +17,10 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
+from statetrack.claims import check_preset
 from statetrack.claims.bl1 import _EVAL, _SEEDS, _TRAIN  # bl1's recipe: its quick cell is bl3's (full, 25, permutation)
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, at_least, check_choice,
-                                      check_lrs, check_seeds, decide, exact_checks, expand, from_paper, paper_lookup)
+from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, bl_numbers,
+                                      check_choice, claim_verdict, exact_statement, expand, from_paper, sweep)
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -87,11 +87,9 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
          samplings: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """bl3's runs at ``preset``: its (model, states, sampling) cells, or those of ``models`` and ``samplings``,
     × lr × seed."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, _SEEDS, PAPER_LRS)
     models = check_choice(ID, "model", models, sorted({c[0] for c in _CELLS[preset]}, key=MODELS.index))
     samplings = check_choice(ID, "sampling", samplings, SAMPLINGS)
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
     keep = [c for c in _CELLS[preset] if c[0] in models and c[2] in samplings]
     if not keep:
         raise ConfigError(f"no cell of bl3's {preset} grid has a model of {models} and a sampling of {samplings}; "
@@ -117,11 +115,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's random-FSM numbers (secondary source, unverified), keyed by (model, states); sampling unknown."""
-    def key(row):
-        ok = row["task"] == "fsm" and row["model"] in _PAPER_MODELS
-        return (_PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m="))) if ok else None
-
-    return paper_lookup({"bl_fsm": "best", "bl_summary": "best"}, key)
+    return bl_numbers(["bl_fsm", "bl_summary"], _PAPER_MODELS, task="fsm")
 
 
 def statements() -> list[Statement]:
@@ -153,15 +147,14 @@ def statements() -> list[Statement]:
             ("permutation", "* states, permutation: window-*", "A machine whose letters are all permutations never "
              "synchronises: no window of letters beats chance", f"every window is a bijection: the ceiling is chance "
              f"exactly up to the prior; {CHANCE_SLACK} allows the sampled estimate")):
-        out.append(Statement(f"{sampling}-synchronises" if sampling == "uniform" else "permutation-never", text,
-                             "ours (theory.synchronization)", "ours", "exact", "value", at_least(1.0), why,
-                             checks=pattern))
+        out.append(exact_statement(f"{sampling}-synchronises" if sampling == "uniform" else "permutation-never",
+                                   text, "ours (theory.synchronization)", pattern, why, "ours"))
     return out
 
 
-def not_run(preset: str, ran: set[tuple[str, int, str]] | None = None) -> list[dict[str, Any]]:
-    """The cells with a BL number (every sampling) that a grid (default: the preset's) does not run."""
-    ran = set(_CELLS[preset]) if ran is None else ran
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The cells with a BL number (every sampling) that ``records`` (none: the preset's grid) lack."""
+    ran = {tuple(cell_of(r).values()) for r in records} or set(_CELLS[preset])
     return [{"model": m, "states": s, "sampling": sm,
              "reason": BL1_REASON if (m, s, sm) == ("full", 25, "permutation") and preset == "quick" else
              QUICK_REASON if preset == "quick" else f"not in the {preset} grid"}
@@ -185,10 +178,9 @@ def checks(preset: str, part: list[dict[str, Any]] | None = None) -> list[Check]
                                                         SYNC_WORDS)]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl3's statements judged on one preset's records and the exact checks (computed if None)."""
-    paper, ran = paper_rows(), {tuple(cell_of(r).values()) for r in records} or None
-    return decide(ID, preset, records, statements(), cell_of=cell_of,
-                  label_of=lambda c: f"{NAMES[c['model']]}, {c['states']} states, {c['sampling']}",
-                  paper_of=lambda c: paper.get((c["model"], c["states"]), {}),
-                  checks=exact_checks(__name__, preset, checks), not_run=not_run(preset, ran))
+def label_of(cell: dict[str, Any]) -> str:
+    return f"{NAMES[cell['model']]}, {cell['states']} states, {cell['sampling']}"
+
+
+PAPER_KEY = ("model", "states")
+verdict = claim_verdict(__name__)

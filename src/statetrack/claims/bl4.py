@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check,
-                                      Statement, at_least, check_choice, check_lrs, check_seeds, decide, exact_checks,
-                                      expand, from_paper, paper_lookup)
-from statetrack.config import EvalConfig, ModelConfig, RunConfig, TrainConfig
+from statetrack.claims import check_preset
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell,
+                                      Check, Statement, at_least, at_length, bl_numbers, check_choice, claim_verdict,
+                                      exact_statement, expand, from_paper, sweep)
+from statetrack.config import ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 from statetrack.theory import arithmetic_part
@@ -31,7 +31,6 @@ NAMES = {m: MODEL_NAMES[m] for m in MODELS}
 HEADLINE = "full-m5"  # the scoreboard's statement
 MODULUS = {"smoke": 3, "quick": 5, "paper": 50}
 _MODELS = {"smoke": ("full", "lstm"), "quick": ("full",), "paper": MODELS}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 QUICK_REASON = ("the quick preset runs m = 5: at three seeds its budget holds the full model's cell only (its "
                 "recorded cost is in the teaching guide's budget table), and m = 50's 2,500-state machine needs a "
                 "full model far wider than a CPU trains in minutes")
@@ -47,14 +46,13 @@ _FIELDS = {  # preset → model → its fields (full and block: the bilinear var
     "paper": {"full": dict(d_model=256), "block": dict(d_model=256, block_size=64), "lstm": dict(d_model=256),
               "mamba": dict(d_model=128, num_layers=4)},
 }
-_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
+_TRAIN = {"smoke": SMOKE_TRAIN,
           "quick": TrainConfig(num_steps=3000, batch_size=128, lr=3e-3, warmup_steps=150, min_len=3, max_len=19),
           "paper": replace(BL_PAPER_TRAIN, min_len=3, max_len=19)}
 _TRAIN_EDITS = {("quick", "full"): dict(lr=1e-2), ("quick", "lstm"): dict(lr=1e-2), ("quick", "mamba"): dict(lr=1e-2, num_steps=1000, warmup_steps=50)}
 # Odd lengths: a per-step expression of 2n − 1 tokens ends on its n-th digit, where the answer is; 501 = 251 digits,
 # the first length ≥ 500 that ends on a digit (and training's 3–19 tokens are BL's 2–10 numbers).
-_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
-         {"smoke": (21, 16), "quick": (501, 256), "paper": (501, 1024)}.items()}
+_EVAL = at_length({"smoke": (21, 16), "quick": (501, 256), "paper": (501, 1024)})
 _PAPER_MODELS = {"Bilinear (full)": "full", "Block-diag b=64": "block", "LSTM": "lstm", "Mamba": "mamba"}
 
 
@@ -68,10 +66,8 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
          lrs: list[float] | None = None) -> list[RunConfig]:
     """bl4's runs at ``preset``: model × lr × seed on per-step arithmetic mod ``MODULUS[preset]``; at quick the
     block, LSTM and Mamba cells of ``_FIELDS`` run only when ``models`` names them."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, paper_lrs=BL_PAPER_LRS)
     models = list(_MODELS[preset]) if models is None else check_choice(ID, "model", models, tuple(_FIELDS[preset]))
-    lrs = check_lrs(lrs) or (list(BL_PAPER_LRS) if preset == "paper" else None)
     task = task_config("modular_arithmetic", modulus=MODULUS[preset], format="per_step")
     cells = [Cell(task, model_of(preset, name), replace(_TRAIN[preset], **_TRAIN_EDITS.get((preset, name), {})),
                   _EVAL[preset]) for name in models]
@@ -90,9 +86,7 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
 
 def paper_rows() -> dict[tuple[str, int], dict[str, Any]]:
     """BL's modular-arithmetic numbers (data/paper/bl_summary.csv; secondary source, unverified), by (model, m)."""
-    return paper_lookup({"bl_summary": "best"}, lambda row: (
-        (_PAPER_MODELS[row["model"]], int(row["setting"].removeprefix("m=")))
-        if row["task"] == "modular_arithmetic" and row["model"] in _PAPER_MODELS else None))
+    return bl_numbers(["bl_summary"], _PAPER_MODELS, task="modular_arithmetic")
 
 
 def statements() -> list[Statement]:
@@ -116,19 +110,17 @@ def statements() -> list[Statement]:
                          f"{PAPER_TOLERANCE:g}, asked where the model is wide enough for the machine",
                          where={"model": "full", "m": 5}, presets=("quick",), paper=bl,
                          not_run={"paper": "the paper preset runs BL's m = 50"}))
-    out += [Statement("tracking", "The m²-state automaton and a full bilinear RNN with H = m² set by hand answer "
-                      "every per-step arithmetic sequence", "ours (theory.arithmetic_automaton; BL Prop. 1's "
-                      "construction)", "ours", "exact", "value", at_least(1.0),
-                      "a construction is exact: every answer right on 1,000 sequences, or refuted",
-                      checks="tracking: *"),
-            Statement("states-needed", "No machine with fewer than m² states computes it: every pair of states "
-                      "answers '×0' or '+0' differently", "ours (theory.arithmetic_automaton)", "ours", "exact",
-                      "value", at_least(1.0), "a count: m² distinct answer pairs, or the bound is wrong",
-                      checks="lower bound: *")]
-    return out
+    return out + [
+        exact_statement("tracking", "The m²-state automaton and a full bilinear RNN with H = m² set by hand answer "
+                        "every per-step arithmetic sequence", "ours (theory.arithmetic_automaton; BL Prop. 1's "
+                        "construction)", "tracking: *", "a construction is exact: every answer right on 1,000 "
+                        "sequences, or refuted", "ours"),
+        exact_statement("states-needed", "No machine with fewer than m² states computes it: every pair of states "
+                        "answers '×0' or '+0' differently", "ours (theory.arithmetic_automaton)", "lower bound: *",
+                        "a count: m² distinct answer pairs, or the bound is wrong", "ours")]
 
 
-def not_run(preset: str) -> list[dict[str, Any]]:
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
     """BL's m = 50 cells when the preset runs another modulus."""
     reason = QUICK_REASON if preset == "quick" else "the smoke preset runs m = 3"
     return [] if MODULUS[preset] == 50 else [
@@ -145,10 +137,9 @@ def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     return [Check(*row) for row in arithmetic_part.check_rows(part or exact_part(preset))]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl4's statements judged on one preset's records and the exact checks (computed if None)."""
-    exact = exact_checks(__name__, preset, checks)
-    paper = paper_rows()
-    return decide(ID, preset, records, statements(), cell_of=cell_of,
-                  label_of=lambda c: f"{NAMES[c['model']]} H={c['width']}, m={c['m']}",
-                  paper_of=lambda c: paper.get((c["model"], c["m"]), {}), checks=exact, not_run=not_run(preset))
+def label_of(cell: dict[str, Any]) -> str:
+    return f"{NAMES[cell['model']]} H={cell['width']}, m={cell['m']}"
+
+
+PAPER_KEY = ("model", "m")
+verdict = claim_verdict(__name__)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      check_choice, check_lrs, check_seeds, decide, exact_checks, expand, from_paper,
-                                      paper_lookup)
+from statetrack.claims import check_preset
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check,
+                                      Statement, at_length, check_choice, claim_verdict, exact_statement, expand,
+                                      from_paper, paper_lookup, sweep)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -32,12 +32,10 @@ WIDTH = {"smoke": 12, "quick": 60, "paper": 128}
 BLOCKS = {"smoke": dict.fromkeys(("Z5", "S5machine"), (1, 2, 4, 12)),  # preset → task → block sizes run
           "quick": {"Z5": (1, 2, 60), "S5machine": (2, 60)},  # BL's five m = 5 cells where the block size varies
           "paper": dict.fromkeys(TASKS, (1, 2, 4, 8, 16, 32, 64, 128))}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
-_TRAIN = {"smoke": TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1),
+_TRAIN = {"smoke": SMOKE_TRAIN,
           "quick": TrainConfig(num_steps=1000, batch_size=128, lr=3e-3, warmup_steps=50, min_len=2, max_len=10),
           "paper": BL_PAPER_TRAIN}
-_EVAL = {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in
-         {"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)}.items()}
+_EVAL = at_length({"smoke": (40, 16), "quick": (500, 512), "paper": (500, 1024)})
 _EVAL_ARITH = EvalConfig(min_len=501, max_len=501, num_seqs=1024)  # paper only; an odd length ends on a digit
 _M50_REASON = ("paper preset only (H = 128, 100k steps × 64); quick's 15 runs, about 5.5 s each in the committed "
                "records, fill its 1.5 CPU-minutes")
@@ -68,11 +66,9 @@ def grid(preset: str, seeds: list[int] | None = None, tasks: list[str] | None = 
          blocks: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """Every run of bl5 at ``preset``: (task, block size) × learning rate × seed; ``tasks`` and ``blocks`` pick
     from the preset's, the paper preset sweeps ``BL_PAPER_LRS``."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, paper_lrs=BL_PAPER_LRS)
     tasks = check_choice(ID, "task", tasks, tuple(BLOCKS[preset]))
     blocks = check_choice(ID, "block size", blocks, sorted({b for bs in BLOCKS[preset].values() for b in bs}))
-    lrs = check_lrs(lrs) or (list(BL_PAPER_LRS) if preset == "paper" else None)
     cells = [Cell(task_of(t), model_config("bilinear", variant="block", block_size=b, d_model=WIDTH[preset]),
                   _TRAIN[preset], _EVAL_ARITH if t == "arith50" else _EVAL[preset])
              for t in tasks for b in BLOCKS[preset][t] if b in blocks]
@@ -124,15 +120,12 @@ def paper_of(cell: dict[str, Any]) -> dict[str, Any]:
     return paper_rows().get((cell["task"], "full" if cell.get("full") else cell["b"]), {})
 
 
-def not_run(preset: str, tasks: list[str] | None = None) -> list[dict[str, Any]]:
-    """The paper's m = 50 cells (b = 1, 64 and full, H = 128) that this grid does not run."""
-    ran, H = set(tasks or BLOCKS[preset]), WIDTH["paper"]
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The paper's m = 50 cells (b = 1, 64 and full, H = 128) on a task ``records`` (none: the preset's grid)
+    lack."""
+    ran, H = {cell_of(r)["task"] for r in records} or set(BLOCKS[preset]), WIDTH["paper"]
     return [{"task": t, "b": H if b == "full" else b, "H": H, "full": b == "full", "reason": _M50_REASON}
             for t, b, _ in _BL_CELLS if t not in _SOURCE and t not in ran]
-
-
-def _exact(id: str, text: str, pattern: str, why: str) -> Statement:
-    return Statement(id, text, "theory.block_size", "ours", "exact", "value", at_least(1.0), why, checks=pattern)
 
 
 def statements() -> list[Statement]:
@@ -147,15 +140,15 @@ def statements() -> list[Statement]:
                               _SOURCE.get(task, "BL block-size ablation (m = 50)"), kind, "best",
                               paper[(task, b)]["paper_best"], where, provenance="secondary source", **extra))
     return out + [
-        _exact("trackers", "A hand-set block model tracks Z5 at b = 2 and the S5 machine at b = 4",
-               "*hand-set block model tracks*", "a construction is right on every one of 1,000 random sequences of "
-               "length 500 (fp64) or it is not"),
-        _exact("b1-limits", "b = 1 cannot count mod 5 (eventually 2-periodic on 1^k) and sees only letter counts on "
-               "the machine (count-only ceiling near chance)", "*: b = 1:*",
-               "NE Thm 2's periods 1 and 2 on 1^k; the ceiling is exact and ends within the tolerance 0.1 of chance"),
-        _exact("S5-generated", "The S5 machine's letters generate all of S5, so no block below 4 tracks it exactly",
-               "*generate S5", "|S5| = 120, a closure of the letters (theory.groups)"),
-    ]
+        exact_statement(i, text, "theory.block_size", pattern, why, "ours") for i, text, pattern, why in (
+            ("trackers", "A hand-set block model tracks Z5 at b = 2 and the S5 machine at b = 4",
+             "*hand-set block model tracks*", "a construction is right on every one of 1,000 random sequences of "
+             "length 500 (fp64) or it is not"),
+            ("b1-limits", "b = 1 cannot count mod 5 (eventually 2-periodic on 1^k) and sees only letter counts on "
+             "the machine (count-only ceiling near chance)", "*: b = 1:*",
+             "NE Thm 2's periods 1 and 2 on 1^k; the ceiling is exact and ends within the tolerance 0.1 of chance"),
+            ("S5-generated", "The S5 machine's letters generate all of S5, so no block below 4 tracks it exactly",
+             "*generate S5", "|S5| = 120, a closure of the letters (theory.groups)"))]
 
 
 def exact_rows(preset: str) -> list[dict[str, Any]]:
@@ -170,9 +163,4 @@ def checks(preset: str) -> list[Check]:
             for r in exact_rows(preset)]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl5's statements judged on one preset's records and the exact checks (computed when None)."""
-    exact = exact_checks(__name__, preset, checks)
-    tasks = sorted({cell_of(r)["task"] for r in records})
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of, paper_of=paper_of,
-                  checks=exact, not_run=not_run(preset, tasks))
+verdict = claim_verdict(__name__)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, bl8, check_preset
+from statetrack.claims import bl8, check_preset
 from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, check_choice, check_lrs, check_seeds, decide, exact_checks, expand)
+                                      at_most, check_choice, claim_verdict, exact_statement, expand, sweep)
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -38,7 +38,6 @@ _WIDTH = {"smoke": {"parity": 4, "Z5": 4}, "quick": {"parity": 8, "Z5": 16}, "pa
 # Z5 at quick trains 600 steps with a 100-step warm-up, every cell alike (the recorded pilots test 2,000)
 _TRAIN = {p: dict.fromkeys(_TASKS[p], bl8.TRAIN[p]) for p in _TASKS}
 _TRAIN["quick"]["Z5"] = replace(bl8.TRAIN["quick"], num_steps=600, warmup_steps=100)
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 #: preset → (H values, draws per H, test words, test length)
 FROZEN = {"smoke": ((1, 4), 20, 64, 100), "quick": ((1, 2, 4, 8), 100, 128, 400),
           "paper": ((1, 2, 4, 8, 16, 32), 1000, 1024, 400)}
@@ -58,11 +57,9 @@ def model_of(variant: str, additive: bool, width: int):
 def grid(preset: str, seeds: list[int] | None = None, variants: list[str] | None = None,
          tasks: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """Every run of bl6 at ``preset``: task × variant (``CELLS``) × (pure, affine) × learning rate × seed."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, paper_lrs=BL_PAPER_LRS)
     variants = check_choice(ID, "variant", variants, VARIANTS)
     tasks = check_choice(ID, "task", tasks, _TASKS[preset])
-    lrs = check_lrs(lrs) or (list(BL_PAPER_LRS) if preset == "paper" else None)
     cells = [Cell(task_of(t), model_of(v, add, _WIDTH[preset][t]), _TRAIN[preset][t], bl8.EVAL[preset])
              for t in tasks for v in variants if v in CELLS[t] for add in (False, True)]
     return expand(cells, seeds, lrs)
@@ -104,11 +101,10 @@ def statements() -> list[Statement]:
                          f"model ({task}): it does not help", "full", task, at_most(t)),
                 _compare(f"full-{task}-not-hurt", f"Removing the additive terms has no clear effect on the full "
                          f"model ({task}): it does not hurt", "full", task, at_least(-t))]
-    out.append(Statement("frozen-helps", "Removing the additive terms helps the frozen random multiplicative RNN on "
-                         "parity at test length 400", f"{_SOURCE} (frozen network)", "secondary source", "exact",
-                         "value", at_least(1.0), f"the pure network's success rate over the draws beats the affine "
-                         f"one's by the tolerance {t:g} at every H", checks="frozen H=*"))
-    return out
+    return out + [exact_statement("frozen-helps", "Removing the additive terms helps the frozen random multiplicative "
+                                  "RNN on parity at test length 400", f"{_SOURCE} (frozen network)", "frozen H=*",
+                                  f"the pure network's success rate over the draws beats the affine one's by the "
+                                  f"tolerance {t:g} at every H", "secondary source")]
 
 
 # ----------------------------------------------------------------------------- exact part
@@ -125,7 +121,4 @@ def checks(preset: str, part: list | None = None) -> list[Check]:
     return [Check(*r) for r in ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl6's statements judged on one preset's records and the exact checks (computed when None)."""
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
-                  checks=exact_checks(__name__, preset, checks))
+verdict = claim_verdict(__name__)

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
+from statetrack.claims import check_preset
 from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, check_choice, check_lrs, check_seeds, decide, exact_checks, expand,
-                                      from_paper, paper_lookup)
+                                      at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand,
+                                      from_paper, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
 from statetrack.models import model_config
@@ -64,10 +64,8 @@ def _model(name: str, preset: str):
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          lrs: list[float] | None = None) -> list[RunConfig]:
     """Every run of bl7 at ``preset``: (task, model) × learning rate × seed; the paper preset sweeps ``PAPER_LRS``."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs, _SEEDS, PAPER_LRS)
     models = check_choice(ID, "model", models, MODELS)
-    lrs = check_lrs(lrs) or (list(PAPER_LRS) if preset == "paper" else None)
     cells = [Cell(task_of(t), _model(m, preset), _TRAIN[preset][m], _EVAL[preset])
              for t, m in _RUNS[preset] if m in models]
     return expand(cells, seeds, lrs)
@@ -92,8 +90,7 @@ def ceiling_normalized(preset: str) -> float:
 def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
     """BL's mod-addition table at m = 5 (secondary source, unverified), keyed by (task, model)."""
     names = {"R2 block-diag": "rotation", "Bilinear (full)": "full", "Block-diag b=1 (real diagonal)": "diagonal"}
-    return paper_lookup({"bl_modular_addition": "best"}, lambda row: ("Z5", names[row["model"]])
-                        if row["setting"] == "m=5" and row["model"] in names else None)
+    return {("Z5", k): v for (k, m), v in bl_numbers(["bl_modular_addition"], names).items() if m == 5}
 
 
 def statements() -> list[Statement]:
@@ -116,15 +113,13 @@ def statements() -> list[Statement]:
                   "possible", "best", at_least(1 - PAPER_TOLERANCE), f"Prop 1's construction tracks it exactly (1.0), "
                   f"less the tolerance {PAPER_TOLERANCE:g}; BL reports no S3 number",
                   where={"task": "S3", "model": "full"}, presets=("paper",), not_run={"quick": OURS_AT_PAPER}),
-        Statement("shared-eigenbasis-commutes", "The package's R2 and diagonal transitions commute exactly",
-                  "BL Prop 2", "secondary source", "exact", "value", at_least(1.0), "fp64 round-off (1e-12) on random "
-                  "inits: the structure, not the values, makes them commute", checks="shared eigenbasis, *"),
-        Statement("full-does-not-commute", "The full model's transitions do not commute", "theory.commuting", "ours",
-                  "exact", "value", at_least(1.0), "far from round-off (> 0.01) on every pair of tokens",
-                  checks="full model: *"),
-        Statement("s3-counts", "S3 does not commute, so token counts fall short of it", "theory.commuting", "ours",
-                  "exact", "value", at_least(1.0), "a count of pairs, and an exact dynamic programme over counts",
-                  checks="S3: *"),
+        exact_statement("shared-eigenbasis-commutes", "The package's R2 and diagonal transitions commute exactly",
+                        "BL Prop 2", "shared eigenbasis, *", "fp64 round-off (1e-12) on random inits: the structure, "
+                        "not the values, makes them commute", "secondary source"),
+        exact_statement("full-does-not-commute", "The full model's transitions do not commute", "theory.commuting",
+                        "full model: *", "far from round-off (> 0.01) on every pair of tokens", "ours"),
+        exact_statement("s3-counts", "S3 does not commute, so token counts fall short of it", "theory.commuting",
+                        "S3: *", "a count of pairs, and an exact dynamic programme over counts", "ours"),
     ]
 
 
@@ -134,8 +129,5 @@ def checks(preset: str) -> list[Check]:
     return [Check(*r) for r in check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl7's statements judged on one preset's records and the exact checks (computed when None)."""
-    exact, paper = exact_checks(__name__, preset, checks), paper_rows()
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of,
-                  paper_of=lambda c: paper.get((c["task"], c["model"]), {}), checks=exact)
+PAPER_KEY = ("task", "model")
+verdict = claim_verdict(__name__)

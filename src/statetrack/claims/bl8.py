@@ -9,11 +9,12 @@ Used in: notebooks/bl8_frozen_random_diagonal_parity.md, ``statetrack verify``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (BL_PAPER_TRAIN, Cell, Check, Statement, at_least, at_most, check_lrs, check_seeds,
-                                      decide, exact_checks, expand, from_paper, paper_lookup)
+from statetrack.claims import check_preset
+from statetrack.claims.common import (BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, Check, Statement, at_most,
+                                      bl_numbers, claim_verdict, exact_statement, expand, from_paper, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -35,23 +36,21 @@ SETTINGS = {"main": (("00", "01"), 0, "sign"), "odd test": (("0", "1"), 1, "sign
 
 _WIDTH = {"smoke": 4, "quick": 8, "paper": 16}
 TRAIN = {  # the trained contrast's recipe, lengths 2–10 (bl6 trains its cells with it too)
-    "smoke": TrainConfig(num_steps=10, batch_size=8, lr=1e-2, warmup_steps=2, min_len=2, max_len=10, log_every=1),
+    "smoke": replace(SMOKE_TRAIN, lr=1e-2),
     "quick": TrainConfig(num_steps=300, batch_size=128, lr=1e-2, warmup_steps=15, min_len=2, max_len=10),
     "paper": BL_PAPER_TRAIN,
 }
 EVAL = {"smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),
         "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),
         "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024)}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}
 
 
 def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """The recorded part of bl8 at ``preset``: the diagonal bilinear model trained end to end on parity, × seed."""
-    check_preset(preset)
-    seeds = check_seeds(seeds, _SEEDS[preset])
+    seeds, lrs = sweep(preset, seeds, lrs)
     cell = Cell(task_config("parity"), model_config("bilinear", variant="diagonal", d_model=_WIDTH[preset]),
                 TRAIN[preset], EVAL[preset])
-    return expand([cell], seeds, check_lrs(lrs))
+    return expand([cell], seeds, lrs)
 
 
 def exact_part(preset: str) -> dict[str, list]:
@@ -68,12 +67,8 @@ def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
 
 def paper_rows() -> dict[str, dict[str, Any]]:
     """BL's real-diagonal (block size 1) number on parity (modular addition, m = 2; secondary source), by model."""
-    return paper_lookup({"bl_modular_addition": "best"}, lambda row: MODEL if row["model"].startswith(
-        "Block-diag b=1") and row["setting"] == "m=2" else None)
-
-
-def _exact(id, text, source, provenance, rule, why, checks) -> Statement:
-    return Statement(id, text, source, provenance, "exact", "value", rule, why, checks=checks)
+    diagonal = bl_numbers(["bl_modular_addition"], {"Block-diag b=1 (real diagonal)": MODEL})
+    return {model: v for (model, m), v in diagonal.items() if m == 2}
 
 
 def statements() -> list[Statement]:
@@ -81,17 +76,18 @@ def statements() -> list[Statement]:
     contrast against BL's real-diagonal parity number."""
     ours = "ours (from the proof of BL Prop. 3)"
     return [
-        _exact("frozen-rate", "A frozen random real-diagonal RNN with a linear readout fitted on two words learns "
-               "parity at any length, with probability 1 − 2^−H", "BL Prop. 3", "secondary source", at_least(1.0),
-               "the rate 1 − 2^−H at every H, within the 99.9% binomial interval of the draws", "frozen H=*"),
-        _exact("per-draw", "A draw succeeds exactly when the proof's condition holds (an informative unit)", ours,
-               "ours", at_least(1.0), "the proof decides each draw: agreement must be 1", "per draw: *"),
-        _exact("length-trap", "Trained on '0','1' the rate is 1 − 2^−H at odd test lengths and below 1/2 at even "
-               "ones", ours, "ours", at_least(1.0), "the rates derived for both length parities, within their "
-               "99.9% intervals", "length trap: *"),
-        _exact("normalized-trap", "With normalized features h/|h| the success rate does not grow with H", ours,
-               "ours", at_most(0.5), "at most the top of the 99.9% interval for p = 1/2 (one dominant unit)",
-               "normalized trap: *"),
+        exact_statement("frozen-rate", "A frozen random real-diagonal RNN with a linear readout fitted on two words "
+                        "learns parity at any length, with probability 1 − 2^−H", "BL Prop. 3", "frozen H=*",
+                        "the rate 1 − 2^−H at every H, within the 99.9% binomial interval of the draws",
+                        "secondary source"),
+        exact_statement("per-draw", "A draw succeeds exactly when the proof's condition holds (an informative unit)",
+                        ours, "per draw: *", "the proof decides each draw: agreement must be 1", "ours"),
+        exact_statement("length-trap", "Trained on '0','1' the rate is 1 − 2^−H at odd test lengths and below 1/2 at "
+                        "even ones", ours, "length trap: *", "the rates derived for both length parities, within "
+                        "their 99.9% intervals", "ours"),
+        exact_statement("normalized-trap", "With normalized features h/|h| the success rate does not grow with H",
+                        ours, "normalized trap: *", "at most the top of the 99.9% interval for p = 1/2 (one dominant "
+                        "unit)", "ours", at_most(0.5)),
         from_paper("trained-contrast", "The real-diagonal bilinear RNN trained end to end learns parity at length "
                    "500", "BL modular-addition table (m = 2)", "possible", "best", paper_rows()[MODEL]["paper_best"],
                    {"model": MODEL}, provenance="secondary source"),
@@ -102,9 +98,5 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": MODEL, "H": r["config"]["model"]["d_model"]}
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    """bl8's statements judged on the trained contrast's records and the exact checks (computed when None)."""
-    exact, paper = exact_checks(__name__, preset, checks), paper_rows()
-    return decide(ID, preset, records, statements(), cell_of=cell_of,
-                  label_of=lambda c: f"diagonal bilinear trained end to end, H={c['H']}",
-                  paper_of=lambda c: paper.get(c["model"], {}), checks=exact)
+LABEL, PAPER_KEY = "diagonal bilinear trained end to end, H={H}", "model"  # a cell's row label, its paper_rows key
+verdict = claim_verdict(__name__)
