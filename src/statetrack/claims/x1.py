@@ -19,7 +19,8 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset, get_claim
 from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Check, Rule, Statement, at_least,
-                                      at_most, check_choice, check_seeds, decide, exact_checks, expand, from_paper)
+                                      at_most, check_choice, check_seeds, claim_verdict, exact_statement, expand,
+                                      from_paper)
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
 from statetrack.results import paper_numbers
@@ -203,7 +204,7 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
     return [c for row in ROWS for col in TASKS if row in models and col in tasks for c in every.get((row, col), [])]
 
 
-def not_run(preset: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
     """The board's cells without a run in ``records``, each with the reason."""
     ran = {(c["model"], c["task"]) for c in map(cell_of, records)}
     return [{"task": t, "model": r, "reason": _NOT_ON_QUICK.get((r, t), NOT_ON_QUICK) if preset == "quick" else None}
@@ -330,13 +331,12 @@ def _cell_statement(row: str, column: str) -> Statement | None:
 def _statements() -> tuple[Statement, ...]:
     cells = [s for s in (_cell_statement(r, t) for r in ROWS for t in TASKS) if s]
     return (*cells,
-            Statement("letters", "S3's tokens, S5's swaps and the machine's letters do not commute, and a machine "
-                                 "letter has a cycle of length ≥ 3", "BL Prop 2, NE Thm 2", "ours", "exact", "value",
-                      at_least(1.0), "the facts the cells' predictions rest on, computed exactly", checks="letters: *"),
-            Statement("ceilings", "The count-only ceiling used for each commuting cell never rises with the length",
-                      "BL Prop 2", "ours", "exact", "value", at_least(1.0),
-                      "why the ceiling at one length bounds every longer test length, computed exactly",
-                      checks="ceiling: *"))
+            exact_statement("letters", "S3's tokens, S5's swaps and the machine's letters do not commute, and a "
+                            "machine letter has a cycle of length ≥ 3", "BL Prop 2, NE Thm 2", "letters: *",
+                            "the facts the cells' predictions rest on, computed exactly", "ours"),
+            exact_statement("ceilings", "The count-only ceiling used for each commuting cell never rises with the "
+                            "length", "BL Prop 2", "ceiling: *", "why the ceiling at one length bounds every longer "
+                            "test length, computed exactly", "ours"))
 
 
 def statements() -> list[Statement]:
@@ -359,12 +359,18 @@ def checks(preset: str) -> list[Check]:
         board_facts.ceiling_check(TASK_NAMES[column], t, length) for (t, length), column in ceilings.items()))]
 
 
-def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-    exact = exact_checks(__name__, preset, checks)
-    records = [r for r in records if None not in cell_of(r).values()]
-    paper = {k: {"paper_best": v["paper_best"]} for k, v in paper_rows().items()}
-    return decide(ID, preset, records, statements(), cell_of=cell_of, label_of=label_of, checks=exact,
-                  not_run=not_run(preset, records), paper_of=lambda c: paper.get((c["model"], c["task"]), {}))
+def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The records of the board's cells (a model of a row on a task of a column)."""
+    return [r for r in records if None not in cell_of(r).values()]
+
+
+def paper_of(cell: dict[str, Any]) -> dict[str, Any]:
+    """The paper's best for a cell (``paper_rows``), where a paper reports one."""
+    entry = paper_rows().get((cell["model"], cell["task"]))
+    return {"paper_best": entry["paper_best"]} if entry else {}
+
+
+verdict = claim_verdict(__name__)
 
 
 def board(v: Verdict, records: list[dict[str, Any]] = ()) -> Any:

@@ -17,8 +17,8 @@ import functools
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds, decide,
-                                      exact_checks, score, with_metric)
+from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds,
+                                      exact_statement, judge, score, with_metric)
 from statetrack.config import RunConfig
 from statetrack.theory import spectral_readings as sr
 from statetrack.theory.spectral_readings import drift_bound, flip_bound
@@ -55,6 +55,9 @@ def cell_of(record: dict[str, Any]) -> dict[str, Any]:
 
 def label(cell: dict[str, Any]) -> str:
     return f"{cell['model']} {cell['task']}"
+
+
+label_of = label
 
 
 def exact(record: dict[str, Any]) -> bool:
@@ -155,10 +158,9 @@ def _statements() -> tuple[Statement, ...]:
                 "impossible", "every", at_most(round(drift_bound(L), 6), "drift"),
                 f"a random word of L tokens drifts by about L times the mean error δ̄ (units of 2π/{m}), and half a "
                 f"unit moves the answer: |δ̄| ≤ 1/(2·{L})", where=where, presets=judged))
-    out.append(Statement("reads-constructions", "The readings recognise the theorems' constructions and reject a "
-                                                "drifting rotation and a [0,1] channel", "NE Thm 3", "ours", "exact",
-                         "value", at_least(1.0), "the instrument is checked on matrices set by hand",
-                         checks="construction: *"))
+    out.append(exact_statement("reads-constructions", "The readings recognise the theorems' constructions and "
+                               "reject a drifting rotation and a [0,1] channel", "NE Thm 3", "construction: *",
+                               "the instrument is checked on matrices set by hand", "ours"))
     return tuple(out)
 
 
@@ -182,9 +184,7 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
             readings: list[dict[str, Any]] | None = None) -> Verdict:
     """The statements on the exact solutions among one preset's records (read from their weights unless the
     records carry the metrics or ``readings`` are given) and the instrument's checks."""
-    exact = exact_checks(__name__, preset, checks)
-    v = decide(ID, preset, with_readings(records, readings), statements(), cell_of=cell_of, label_of=label,
-               checks=exact)
+    v = judge(__name__, with_readings(records, readings), preset, checks)
     for o in v.statements:  # the protocol's reason names diverged runs; here they are the runs not exact
         if o.reason == "every run it reads diverged":
             o.reason = "no run of this cell is an exact solution (accuracy 1 at every test length) or diverged"
