@@ -667,6 +667,7 @@ def claim_verdict(module: str) -> Callable[..., Verdict]:
 
     verdict.__doc__ = (f"{module.rpartition('.')[2]}'s statements judged on one preset's records and its exact checks "
                        "(computed when None): ``claims.common.judge``.")
+    verdict.__module__ = module  # documented as the claim module's own (autodoc lists a module's own members)
     return verdict
 
 
@@ -694,13 +695,12 @@ def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]
     return out
 
 
-def setting_m(row: dict[str, Any]) -> int:
-    """The m of a paper row whose setting reads "m=<m>"."""
-    return int(row["setting"].removeprefix("m="))
-
-
 def bl_numbers(tables: Sequence[str], models: dict[str, Any], task: str | None = None) -> dict[tuple, dict[str, Any]]:
-    """BL's numbers (``paper_best``) in ``tables`` by (our model, m): ``models`` maps data/paper model names to
-    ours; a row of another model, or of a task other than ``task`` (when given), is skipped."""
-    return paper_lookup(dict.fromkeys(tables, "best"), lambda row: (models[row["model"]], setting_m(row)) if
-                        row["model"] in models and task in (None, row["task"]) else None)
+    """BL's numbers (``paper_best``) in ``tables`` by (our model, m of the setting "m=<m>"): ``models`` maps
+    data/paper model names to ours; a row of another model, or of a task other than ``task`` (when given), is
+    skipped."""
+    def key(row):
+        ok = row["model"] in models and task in (None, row["task"])
+        return (models[row["model"]], int(row["setting"].removeprefix("m="))) if ok else None
+
+    return paper_lookup(dict.fromkeys(tables, "best"), key)
