@@ -96,3 +96,10 @@ def test_a_truth_value_is_a_word_and_a_missing_one_a_dash():
     cells = [text for row in _one(tables.html(frame)).body for _, text in row]
     assert cells == ["a", "yes", "1", "b", "no", "2", "c", "–", "3"]
     assert not {"True", "False"} & set(cells)
+
+
+def test_a_styled_table_can_be_folded_whole():
+    styler = pd.DataFrame({"cell": [f"c{i}" for i in range(30)]}).style.hide(axis="index")
+    shown = tables.Folded(styler, "all 30 cells")._repr_html_()
+    (t,) = tables.tables_in(shown)
+    assert t.folded and len(t.body) == 30 and not tables.long_open(t) and "<summary>all 30 cells</summary>" in shown

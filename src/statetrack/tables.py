@@ -124,6 +124,18 @@ class Shown:
         return "\n".join(parts)
 
 
+@dataclass
+class Folded:
+    """Any HTML-displayable object (e.g. a pandas ``Styler``) shown folded under ``summary``."""
+
+    shown: Any
+    summary: str
+
+    def _repr_html_(self) -> str:
+        body = self.shown.to_html() if hasattr(self.shown, "to_html") else self.shown._repr_html_()
+        return _fold(body, self.summary)
+
+
 def show(frame: Any, line: str = "", fold: int | None = FOLD_ROWS, summary: str | None = None) -> Shown:
     """``frame`` shown the page's way (``html``), with ``line`` above it; a notebook's last expression."""
     return Shown(frame, line, fold, summary)
