@@ -98,10 +98,25 @@ def test_with_no_pilot_recorded_every_pilot_is_still_to_train(tmp_path, monkeypa
 
 def test_the_paper_cells_pilot_scores_are_shown_to_three_decimals(tmp_path, monkeypatch):
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path))
+    base = next(iter(bl1.PILOT_CHANGES))
     pilots = pd.DataFrame([["ok", 0.98765, 0.1234, 3.0]], columns=page.PILOT_COLUMNS[1:],
-                          index=pd.Index(["paper cell"], name=page.PILOT_COLUMNS[0]))
+                          index=pd.Index([base], name=page.PILOT_COLUMNS[0]))
     numbers = page.pilot_numbers(pilots)
     assert (numbers["pilot_base_id"], numbers["pilot_base_ood"]) == ("0.988", "0.123")
+    assert numbers["pilots_beating"] == "none" and numbers["pilot_perm_ood"] == "–"
+
+
+def test_a_pilot_beats_the_earlier_cell_only_by_more_than_the_margin(tmp_path, monkeypatch):
+    from statetrack.pilots import MARGIN
+
+    monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path))
+    names = list(bl1.PILOT_CHANGES)[:4]
+    ood = [0.40, 0.40 + MARGIN + 0.01, 0.40 + MARGIN / 2, 0.10]  # base; beats; within the margin; worse
+    pilots = pd.DataFrame([["ok", 1.0, x, 1.0] for x in ood], columns=page.PILOT_COLUMNS[1:],
+                          index=pd.Index(names, name=page.PILOT_COLUMNS[0]))
+    assert page.pilot_numbers(pilots)["pilots_beating"] == names[1]
+    assert page.PERMUTATION in bl1.PILOT_CHANGES and bl1.PILOT_CHANGES[page.PERMUTATION][0] == {
+        "num_permutation_letters": bl1.grid("paper")[0].task.num_permutation_letters}  # the machine the preset took
 
 
 def test_the_tracking_table_has_one_row_per_machine():
