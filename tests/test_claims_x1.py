@@ -49,7 +49,8 @@ OURS = {  # our statements on cells of the quick board (before its cells of ours
     "diagonal-S5_swaps": ("impossible", "<=", None), "diagonal-fsm_perm": ("impossible", "<=", None),
 }
 #: Of those, judged at quick: the ones on runs a paper's statement also reads (a claim owns them at quick).
-OURS_QUICK = ("mamba_neg-Z3", "deltanet_neg-Z3", "deltanet_pos-S5_swaps", "diagonal-S3", "rotation-S3")
+OURS_QUICK = ("mamba_neg-Z3", "deltanet_neg-Z3", "deltanet_pos-S5_swaps", "diagonal-S3", "rotation-S3",
+              *(f"{r}-{t}" for r in x1.FOLLOW_UPS for t in x1.TASKS))  # and the follow-up rows, all on the board
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +90,9 @@ def test_quick_runs_three_seeds_in_every_cell_and_drops_block2_on_swaps(quick):
         seeds.setdefault(_cell(c), set()).add(c.seed)
     assert all(s == {0, 1, 2} for s in seeds.values()), seeds
     assert ("block2", "S5_swaps") not in seeds and ("full", "fsm_perm") in seeds  # the full machine cell is bl1's
-    assert len(quick) == 3 * len(seeds) <= 96
+    follow_ups = {k for k in seeds if k[0] in x1.FOLLOW_UPS}
+    assert follow_ups == {(r, t) for r in x1.FOLLOW_UPS for t in x1.TASKS}  # every column of the follow-up rows
+    assert len(quick) == 3 * len(seeds) <= 96 + 3 * len(follow_ups)
 
 
 def test_owned_cells_are_the_owners_runs_exactly(quick):
@@ -244,7 +247,8 @@ def test_a_violating_record_set_fails_the_named_statement(quick):
     assert o["rotation-Z3"].outcome == "fails" and o["diagonal-S3"].outcome == "fails"
     assert sorted(k for k, x in o.items() if x.outcome == "fails") == ["diagonal-S3", "rotation-Z3"]
     assert v.word == "partly reproduced"  # the paper's statements decide; ours are counted apart
-    assert "18/19 of the paper's statements hold; ours 6/7; failing: diagonal-S3, rotation-Z3" in v.line
+    n = 7 + len(x1.FOLLOW_UPS) * len(x1.TASKS)  # ours: the 7 on owned cells and every follow-up cell
+    assert f"18/19 of the paper's statements hold; ours {n - 1}/{n}; failing: diagonal-S3, rotation-Z3" in v.line
 
 
 def test_diverged_runs(quick):
@@ -290,9 +294,9 @@ def test_board_frame_and_exact_checks(quick):
     assert cell[("lstm", "S3")]["pass"] == "not run" and cell[("lstm", "S3")]["rule"] == "shown, not judged"
 
 
-def test_follow_up_families_are_rows_judged_at_the_paper_preset(quick, paper):
+def test_follow_up_families_are_rows_judged_at_quick_and_paper(quick, paper):
     rows = {_cell(c)[0] for c in paper}
-    assert set(x1.FOLLOW_UPS) <= rows and not set(x1.FOLLOW_UPS) & {_cell(c)[0] for c in quick}
+    assert set(x1.FOLLOW_UPS) <= rows and set(x1.FOLLOW_UPS) <= {_cell(c)[0] for c in quick}
     for cfg in paper:
         row, column = _cell(cfg)
         if row in ("gated_deltanet_pos", "gated_deltanet_neg"):  # the column's DeltaNet, gated
@@ -302,7 +306,7 @@ def test_follow_up_families_are_rows_judged_at_the_paper_preset(quick, paper):
     for row in x1.FOLLOW_UPS:
         for task in x1.TASKS:
             s = x1.statement_of(row, task)
-            assert s.ours and s.presets == ("paper",) and s.reason_not_run("quick") == x1.NOT_ON_QUICK
+            assert s.ours and s.presets == ("quick", "paper") and s.reason_not_run("quick") is None
     assert x1.prediction("gated_deltanet_neg", "parity").says == "can"  # one reflection per token: −1 is there
     assert x1.prediction("gated_deltanet_pos", "parity").says == "cannot"
     assert x1.prediction("pd_ssm", "fsm_perm").says == "can"  # P(x) D(x) holds any permutation machine

@@ -109,11 +109,13 @@ LAYERS = [
     ("tasks", "models"),
     ("evaluate", "spectra"),  # scores and spectra of a model: the theory's checks read them too
     ("training", "provenance", "theory", "memory", "kernel_client", "plotting", "tables"),
-    ("results", "cost", "bench", "figures"),
+    ("results", "cost", "bench"),
     ("runs", "migrate", "peers"),
     ("claims",),
-    ("pilots", "analysis", "pages"),  # analysis: readings of trained runs that pages report; pages: the verdict box
-    ("sweep", "leaderboard", "widgets"),
+    ("pilots", "pages", "widgets"),  # pages: the verdict box and the page helper; widgets: the generic explorers
+    ("analysis",),  # what each page computes beside its verdict (its claim's records, pilots, verdict values)
+    ("figures",),  # each page's figures and explorers, drawn from its analysis
+    ("sweep", "leaderboard"),
     ("scoreboard",),
     ("book",),
     ("cli",),

@@ -251,7 +251,8 @@ def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
     assert [it.cfg for it in items] == bl1.pilot_grid() and {it.claim for it in items} == {"bl1"}
     assert all(it.cfg.seed >= 100 for it in items + plan(["ne4"], "quick", pilot=True))
     base = bl1.grid("paper", seeds=[bl1.PILOT_SEEDS[0]], lrs=[bl1.PILOT_LR])[0].to_dict()
-    for it in items[1:]:  # one change at a time from the paper cell
+    base["task"]["num_permutation_letters"] = bl1.PILOT_MACHINE[2]  # the paper cell before its pilots
+    for it in items[1:]:  # one change at a time from that cell
         cfg = it.cfg.to_dict()
         assert sum(cfg[part][k] != base[part][k] for part in ("task", "model", "train") for k in cfg[part]) == 1
     assert items[0].cfg.to_dict() == base
