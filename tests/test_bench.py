@@ -68,3 +68,41 @@ def test_throughput_takes_each_model_from_the_newest_record_that_timed_it(tmp_pa
     monkeypatch.setattr(provenance, "repo_root", lambda: tmp_path)
     assert cost.bench_throughput("cpu") == {"old": (100.0, 10), "shared": (9.0, 10), "new": (7.0, 10)}
     assert cost.bench_throughput("cuda") == {"old": (1e9, 10)}
+
+
+def test_a_recorded_run_estimates_its_size_from_its_fastest_record(tmp_path, monkeypatch):
+    """Records of a model at one size and batch give that size its throughput (tokens / train_time_s of the fastest
+    record, computed here by hand); another size or batch falls back to the benchmark scaled by parameter count;
+    an unreadable record and a failed one are left out; another device type's record is not read."""
+    import json
+    import shutil
+    from dataclasses import replace
+
+    from statetrack import cost
+    from statetrack.claims import get_claim
+    from statetrack.provenance import repo_root
+    from statetrack.results import record_path, results_dir
+
+    cfg = get_claim("bl1").grid("paper", seeds=[0], lrs=[1e-4])[0]
+    template = json.loads(next((repo_root() / "data" / "results" / "fsm").glob("bilinear-full-s100-*.json")).read_text())
+    tokens = 100_000 * 64 * (2 + 10) / 2  # bl1's paper cell: steps × batch × mean training length
+    store = results_dir() / "fsm"
+    store.mkdir(parents=True)
+    for name, seconds, status, device in (("a", 2000.0, "ok", "cpu"), ("b", 4000.0, "ok", "cpu"),
+                                          ("c", 10.0, "failed", "cpu"), ("d", 1.0, "ok", "cuda:0")):
+        rec = {**template, "status": status,
+               "provenance": {**template["provenance"], "train_time_s": seconds, "device": device}}
+        (store / f"{name}.json").write_text(json.dumps(rec))
+    (store / "e.json").write_text("{ not json")
+    runs = cost.run_throughput("cpu")
+    key = ("bilinear", template["num_params"], 64)
+    assert runs == {key: pytest.approx(tokens / 2000.0)}
+    bench = {"bilinear": (1e5, 1000)}
+    tp = cost.Throughput(bench, runs)
+    assert cost.estimate_seconds(cfg, tp) == pytest.approx(2000.0)
+    wider = replace(cfg, train=replace(cfg.train, batch_size=128))
+    assert cost.estimate_seconds(wider, tp) == pytest.approx(2 * tokens / 1e5 * template["num_params"] / 1000)
+    assert cost.estimate_seconds(cfg, cost.Throughput({}, {})) is None
+    assert cost.run_throughput("cuda") == {key: pytest.approx(tokens / 1.0)}
+    assert record_path(cfg).parent == store  # the records sit where the store keeps bl1's runs
+    shutil.rmtree(store)

@@ -172,7 +172,7 @@ def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
 
 def test_schedule_trains_a_shared_run_once_longest_first():
     """With a pool, a run two claims hold goes to one worker; the other claim's item is done once it is."""
-    from statetrack.cost import bench_throughput, estimate_seconds
+    from statetrack.cost import estimate_seconds, throughput
     from statetrack.results import run_key
     from statetrack.sweep import schedule
 
@@ -183,7 +183,7 @@ def test_schedule_trains_a_shared_run_once_longest_first():
     assert sorted(map(id, train + rest)) == sorted(map(id, items))
     assert {run_key(it.cfg) for it in rest} <= set(keys) and all(it.claim == "ne1" for it in train if
                                                                   run_key(it.cfg) in {run_key(r.cfg) for r in rest})
-    tp = bench_throughput("cpu")
+    tp = throughput("cpu")
     costs = [estimate_seconds(it.cfg, tp) for it in train]
     assert all(c is not None for c in costs) and costs == sorted(costs, reverse=True)
 

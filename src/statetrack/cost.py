@@ -1,9 +1,13 @@
 """What a run costs before it runs: training seconds from measured throughput, or from a few timed steps.
 
-``statetrack bench`` records training-step tokens per second per model and device
-(``benchmarks/results/*.json``); ``estimate_seconds`` turns a run's tokens (steps × batch × mean training
-length) into seconds over that throughput, scaled by its parameter count against the benchmarked model's.
-Evaluation is not included. ``run_seconds`` falls back to timing a few real steps where no benchmark
+Two measurements of training tokens per second (``throughput``): the recorded runs themselves (a record's
+tokens, steps × batch × mean training length, over its ``train_time_s``), per model and parameter count on a
+device type; and ``statetrack bench``, per model and device (``benchmarks/results/*.json``), at one small size.
+``estimate_seconds`` turns a run's tokens into seconds over the first that covers it: the fastest of the recorded
+runs of the same model, parameter count and batch size, else the benchmark scaled by the parameter count against
+the benchmarked model's. Scaling a small benchmark up underestimates a large model whose per-step matrices
+outgrow the cache (bl1's full bilinear model at H = 128), and a tiny model's cost is per step, not per token;
+a run once recorded at its size is estimated from the records. Evaluation is not included. ``run_seconds`` falls back to timing a few real steps where no benchmark
 covers the model. The sweep's dry run and ``claims.preflight`` (the paper preset on a CPU) use these.
 
 Used in: ``claims.preflight``, ``statetrack sweep --dry-run``, the scoreboard's cost column, ne7's paper-preset
@@ -15,8 +19,22 @@ from __future__ import annotations
 import functools
 import json
 import time
+from typing import Any, NamedTuple
 
 from statetrack.config import ModelConfig, RunConfig, TaskConfig
+
+
+class Throughput(NamedTuple):
+    """Training tokens per second on one device type: ``bench`` model → (tokens/s, parameter count) from
+    ``statetrack bench``; ``runs`` (model, parameter count, batch size) → tokens/s, the fastest of the recorded runs."""
+
+    bench: dict[str, tuple[float, int]]
+    runs: dict[tuple[str, int, int], float]
+
+
+def throughput(device_type: str) -> Throughput:
+    """Both measurements for ``device_type`` (``bench_throughput``, ``run_throughput``)."""
+    return Throughput(bench_throughput(device_type), run_throughput(device_type))
 
 
 def bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
@@ -39,6 +57,35 @@ def bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
     return best
 
 
+def train_tokens(train: Any) -> float:
+    """Training tokens of a run: steps × batch × mean training length (``train`` a TrainConfig or its dict)."""
+    get = train.get if isinstance(train, dict) else lambda k: getattr(train, k)
+    return get("num_steps") * get("batch_size") * (get("min_len") + get("max_len")) / 2
+
+
+def run_throughput(device_type: str) -> dict[tuple[str, int, int], float]:
+    """(model name, parameter count, batch size) → the highest training tokens/s among the stored "ok" records of
+    such runs on ``device_type`` (tokens over ``train_time_s``). The fastest, not the median: a run that shared the
+    machine with other work took longer than the machine needs. A record that cannot be read is left out here (the
+    claim that holds it names it)."""
+    from statetrack.results import RecordError, read_record, results_dir
+
+    rates: dict[tuple[str, int, int], list[float]] = {}
+    for path in sorted(results_dir().glob("*/*.json")):
+        try:
+            rec = read_record(path)
+            prov, cfg = rec["provenance"], rec["config"]
+            if rec["status"] != "ok" or str(prov.get("device", "")).split(":")[0] != device_type:
+                continue
+            seconds = float(prov["train_time_s"])
+            rate = train_tokens(cfg["train"]) / seconds
+            key = (str(cfg["model"]["name"]), int(rec["num_params"]), int(cfg["train"]["batch_size"]))
+        except (RecordError, KeyError, TypeError, ValueError, ZeroDivisionError):
+            continue
+        rates.setdefault(key, []).append(rate)
+    return {k: max(v) for k, v in rates.items()}
+
+
 @functools.lru_cache(maxsize=None)
 def _num_params(model: ModelConfig, task: TaskConfig) -> int:
     """Parameters of a model for a task (built once per distinct pair; grids repeat them across seeds and rates)."""
@@ -49,14 +96,16 @@ def _num_params(model: ModelConfig, task: TaskConfig) -> int:
     return sum(p.numel() for p in make_model(model, t.vocab_size, t.num_classes).parameters())
 
 
-def estimate_seconds(cfg: RunConfig, throughput: dict[str, tuple[float, int]]) -> float | None:
-    """Training seconds of one run from measured throughput (see the module docstring); None if unmeasured."""
-    if cfg.model.name not in throughput:
-        return None
-    tokens_per_s, bench_params = throughput[cfg.model.name]
+def estimate_seconds(cfg: RunConfig, tp: Throughput) -> float | None:
+    """Training seconds of one run: its tokens over the recorded runs' throughput at its model and size, else over
+    the benchmark's scaled by size (see the module docstring); None if neither measured the model."""
     params = _num_params(cfg.model, cfg.task)
-    tokens = cfg.train.num_steps * cfg.train.batch_size * (cfg.train.min_len + cfg.train.max_len) / 2
-    return tokens / tokens_per_s * max(1.0, params / bench_params)
+    if (measured := tp.runs.get((cfg.model.name, params, cfg.train.batch_size))) is not None:
+        return train_tokens(cfg.train) / measured
+    if cfg.model.name not in tp.bench:
+        return None
+    tokens_per_s, bench_params = tp.bench[cfg.model.name]
+    return train_tokens(cfg.train) / tokens_per_s * max(1.0, params / bench_params)
 
 
 def grid_estimate(grid: list[RunConfig], device: str = "auto") -> dict[str, float | int | None]:
@@ -66,8 +115,8 @@ def grid_estimate(grid: list[RunConfig], device: str = "auto") -> dict[str, floa
     import torch
 
     device_type = "cuda" if str(device) != "cpu" and torch.cuda.is_available() else "cpu"
-    throughput = bench_throughput(device_type)
-    known = [e for e in (estimate_seconds(c, throughput) for c in grid) if e is not None]
+    tp = throughput(device_type)
+    known = [e for e in (estimate_seconds(c, tp) for c in grid) if e is not None]
     return {"runs": len(grid), "tokens": sum(c.train.num_steps * c.train.batch_size * c.train.max_len for c in grid),
             "measured": len(known), "seconds": sum(known) if known else None}
 
@@ -75,7 +124,7 @@ def grid_estimate(grid: list[RunConfig], device: str = "auto") -> dict[str, floa
 def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
     """Seconds ``cfg`` would take to train here (evaluation excluded).
 
-    From the training throughput ``statetrack bench`` recorded for this kind of device (instant;
+    From the training throughput recorded runs or ``statetrack bench`` measured on this kind of device (instant;
     ``estimate_seconds``), else, or with ``measure``, from timing a few real steps.
     """
     from dataclasses import replace
@@ -85,7 +134,7 @@ def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: b
     from statetrack.training import fit, resolve_device
 
     dev = resolve_device(device)
-    if not measure and (est := estimate_seconds(cfg, bench_throughput(dev.type))) is not None:
+    if not measure and (est := estimate_seconds(cfg, throughput(dev.type))) is not None:
         return est
     task = make_task(cfg.task)
     model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)

@@ -158,7 +158,7 @@ def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[I
     throughput (``cost.estimate_seconds``; unmeasured models count as long), so no worker is left with a long
     run at the end. The rest are the same runs under other claims: done once the first is trained.
     """
-    from statetrack.cost import bench_throughput, estimate_seconds
+    from statetrack.cost import estimate_seconds, throughput
     from statetrack.results import run_key
 
     lead: dict[str, Item] = {}
@@ -168,7 +168,7 @@ def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[I
             lead[key] = it
     first = set(map(id, lead.values()))
     rest = [it for it in todo if id(it) not in first]
-    tp = bench_throughput(device_type)
+    tp = throughput(device_type)
     cost = {id(it): estimate_seconds(it.cfg, tp) for it in lead.values()}
     train = sorted(lead.values(), key=lambda it: -(cost[id(it)] if cost[id(it)] is not None else float("inf")))
     return train, rest
@@ -184,13 +184,13 @@ def dry_run(items: Sequence[Item], device_type: str, stale: bool = False) -> lis
     ne1's) is stored and trained once, so it counts in ``runs`` and ``shared`` but not in ``missing`` or
     ``hours``; "missing" is what ``results.run_state`` says the sweep would train (``is_done``).
     """
-    from statetrack.cost import bench_throughput, estimate_seconds
+    from statetrack.cost import estimate_seconds, throughput
     from statetrack.results import run_key
 
-    tp = bench_throughput(device_type)
+    tp = throughput(device_type)
     source = device_type
-    if not tp and device_type != "cpu":
-        tp, source = bench_throughput("cpu"), "cpu (no benchmark recorded for this device)"
+    if not (tp.bench or tp.runs) and device_type != "cpu":
+        tp, source = throughput("cpu"), "cpu (no benchmark or run recorded for this device)"
     rows: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for it in items:
