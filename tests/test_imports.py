@@ -109,8 +109,8 @@ LAYERS = [
     ("tasks", "models"),
     ("evaluate", "spectra"),  # scores and spectra of a model: the theory's checks read them too
     ("training", "provenance", "theory", "memory", "kernel_client", "plotting", "tables"),
-    ("results", "cost", "bench"),
-    ("runs", "migrate", "peers"),
+    ("results", "bench"),
+    ("runs", "migrate", "peers", "cost"),  # cost: estimates from the recorded runs' training times and the bench
     ("claims",),
     ("pilots", "pages", "widgets"),  # pages: the verdict box and the page helper; widgets: the generic explorers
     ("analysis",),  # what each page computes beside its verdict (its claim's records, pilots, verdict values)

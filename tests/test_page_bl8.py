@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
 import pytest
 import torch
 
@@ -81,21 +80,3 @@ def test_run_scores_count_the_words_seen():
     r = {"config": {"train": {"num_steps": 300, "batch_size": 128}},
          "summary": {"ood_normalized": 1.0, "id_normalized": 1.0}}
     assert page.run_scores(r)["words seen"] == 38_400
-
-
-def _paper_record(seed: int, score: float, status: str = "ok") -> dict:
-    return {"config": {"seed": seed}, "status": status, "summary": {"ood_normalized": score},
-            "provenance": {"train_time_s": 61.4}}
-
-
-def test_paper_runs_count_every_record_and_score_the_finished_ones():
-    records = [_paper_record(0, 0.9), _paper_record(1, 0.2, "diverged"), _paper_record(2, 0.7)]
-    numbers = page.paper_run_numbers(records)
-    assert numbers["paper_runs_recorded"] == 3 and (numbers["paper_worst"], numbers["paper_best"]) == (0.7, 0.9)
-    assert numbers["paper_runs"] == len(set(bl8.grid("paper")))
-    table = page.paper_table(records)
-    assert list(table.columns) == page.PAPER_COLUMNS and list(table["seed"]) == [0, 2]
-    assert list(table["training s"]) == [61, 61]
-    empty = page.paper_run_numbers([])
-    assert empty["paper_worst"] == empty["paper_best"] == "–"
-    assert isinstance(page.paper_table([]), pd.DataFrame) and page.paper_table([]).empty

@@ -1,6 +1,6 @@
 """What the bl8 page reads of its frozen-network sweep, its trained contrast and the proof's rate: the settings of
 the exact part, the signs of one draw along a word, the sweep as one table and the numbers the captions name, the
-binomial interval at H = 8, the run table's scores and the paper preset's runs.
+binomial interval at H = 8 and the run table's scores (its paper-preset runs: ``analysis.paper_runs``).
 
 Used in: notebooks/bl8_frozen_random_diagonal_parity.md, ``figures.frozen_diagonal.frozen_explorer``,
 tests/test_page_bl8.py.
@@ -14,7 +14,6 @@ from typing import Any
 import pandas as pd
 import torch
 
-from statetrack import results
 from statetrack.claims import bl8
 from statetrack.pages import normalized_scores
 from statetrack.theory import frozen_diagonal as fd
@@ -22,7 +21,6 @@ from statetrack.theory import frozen_diagonal as fd
 #: each setting of ``bl8.SETTINGS`` as the sweep table and its figure name it.
 LABELS = {"main": "'00','01' -> even T", "odd test": "'0','1' -> odd T", "even test": "'0','1' -> even T (trap)",
           "normalized": "h/|h| features (trap)"}
-PAPER_COLUMNS = ["seed", "normalized accuracy at length 500", "training s"]
 
 
 def settings(preset: str) -> pd.DataFrame:
@@ -91,27 +89,4 @@ def run_scores(r: dict[str, Any]) -> dict[str, Any]:
     return {**normalized_scores(r), "words seen": train["num_steps"] * train["batch_size"]}
 
 
-def paper_records() -> list[dict[str, Any]]:
-    """The paper preset's trained runs that are recorded, in grid order."""
-    return results.load_records(list(dict.fromkeys(bl8.grid("paper"))))
-
-
-def paper_table(records: list[dict[str, Any]]) -> pd.DataFrame:
-    """One row per finished paper-preset run: its seed, normalized accuracy at length 500, training seconds."""
-    return pd.DataFrame([{"seed": r["config"]["seed"], PAPER_COLUMNS[1]: r["summary"]["ood_normalized"],
-                          "training s": round(r["provenance"]["train_time_s"])}
-                         for r in records if r["status"] == "ok"], columns=PAPER_COLUMNS)
-
-
-def paper_run_numbers(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the prose says of the paper preset's runs: recorded of how many, their steps and batch, the worst and
-    best score of the finished ones ("–" where none)."""
-    grid = list(dict.fromkeys(bl8.grid("paper")))
-    scores = [r["summary"]["ood_normalized"] for r in records if r["status"] == "ok"]
-    return {"paper_runs_recorded": len(records), "paper_runs": len(grid), "paper_steps": grid[0].train.num_steps,
-            "paper_batch": grid[0].train.batch_size, "paper_worst": min(scores) if scores else "–",
-            "paper_best": max(scores) if scores else "–"}
-
-
-__all__ = ["LABELS", "PAPER_COLUMNS", "paper_records", "paper_run_numbers", "paper_table", "rate_numbers",
-           "run_scores", "settings", "sign_trace", "sweep_frame", "sweep_numbers", "unit_kinds"]
+__all__ = ["LABELS", "rate_numbers", "run_scores", "settings", "sign_trace", "sweep_frame", "sweep_numbers", "unit_kinds"]
