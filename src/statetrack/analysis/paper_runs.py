@@ -32,7 +32,7 @@ def records(claim_id: str) -> list[dict[str, Any]]:
 
 def table(claim_id: str, recs: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per finished run ("ok"): the claim's cell (``cell_of``), learning rate, seed, normalized accuracy
-    in distribution and at the test lengths, training minutes."""
+    in distribution and at the test lengths (each a mean over its lengths), training minutes."""
     cell_of = get_claim(claim_id).cell_of
     rows = [{**cell_of(r), "lr": r["config"]["train"]["lr"], "seed": r["config"]["seed"],
              "in distribution": r["summary"]["id_normalized"], "at the test lengths": r["summary"]["ood_normalized"],
