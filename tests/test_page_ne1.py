@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-from types import SimpleNamespace
 
 import matplotlib
 
@@ -43,13 +42,6 @@ def test_paper_values_are_table_3s_parity_column():
     want = {f"paper_{r['model'].lower()}_{'neg' if r['variant'] == '[-1,1]' else 'pos'}": float(r["value"])
             for r in rows}
     assert parity.paper_values() == pytest.approx(want) and len(want) == 4
-
-
-def test_recipe_values_join_the_distinct_settings():
-    train = [SimpleNamespace(weight_decay=w, warmup_steps=s, num_steps=n) for w, s, n in
-             ((0.01, 25, 500), (0.1, 100, 1000), (0.01, 50, 1000))]
-    grid = [SimpleNamespace(train=t) for t in train]
-    assert parity.recipe_values(grid, "paper") == {"paper_weight_decay": "0.01 or 0.1", "paper_warmup": "5% or 10%"}
 
 
 def _frame() -> pd.DataFrame:

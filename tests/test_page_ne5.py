@@ -4,7 +4,6 @@ numbers of S5 and hand-made records."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import matplotlib
 
@@ -14,7 +13,7 @@ import pandas as pd  # noqa: E402
 
 from statetrack.analysis import ne5 as s5  # noqa: E402
 from statetrack.claims import ne5  # noqa: E402
-from statetrack.figures.word_problems import panel_train_lengths, s5_lengths  # noqa: E402
+from statetrack.figures.word_problems import s5_lengths  # noqa: E402
 from statetrack.tasks import make_task, task_config  # noqa: E402
 
 
@@ -58,12 +57,6 @@ def test_run_scores_read_the_sequence_accuracy_at_each_length():
          "by_length": {"length": [32, 64, 100, 128], "seq_acc": [1.0, 0.75, 0.5, 0.25]}}
     assert s5.run_scores(r, "quick") == {"seq acc @32": 1.0, "@64": 0.75, f"@{ne5.L_GEN['quick']}": 0.5,
                                          "@longest": 0.25, "longest": 128}
-
-
-def test_panel_train_lengths_take_the_longest_per_panel():
-    grid = [SimpleNamespace(to_dict=lambda v=v: {"v": v}, train=SimpleNamespace(max_len=n))
-            for v, n in (("a", 32), ("a", 40), ("b", 64))]
-    assert panel_train_lengths(grid, lambda r: {"variant": r["config"]["v"]}, "variant") == {"a": 40, "b": 64}
 
 
 def _record(cfg, seed_key: str) -> dict:

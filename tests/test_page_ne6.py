@@ -15,6 +15,7 @@ import pytest
 from helpers import fake_record
 
 from statetrack.analysis import ne6 as z60
+from statetrack.analysis.grids import train_lengths
 from statetrack.claims import ne6
 from statetrack.figures.word_problems import z60_lengths
 
@@ -51,14 +52,9 @@ def test_run_values_take_the_best_in_distribution_accuracy_of_the_table_and_of_t
     assert z60.run_values(runs, [])["quick_best_id"] == "–"
 
 
-def test_train_lengths_of_the_paper_grid_are_32_and_64_and_64_for_two_tokens():
-    assert z60.train_lengths(ne6.grid("paper")) == {"L32": 32, "L64": 64, "2tokens": 64}
-    assert z60.train_lengths(ne6.grid("quick")) == {"L32": 32, "2tokens": 32}
-
-
 def test_the_figure_draws_one_panel_per_setting_that_ran_and_one_line_per_run():
     records = _records()  # smoke: L32 and 2tokens, DeltaNet in both ranges
-    fig = z60_lengths(records, z60.train_lengths(ne6.grid("smoke")), "smoke")
+    fig = z60_lengths(records, train_lengths(ne6.grid("smoke"), ne6.cell_of, "setting"), "smoke")
     shown = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in shown] == [ne6.SETTING_NAMES["L32"], ne6.SETTING_NAMES["2tokens"]]
     ran = {s: sum(ne6.cell_of(r)["setting"] == s for r in records) for s in ("L32", "2tokens")}

@@ -1,20 +1,17 @@
 """What ne1's page computes beside its verdict: the scalar recurrence h_k = a·h_{k−1} + 1 in finite precision, the
-paper's numbers its prose quotes, and a grid's training recipe as the prose names it.
+paper's numbers its prose quotes (the training recipe's wording: ``analysis.grids.recipe_values``).
 
 - ``scalar_curves``: the stored state on the input 1^k for several a and dtypes, one row per (a, dtype, k).
 - ``freeze_table``: from which k each a's state is frozen, per dtype (None: still changing).
 - ``freeze_values``: the k from which a = 0.5 is frozen in bfloat16 and float32, as the prose reads them.
 - ``paper_values``: NE Table 3's best-of-3 parity numbers, ``paper_<model>_<neg|pos>``.
-- ``recipe_values``: the weight decay and warm-up fraction of a grid's training, as text.
 
-Used in: notebooks/ne1_parity_needs_negative_eigenvalues.md, ``analysis.ne3``, ``analysis.ne4``,
-tests/test_page_ne1.py.
+Used in: notebooks/ne1_parity_needs_negative_eigenvalues.md, tests/test_page_ne1.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 import torch
@@ -64,12 +61,3 @@ def paper_values() -> dict[str, float]:
     """NE Table 3's best of 3 seeds for each model and range, ``paper_<model>_<neg|pos>``."""
     return {f"paper_{model}_{'neg' if eig == '[-1,1]' else 'pos'}": row["paper_best"]
             for (model, eig), row in ne1.paper_rows().items()}
-
-
-def recipe_values(grid: Sequence[Any], prefix: str = "quick") -> dict[str, str]:
-    """``<prefix>_weight_decay`` and ``<prefix>_warmup``: the distinct weight decays and warm-up fractions (of the
-    steps) of the runs' training, each joined by "or" ("0.01", "5% or 10%")."""
-    trains = [c.train for c in grid]
-    decay = " or ".join(f"{w:g}" for w in sorted({t.weight_decay for t in trains}))
-    warmup = " or ".join(f"{f:.0%}" for f in sorted({t.warmup_steps / t.num_steps for t in trains}))
-    return {f"{prefix}_weight_decay": decay, f"{prefix}_warmup": warmup}

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 import torch
 
-from statetrack.analysis.ne1 import recipe_values
+from statetrack.analysis.grids import recipe_values
 from statetrack.claims import ne3
 from statetrack.claims.common import PAPER_TOLERANCE
 from statetrack.theory import cascade as kr
@@ -177,7 +177,7 @@ def check_values(checks: Sequence[Any]) -> dict[str, int]:
 def rule_values() -> dict[str, Any]:
     """The numbers the statements' rules rest on: the sign bound at the paper preset (``sign_bound``), its test set
     (``sign_n``, ``sign_n_text``), the count it allows (``sign_count``), its level, the tolerance, and the quick
-    recipe's weight decay and warm-up (``analysis.ne1.recipe_values``)."""
+    recipe's weight decay and warm-up (``analysis.grids.recipe_values``)."""
     bound = next(s.rule.threshold for s in ne3.statements() if s.id == "pos-cannot-track-sign")
     n = ne3.grid("paper")[0].eval.num_seqs
     return {"sign_bound": bound, "sign_n": n, "sign_n_text": f"{n:,}", "sign_count": round(bound * n),

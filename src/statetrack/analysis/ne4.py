@@ -22,7 +22,7 @@ import pandas as pd
 import torch
 
 from statetrack import results
-from statetrack.analysis.ne1 import recipe_values
+from statetrack.analysis.grids import recipe_values
 from statetrack.claims import ne4
 from statetrack.claims.common import PAPER_TOLERANCE, score
 from statetrack.tasks import make_task
@@ -35,7 +35,7 @@ MULT = "mod_arith_brackets_mult"  # Table 5's fourth column
 def grid_values() -> dict[str, Any]:
     """``paper_runs`` = ``paper_rows`` × ``paper_columns`` × ``paper_lrs`` × ``paper_seeds`` of the paper grid,
     the ``tolerance``, and the weight decay and warm-up of ne4's own quick rows and of the paper grid
-    (``analysis.ne1.recipe_values``)."""
+    (``analysis.grids.recipe_values``)."""
     paper = ne4.grid("paper")
     own = [c for c in ne4.grid("quick") if c.model.name in OWN_QUICK]
     return {"paper_runs": len(paper), "paper_rows": len(ne4.ROWS), "paper_columns": len(ne4.TASKS),

@@ -3,7 +3,6 @@ run table's scores and the numbers its prose reads of the runs.
 
 - ``reflection_walk``: a word of Z60 with two tokens per element, its labels and the reflection pairs' answers.
 - ``run_scores``, ``run_values``: a run's columns of the run table; the best in-distribution accuracies read.
-- ``train_lengths``: the longest training length of each setting of a grid (the figure's shading).
 
 Used in: notebooks/ne6_z60_addition.md, tests/test_page_ne6.py.
 """
@@ -55,13 +54,4 @@ def run_values(runs: pd.DataFrame, quick: list[dict[str, Any]] | None = None) ->
             "quick_best_id": f"{max(ids):.3f}" if ids else "–", "tolerance": PAPER_TOLERANCE}
 
 
-def train_lengths(grid: list[Any]) -> dict[str, int]:
-    """Setting → the longest training length of that setting's runs in ``grid``."""
-    out: dict[str, int] = {}
-    for c in grid:
-        setting = ne6.cell_of({"config": c.to_dict()})["setting"]
-        out[setting] = max(out.get(setting, 0), c.train.max_len)
-    return out
-
-
-__all__ = ["reflection_walk", "run_scores", "run_values", "train_lengths"]
+__all__ = ["reflection_walk", "run_scores", "run_values"]

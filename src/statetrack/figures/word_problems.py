@@ -8,7 +8,6 @@
   and answer beside the task's label at every position (ne5, ne6).
 - ``length_frame``: run records as the rows ``seq_acc_panels`` reads (panel, series, depth).
 - ``z60_lengths``: ``seq_acc_panels`` of ne6's runs, one panel per setting of NE Fig. 8 (ne6).
-- ``panel_train_lengths``: panel → the longest training length of a grid's runs in that panel.
 - ``s5_lengths``: ``seq_acc_panels`` of ne5's runs, one panel per variant of NE Fig. 4 (ne5).
 
 Used in: ne5, ne6.
@@ -24,6 +23,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from statetrack.analysis.grids import train_lengths
 from statetrack.plotting import PAGE_WIDTH, explorer, model_color, style
 
 
@@ -189,24 +189,11 @@ def z60_lengths(records: list[dict], train_len: dict[str, int], preset: str) -> 
                           title=f"Z60 addition, preset {preset}: every run")
 
 
-def panel_train_lengths(grid: Sequence, cell_of, panel: str) -> dict[str, int]:
-    """The cell field named ``panel`` (e.g. a variant) → the longest training length of the ``grid``'s runs in it.
-
-    Args:
-        cell_of: a claim's ``cell_of`` (record → cell), read on each run config as a record would hold it.
-    """
-    out: dict[str, int] = {}
-    for c in grid:
-        key = cell_of({"config": c.to_dict()})[panel]
-        out[key] = max(out.get(key, 0), c.train.max_len)
-    return out
-
-
 def s5_lengths(records: list[dict], grid: Sequence, preset: str) -> Figure:
     """ne5's figure: sequence accuracy by length of every S5 run, one panel per variant of NE Fig. 4
     (``seq_acc_panels``), each variant's training lengths in ``grid`` shaded."""
     from statetrack.claims import ne5
 
     frame = length_frame(records, ne5.cell_of, ne5.NAMES, "variant")
-    return seq_acc_panels(frame, ne5.VARIANTS, ne5.VARIANT_NAMES, panel_train_lengths(grid, ne5.cell_of, "variant"),
+    return seq_acc_panels(frame, ne5.VARIANTS, ne5.VARIANT_NAMES, train_lengths(grid, ne5.cell_of, "variant"),
                           title=f"S5 word problems, preset {preset}: every run")
