@@ -84,7 +84,8 @@ def test_a_recorded_run_estimates_its_size_from_its_fastest_record(tmp_path, mon
     from statetrack.results import record_path, results_dir
 
     cfg = get_claim("bl1").grid("paper", seeds=[0], lrs=[1e-4])[0]
-    template = json.loads(next((repo_root() / "data" / "results" / "fsm").glob("bilinear-full-s100-*.json")).read_text())
+    pilot = next((repo_root() / "data" / "results" / "fsm").glob("bilinear-full-s100-*.json"))  # bl1's paper cell
+    template = json.loads(pilot.read_text())
     tokens = 100_000 * 64 * (2 + 10) / 2  # bl1's paper cell: steps × batch × mean training length
     store = results_dir() / "fsm"
     store.mkdir(parents=True)

@@ -7,8 +7,9 @@ device type; and ``statetrack bench``, per model and device (``benchmarks/result
 runs of the same model, parameter count and batch size, else the benchmark scaled by the parameter count against
 the benchmarked model's. Scaling a small benchmark up underestimates a large model whose per-step matrices
 outgrow the cache (bl1's full bilinear model at H = 128), and a tiny model's cost is per step, not per token;
-a run once recorded at its size is estimated from the records. Evaluation is not included. ``run_seconds`` falls back to timing a few real steps where no benchmark
-covers the model. The sweep's dry run and ``claims.preflight`` (the paper preset on a CPU) use these.
+a run once recorded at its size is estimated from the records. Evaluation is not included. ``run_seconds`` falls
+back to timing a few real steps where neither covers the model. The sweep's dry run and ``claims.preflight`` (the
+paper preset on a CPU) use these.
 
 Used in: ``claims.preflight``, ``statetrack sweep --dry-run``, the scoreboard's cost column, ne7's paper-preset
 cost (``grid_estimate``).
@@ -26,7 +27,7 @@ from statetrack.config import ModelConfig, RunConfig, TaskConfig
 
 class Throughput(NamedTuple):
     """Training tokens per second on one device type: ``bench`` model → (tokens/s, parameter count) from
-    ``statetrack bench``; ``runs`` (model, parameter count, batch size) → tokens/s, the fastest of the recorded runs."""
+    ``statetrack bench``; ``runs`` (model, parameter count, batch size) → tokens/s, the fastest recorded run's."""
 
     bench: dict[str, tuple[float, int]]
     runs: dict[tuple[str, int, int], float]
