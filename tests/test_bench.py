@@ -71,17 +71,19 @@ def test_throughput_takes_each_model_from_the_newest_record_that_timed_it(tmp_pa
 
 
 def test_a_recorded_run_estimates_its_size_from_its_fastest_record(tmp_path, monkeypatch):
-    """Records of a model at one size and batch give that size its throughput (tokens / train_time_s of the fastest
-    record, computed here by hand); another size or batch falls back to the benchmark scaled by parameter count;
-    an unreadable record and a failed one are left out; another device type's record is not read."""
+    """Records of a model at one size, batch and training lengths give those their throughput (tokens / train_time_s
+    of the fastest record, computed here by hand); a faster record of the same size and batch on other lengths is
+    not read for them (a small model costs per step); another size or batch falls back to the benchmark scaled by
+    parameter count; an unreadable record and a failed one are left out; another device type's record is not read."""
     import json
     import shutil
     from dataclasses import replace
 
     from statetrack import cost
     from statetrack.claims import get_claim
+    from statetrack.config import RunConfig
     from statetrack.provenance import repo_root
-    from statetrack.results import record_path, results_dir
+    from statetrack.results import record_path, results_dir, run_key
 
     cfg = get_claim("bl1").grid("paper", seeds=[0], lrs=[1e-4])[0]
     pilot = next((repo_root() / "data" / "results" / "fsm").glob("bilinear-full-s100-*.json"))  # bl1's paper cell
@@ -95,15 +97,21 @@ def test_a_recorded_run_estimates_its_size_from_its_fastest_record(tmp_path, mon
                "provenance": {**template["provenance"], "train_time_s": seconds, "device": device}}
         (store / f"{name}.json").write_text(json.dumps(rec))
     (store / "e.json").write_text("{ not json")
+    longer = {**template, "config": {**template["config"], "train": {**template["config"]["train"], "min_len": 40,
+                                                                       "max_len": 40}},
+              "provenance": {**template["provenance"], "train_time_s": 1.0}}
+    longer["key"] = run_key(RunConfig.from_dict(longer["config"]))
+    (store / "f.json").write_text(json.dumps(longer))
     runs = cost.run_throughput("cpu")
-    key = ("bilinear", template["num_params"], 64)
-    assert runs == {key: pytest.approx(tokens / 2000.0)}
+    key = ("bilinear", template["num_params"], 64, 2, 10)
+    assert runs == {key: pytest.approx(tokens / 2000.0),
+                    (*key[:3], 40, 40): pytest.approx(100_000 * 64 * 40 / 1.0)}
     bench = {"bilinear": (1e5, 1000)}
     tp = cost.Throughput(bench, runs)
     assert cost.estimate_seconds(cfg, tp) == pytest.approx(2000.0)
     wider = replace(cfg, train=replace(cfg.train, batch_size=128))
     assert cost.estimate_seconds(wider, tp) == pytest.approx(2 * tokens / 1e5 * template["num_params"] / 1000)
     assert cost.estimate_seconds(cfg, cost.Throughput({}, {})) is None
-    assert cost.run_throughput("cuda") == {key: pytest.approx(tokens / 1.0)}
+    assert cost.run_throughput("cuda") == {key: pytest.approx(tokens / 1.0)}  # "d" alone
     assert record_path(cfg).parent == store  # the records sit where the store keeps bl1's runs
     shutil.rmtree(store)

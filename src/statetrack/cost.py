@@ -1,11 +1,13 @@
 """What a run costs before it runs: training seconds from measured throughput, or from a few timed steps.
 
 Two measurements of training tokens per second (``throughput``): the recorded runs themselves (a record's
-tokens, steps × batch × mean training length, over its ``train_time_s``), per model and parameter count on a
-device type; and ``statetrack bench``, per model and device (``benchmarks/results/*.json``), at one small size.
+tokens, steps × batch × mean training length, over its ``train_time_s``), per model, parameter count, batch size
+and training lengths on a device type; and ``statetrack bench``, per model and device (``benchmarks/results/*.json``), at one small size.
 ``estimate_seconds`` turns a run's tokens into seconds over the first that covers it: the fastest of the recorded
-runs of the same model, parameter count and batch size, else the benchmark scaled by the parameter count against
-the benchmarked model's. Scaling a small benchmark up underestimates a large model whose per-step matrices
+runs of the same model, parameter count, batch size and training lengths, else the benchmark scaled by the parameter
+count against the benchmarked model's. The lengths are part of the key because a small recurrence costs per step,
+not per token: bl8's 96-parameter model trains 74k tokens/s on lengths 2–10 at batch 64 and 543k tokens/s in
+another claim's runs of the same size and batch on longer sequences, so a rate read across lengths was 7× off. Scaling a small benchmark up underestimates a large model whose per-step matrices
 outgrow the cache (bl1's full bilinear model at H = 128), and a tiny model's cost is per step, not per token;
 a run once recorded at its size is estimated from the records. Evaluation is not included. ``run_seconds`` falls
 back to timing a few real steps where neither covers the model. The sweep's dry run and ``claims.preflight`` (the
@@ -64,14 +66,14 @@ def train_tokens(train: Any) -> float:
     return get("num_steps") * get("batch_size") * (get("min_len") + get("max_len")) / 2
 
 
-def run_throughput(device_type: str) -> dict[tuple[str, int, int], float]:
-    """(model name, parameter count, batch size) → the highest training tokens/s among the stored "ok" records of
+def run_throughput(device_type: str) -> dict[tuple[str, int, int, int, int], float]:
+    """(model name, parameter count, batch size, shortest and longest training length) → the highest training tokens/s among the stored "ok" records of
     such runs on ``device_type`` (tokens over ``train_time_s``). The fastest, not the median: a run that shared the
     machine with other work took longer than the machine needs. A record that cannot be read is left out here (the
     claim that holds it names it)."""
     from statetrack.results import RecordError, read_record, results_dir
 
-    rates: dict[tuple[str, int, int], list[float]] = {}
+    rates: dict[tuple[str, int, int, int, int], list[float]] = {}
     for path in sorted(results_dir().glob("*/*.json")):
         try:
             rec = read_record(path)
@@ -80,7 +82,9 @@ def run_throughput(device_type: str) -> dict[tuple[str, int, int], float]:
                 continue
             seconds = float(prov["train_time_s"])
             rate = train_tokens(cfg["train"]) / seconds
-            key = (str(cfg["model"]["name"]), int(rec["num_params"]), int(cfg["train"]["batch_size"]))
+            train = cfg["train"]
+            key = (str(cfg["model"]["name"]), int(rec["num_params"]), int(train["batch_size"]), int(train["min_len"]),
+                   int(train["max_len"]))
         except (RecordError, KeyError, TypeError, ValueError, ZeroDivisionError):
             continue
         rates.setdefault(key, []).append(rate)
@@ -98,10 +102,12 @@ def _num_params(model: ModelConfig, task: TaskConfig) -> int:
 
 
 def estimate_seconds(cfg: RunConfig, tp: Throughput) -> float | None:
-    """Training seconds of one run: its tokens over the recorded runs' throughput at its model and size, else over
+    """Training seconds of one run: its tokens over the recorded runs' throughput at its model, size, batch and
+    training lengths, else over
     the benchmark's scaled by size (see the module docstring); None if neither measured the model."""
     params = _num_params(cfg.model, cfg.task)
-    if (measured := tp.runs.get((cfg.model.name, params, cfg.train.batch_size))) is not None:
+    t = cfg.train
+    if (measured := tp.runs.get((cfg.model.name, params, t.batch_size, t.min_len, t.max_len))) is not None:
         return train_tokens(cfg.train) / measured
     if cfg.model.name not in tp.bench:
         return None
