@@ -4,6 +4,8 @@ No timing is asserted (timings on a shared 2-core machine are noise at this size
 correctness gates the benchmark reports.
 """
 
+import math
+
 import pytest
 
 from statetrack.bench import format_tables, run
@@ -115,3 +117,30 @@ def test_a_recorded_run_estimates_its_size_from_its_fastest_record(tmp_path, mon
     assert cost.run_throughput("cuda") == {key: pytest.approx(tokens / 1.0)}  # "d" alone
     assert record_path(cfg).parent == store  # the records sit where the store keeps bl1's runs
     shutil.rmtree(store)
+
+
+def test_an_unrecorded_size_is_read_between_the_recorded_sizes_of_its_model_batch_and_lengths():
+    """A size no record has, with records of the same model, batch and lengths around it: the power law through the
+    two nearest (computed here as s0 · (P / p0) ** slope); below every recorded size, the smallest's rate; above
+    every one, the larger of the largest's and the scaled benchmark; records at another batch are not read."""
+    from statetrack import cost
+    from statetrack.claims import get_claim
+
+    cfg = get_claim("bl1").grid("paper", seeds=[0], lrs=[1e-4])[0]  # full bilinear, batch 64, lengths 2-10
+    P = cost._num_params(cfg.model, cfg.task)
+    tokens = 100_000 * 64 * (2 + 10) / 2
+    p0, p1, s0, s1 = P // 10, P * 4, 1e-5, 8e-5  # seconds per token at the two recorded sizes
+    key = ("bilinear", 64, 2, 10)
+
+    def runs(*sizes):
+        return {(key[0], p, *key[1:]): 1 / s for p, s in sizes} | {("bilinear", P, 128, 2, 10): 1e9}
+
+    slope = math.log(s1 / s0) / math.log(p1 / p0)
+    between = cost.Throughput({}, runs((p0, s0), (p1, s1), (P * 100, 1.0)))
+    assert cost.estimate_seconds(cfg, between) == pytest.approx(tokens * s0 * (P / p0) ** slope)
+    assert cost.estimate_seconds(cfg, cost.Throughput({}, runs((p1, s1), (P * 8, 1.0)))) == pytest.approx(tokens * s1)
+    slow_bench = {"bilinear": (1.0, P)}  # 1 token/s at this very size: far above the floor
+    floor = cost.Throughput(slow_bench, runs((p0, s0)))
+    assert cost.estimate_seconds(cfg, floor) == pytest.approx(tokens / 1.0)
+    assert cost.estimate_seconds(cfg, cost.Throughput({"bilinear": (1e12, P)}, runs((p0, s0)))) == \
+        pytest.approx(tokens * s0)

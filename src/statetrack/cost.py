@@ -2,16 +2,19 @@
 
 Two measurements of training tokens per second (``throughput``): the recorded runs themselves (a record's
 tokens, steps × batch × mean training length, over its ``train_time_s``), per model, parameter count, batch size
-and training lengths on a device type; and ``statetrack bench``, per model and device (``benchmarks/results/*.json``), at one small size.
-``estimate_seconds`` turns a run's tokens into seconds over the first that covers it: the fastest of the recorded
-runs of the same model, parameter count, batch size and training lengths, else the benchmark scaled by the parameter
-count against the benchmarked model's. The lengths are part of the key because a small recurrence costs per step,
-not per token: bl8's 96-parameter model trains 74k tokens/s on lengths 2–10 at batch 64 and 543k tokens/s in
-another claim's runs of the same size and batch on longer sequences, so a rate read across lengths was 7× off. Scaling a small benchmark up underestimates a large model whose per-step matrices
-outgrow the cache (bl1's full bilinear model at H = 128), and a tiny model's cost is per step, not per token;
-a run once recorded at its size is estimated from the records. Evaluation is not included. ``run_seconds`` falls
-back to timing a few real steps where neither covers the model. The sweep's dry run and ``claims.preflight`` (the
-paper preset on a CPU) use these.
+and training lengths on a device type; and ``statetrack bench``, per model and device
+(``benchmarks/results/*.json``), at one small size. ``estimate_seconds`` turns a run's tokens into seconds over
+the first that covers it: the fastest of the recorded runs of the same model, parameter count, batch size and
+training lengths; else the recorded runs of the same model, batch size and lengths at other sizes, read at its size
+in log-log; else the benchmark scaled by the parameter count against the benchmarked model's.
+
+The lengths are part of the key because a small recurrence costs per step, not per token: bl8's 96-parameter model
+trains 74k tokens/s on lengths 2–10 at batch 64 and 543k tokens/s in x1's runs of the same size and batch on length
+40, so a rate read across lengths was 7× off. Scaling the small benchmark up underestimates a large model whose
+per-step matrices outgrow the cache (bl1's full bilinear model at H = 128) and misses a tiny model's per-step cost,
+which is why recorded sizes come first. Evaluation is not included. ``run_seconds`` falls back to timing a few real
+steps where nothing covers the model. The sweep's dry run and ``claims.preflight`` (the paper preset on a CPU) use
+these.
 
 Used in: ``claims.preflight``, ``statetrack sweep --dry-run``, the scoreboard's cost column, ne7's paper-preset
 cost (``grid_estimate``).
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import time
 from typing import Any, NamedTuple
 
@@ -102,17 +106,39 @@ def _num_params(model: ModelConfig, task: TaskConfig) -> int:
 
 
 def estimate_seconds(cfg: RunConfig, tp: Throughput) -> float | None:
-    """Training seconds of one run: its tokens over the recorded runs' throughput at its model, size, batch and
-    training lengths, else over
-    the benchmark's scaled by size (see the module docstring); None if neither measured the model."""
+    """Training seconds of one run: its tokens × seconds per token of the first of (see the module docstring) the
+    recorded runs at its model, size, batch and training lengths; the recorded runs of its model at its batch and
+    lengths, read at its size (``_between_sizes``); the benchmark scaled by size. None if none measured the model."""
     params = _num_params(cfg.model, cfg.task)
     t = cfg.train
     if (measured := tp.runs.get((cfg.model.name, params, t.batch_size, t.min_len, t.max_len))) is not None:
-        return train_tokens(cfg.train) / measured
-    if cfg.model.name not in tp.bench:
-        return None
-    tokens_per_s, bench_params = tp.bench[cfg.model.name]
-    return train_tokens(cfg.train) / tokens_per_s * max(1.0, params / bench_params)
+        return train_tokens(t) / measured
+    bench = None
+    if cfg.model.name in tp.bench:
+        tokens_per_s, bench_params = tp.bench[cfg.model.name]
+        bench = train_tokens(t) / tokens_per_s * max(1.0, params / bench_params)
+    sizes = sorted((k[1], 1.0 / rate) for k, rate in tp.runs.items()
+                   if k[0] == cfg.model.name and k[2:] == (t.batch_size, t.min_len, t.max_len))
+    if not sizes:
+        return bench
+    per_token, beyond = _between_sizes(sizes, params)
+    return max(train_tokens(t) * per_token, bench or 0.0) if beyond else train_tokens(t) * per_token
+
+
+def _between_sizes(sizes: list[tuple[int, float]], params: int) -> tuple[float, bool]:
+    """Seconds per token at ``params`` from recorded (parameter count, seconds per token) pairs, sorted: linear in
+    log-log between the two recorded sizes around it; below the smallest, the smallest's (a small recurrence costs
+    per step); above the largest, the largest's, flagged (``True``: a floor, the caller takes the larger of it and
+    the scaled benchmark)."""
+    below = [s for s in sizes if s[0] <= params]
+    above = [s for s in sizes if s[0] >= params]
+    if not below:
+        return above[0][1], False
+    if not above:
+        return below[-1][1], True
+    (p0, s0), (p1, s1) = below[-1], above[0]
+    w = 0.0 if p1 == p0 else (math.log(params) - math.log(p0)) / (math.log(p1) - math.log(p0))
+    return math.exp(math.log(s0) + w * (math.log(s1) - math.log(s0))), False
 
 
 def grid_estimate(grid: list[RunConfig], device: str = "auto") -> dict[str, float | int | None]:
