@@ -72,7 +72,7 @@ def test_bad_arguments_are_named(call, needle):
 
 
 def test_notebook_parameters_accept_what_papermill_passes():
-    from statetrack.claims import parameters
+    from statetrack.parameters import parameters
 
     p = parameters("ne1", PRESET="smoke", SEEDS="[0, 1, 2]", DEVICE="cpu", FORCE="True", MODELS="['mamba']")
     assert (p.preset, p.seeds, p.device, p.force, p.confirm_long, p.models) == (
@@ -90,7 +90,7 @@ def test_notebook_parameters_accept_what_papermill_passes():
     pytest.param(dict(MODELS="[mamba"), "bad MODELS '[mamba'", id="extra-list"),
 ])
 def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
-    from statetrack.claims import parameters
+    from statetrack.parameters import parameters
 
     with pytest.raises(ConfigError) as e:
         parameters("ne1", **kwargs)
@@ -117,7 +117,7 @@ def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
 def test_a_page_shows_every_row_of_a_long_table():
     import pandas as pd
 
-    from statetrack.claims import parameters
+    from statetrack.parameters import parameters
 
     frame = pd.DataFrame({"outcome": ["holds"] * 50 + ["fails"] + ["holds"] * 50})  # a failing row in the middle
     try:

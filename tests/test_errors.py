@@ -226,7 +226,7 @@ def test_read_only_results_folder_fails_before_training(capsys, tmp_path, monkey
 def _api_cases():
     import torch
 
-    from statetrack import bench, book, claims, sweep
+    from statetrack import bench, book, claims, parameters, sweep
     from statetrack.memory import check_memory
     from statetrack.claims import ne1
     from statetrack.config import RunConfig
@@ -236,14 +236,14 @@ def _api_cases():
 
     base = RunConfig(task=task_config("parity"), model=model_config("mamba"))
     return [
-        (lambda: claims.parameters("ne1", PRESET="huge"), "'huge'"),
-        (lambda: claims.parameters("ne1", SEEDS="abc"), "'abc'"),
-        (lambda: claims.parameters("ne1", SEEDS="[0, -1]"), "[0, -1]"),
-        (lambda: claims.parameters("ne1", DEVICE="tpu9"), "'tpu9'"),
-        (lambda: claims.parameters("ne1", DEVICE=3), "DEVICE 3"),
-        (lambda: claims.parameters("ne1", FORCE="yes please"), "'yes please'"),
-        (lambda: claims.parameters("ne1", CONFIRM_LONG=2), "CONFIRM_LONG 2"),
-        (lambda: claims.parameters("ne9"), "'ne9'"),
+        (lambda: parameters.parameters("ne1", PRESET="huge"), "'huge'"),
+        (lambda: parameters.parameters("ne1", SEEDS="abc"), "'abc'"),
+        (lambda: parameters.parameters("ne1", SEEDS="[0, -1]"), "[0, -1]"),
+        (lambda: parameters.parameters("ne1", DEVICE="tpu9"), "'tpu9'"),
+        (lambda: parameters.parameters("ne1", DEVICE=3), "DEVICE 3"),
+        (lambda: parameters.parameters("ne1", FORCE="yes please"), "'yes please'"),
+        (lambda: parameters.parameters("ne1", CONFIRM_LONG=2), "CONFIRM_LONG 2"),
+        (lambda: parameters.parameters("ne9"), "'ne9'"),
         (lambda: claims.run_claim("ne1", "smoke", seeds=[-3]), "[-3]"),
         (lambda: claims.run_claim("ne1", "smoke", models=["gru"]), "'gru'"),
         (lambda: claims.run_claim("ne1", "smoke", device="tpu"), "'tpu'"),
@@ -256,11 +256,11 @@ def _api_cases():
         (lambda: task_config("modular_addition", modulus=0), "modulus=0"),
         (lambda: model_config("deltanet", num_heads=3), "num_heads=3"),
         (lambda: paper_numbers("ne_table9"), "'ne_table9'"),
-        (lambda: claims.parameters("ne1", PRESET=None), "PRESET None"),
-        (lambda: claims.parameters("ne1", FORCE=1), "FORCE 1"),
-        (lambda: claims.parameters("ne1", SEEDS=[0.5]), "0.5"),
-        (lambda: claims.parameters("ne1", MODELS="[gru"), "'[gru'"),
-        (lambda: claims.check_parameter_names("ne1", {"SEED": "3"}, ["PRESET", "SEEDS"]), "did you mean 'SEEDS'"),
+        (lambda: parameters.parameters("ne1", PRESET=None), "PRESET None"),
+        (lambda: parameters.parameters("ne1", FORCE=1), "FORCE 1"),
+        (lambda: parameters.parameters("ne1", SEEDS=[0.5]), "0.5"),
+        (lambda: parameters.parameters("ne1", MODELS="[gru"), "'[gru'"),
+        (lambda: parameters.check_parameter_names("ne1", {"SEED": "3"}, ["PRESET", "SEEDS"]), "did you mean 'SEEDS'"),
         (lambda: claims.preflight("ne1", "smoke", device="tpu"), "'tpu'"),
         (lambda: book.execute_notebook("ne1", "smoke", extra={"SEED": 3}), "'SEED' (= 3) for ne1"),
         (lambda: book.execute_notebook("bl1", "smoke", extra={"MODELS": ["gru"]}), "'MODELS'"),

@@ -112,6 +112,7 @@ LAYERS = [
     ("results", "bench"),
     ("runs", "migrate", "peers", "cost"),  # cost: estimates from the recorded runs' training times and the bench
     ("claims",),
+    ("parameters",),  # a claim notebook's parameters cell, checked
     ("pilots", "pages", "widgets"),  # pages: the verdict box and the page helper; widgets: the generic explorers
     ("analysis",),  # what each page computes beside its verdict (its claim's records, pilots, verdict values)
     ("figures",),  # each page's figures and explorers, drawn from its analysis

@@ -101,8 +101,8 @@ def declared_parameters(claim_id: str) -> list[str]:
 
 
 def check_extra(claim_id: str, extra: dict | None) -> None:
-    """Refuse ``extra`` parameters the claim's notebook does not declare (``claims.check_parameter_names``)."""
-    from statetrack.claims import check_parameter_names
+    """Refuse ``extra`` parameters the claim's notebook does not declare (``parameters.check_parameter_names``)."""
+    from statetrack.parameters import check_parameter_names
 
     if extra:
         check_parameter_names(claim_id, {k: repr(v) for k, v in extra.items()}, declared_parameters(claim_id))

@@ -199,7 +199,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     import time
 
     from statetrack.book import declared_parameters, executed_dir, execute_notebooks
-    from statetrack.claims import check_parameter_names, check_preset, get_claim, preflight, select
+    from statetrack.claims import check_preset, get_claim, preflight, select
+    from statetrack.parameters import check_parameter_names
     from statetrack.results import check_writable, forced_since, forcing, scratch_for_smoke
     from statetrack.training import resolve_device
 

@@ -1,7 +1,7 @@
 """What a claim page computes and glues: its parameters, grid and runs (``Page``), the verdict box under the claim
 box, and the verdict chip the scoreboard shares.
 
-``Page(claim_id, PRESET=..., SEEDS=..., ...)`` checks the parameters cell (``claims.parameters``) and builds the
+``Page(claim_id, PRESET=..., SEEDS=..., ...)`` checks the parameters cell (``parameters.parameters``) and builds the
 claim's grid; ``page.run()`` loads or trains its runs (``claims.run_claim``) and glues what the "This page ran at
 preset" paragraph names; ``page.runs`` is the run table, ``page.run_keys`` the table of run keys, ``page.verdict``
 the verdict with its box, ``page.glue`` and ``page.figure`` glue values and figures for the prose.
@@ -140,7 +140,7 @@ def glue_verdict(verdict: Verdict) -> None:
 
 
 STALE_NOTE = "Note: some records were made by older code (stale); rerun with FORCE = True to refresh them."
-STANDARD = ("preset", "seeds", "device", "force", "confirm_long")  # ``claims.parameters``' names every claim takes
+STANDARD = ("preset", "seeds", "device", "force", "confirm_long")  # ``parameters.parameters``' names every claim takes
 
 
 def glue_values(**values: Any) -> None:
@@ -194,10 +194,11 @@ class Page:
 
     def __init__(self, claim_id: str, **parameters: Any):
         from statetrack import claims
+        from statetrack.parameters import parameters as check_parameters
 
         self.claim = claim_id
         self.module = claims.get_claim(claim_id)
-        self.params = claims.parameters(claim_id, **parameters)
+        self.params = check_parameters(claim_id, **parameters)
         self.preset = self.params.preset
         #: the claim's own parameters (``MODELS`` → ``models``...), as its ``grid`` and ``run_claim`` take them
         self.options = {k: v for k, v in vars(self.params).items() if k not in STANDARD}

@@ -1,12 +1,12 @@
 """Tables as a claim page shows them: every row and column, no index column, "–" for a missing value, a long
 table folded, a list of checks that all hold said in one line; and the audit of a built page's tables.
 
-``register()`` (called by ``claims.parameters``, which every claim page calls first) makes IPython show every
+``register()`` (called by ``parameters.parameters``, which every claim page calls first) makes IPython show every
 pandas frame through ``html``, so a page's last-expression frame needs no call of its own. ``show`` adds a line
 above a table or folds it; ``checks`` shows a list of exact checks. ``audit`` reads a built page back and names
 what a reader would miss: a table cut by pandas, a row-label column, a raw ``NaN``.
 
-Used in: every claim notebook (through ``claims.parameters``), ``Verdict.frame`` and ``Verdict.table``,
+Used in: every claim notebook (through ``parameters.parameters``), ``Verdict.frame`` and ``Verdict.table``,
 tests/test_site.py, benchmarks/site_tables.py.
 """
 
