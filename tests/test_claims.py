@@ -103,7 +103,9 @@ def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
     v = decide("xx", "quick", recs, [st], cell_of=lambda r: {"task": "parity"}, not_run=[{"task": "mod_arith"}])
     assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 of the paper's statements hold")
     assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
-    assert list(v.frame()["note"]) == ["", "not run at this preset"]
+    from statetrack.pages import cell_frame
+
+    assert list(cell_frame(v)["note"]) == ["", "not run at this preset"]
 
 
 def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
@@ -133,18 +135,19 @@ def test_a_page_shows_every_row_of_a_long_table():
 def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_not_run_in_one_line():
     from statetrack import tables
     from statetrack.claims.common import Check
+    from statetrack.pages import show_cells, show_statements, statement_frame
 
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]
     st = Statement("s", "x", "T", "paper text", "possible", "best", at_least(0.9), "test", where={"task": "parity"})
     other = Statement("t", "y", "T", "paper text", "possible", "best", at_least(0.9), "test", where={"task": "z"})
     v = decide("xx", "quick", recs, [st, other], cell_of=lambda r: {"task": "parity"},
                not_run=[{"task": "mod_arith"}, {"task": "z"}], checks=[Check("c", 1.0, "= 1", True)])
-    shown = v.show_cells()._repr_html_()
+    shown = show_cells(v)._repr_html_()
     trained, listed = tables.tables_in(shown)
     assert [r[0][1] for r in trained.body] == ["parity"] and not trained.folded  # the trained cell, alone
     assert "2 cells not run at this preset.</summary>" in shown and "<li>mod_arith</li>" in shown
     assert "The one check holds." in shown and listed.folded and [r[0][1] for r in listed.body] == ["c"]
-    statements = v.show_statements()._repr_html_()
+    statements = show_statements(v)._repr_html_()
     (judged,) = tables.tables_in(statements)
     assert [r[0][1] for r in judged.body] == ["s"] and "1 of 2 statements not run at this preset" in statements
-    assert list(v.table()["statement"]) == ["s", "t"]  # the frame keeps every statement
+    assert list(statement_frame(v)["statement"]) == ["s", "t"]  # the frame keeps every statement

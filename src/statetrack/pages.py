@@ -12,6 +12,9 @@ code, secondary source or ours), the paper's number beside ours, one line of rea
 section (label ``<claim>-verdict``). A notebook glues it in its Verdict section (``glue_verdict``) and shows it under
 the claim box with a ``{glue:md}`` directive; MyST-NB resolves glue from anywhere in the same notebook.
 
+The verdict's tables: ``show_statements`` (the statements, those not run in one line per reason) and ``show_cells``
+(the cells, the exact checks apart), over the frames ``statement_frame``, ``cell_frame`` and ``check_frame``.
+
 Used in: every claim notebook; ``statetrack.scoreboard`` (``chip``, ``deciding``, ``decisive``).
 """
 
@@ -187,6 +190,104 @@ def run_settings(c: Any) -> dict[str, Any]:
     return {"model": c.model.label, "seed": c.seed, "D": c.model.d_model, "lr": c.train.lr,
             "steps": c.train.num_steps, "batch": c.train.batch_size,
             "train lengths": f"{c.train.min_len}–{c.train.max_len}", "test lengths": f"{c.eval.min_len}–{c.eval.max_len}"}
+
+
+# ----------------------------------------------------------------------------- the verdict's tables
+
+
+def statement_frame(v: Verdict) -> Any:
+    """The statements as a pandas frame: one row per statement, its outcome and, for one not run, why."""
+    import pandas as pd
+
+    out = []
+    for o in v.statements:
+        d = o.to_dict()
+        seeds = None if d["seeds"] is None or d["seeds_pass"] is None else f"{d['seeds_pass']} of {d['seeds']}"
+        out.append({"statement": d["id"], "paper's claim": d["text"], "source": d["source"] + (
+            " (ours)" if d["ours"] else ""), "kind": d["kind"], "rule": d["rule"],
+            "paper": None if d["paper"] is None else f"{d['paper']:.3g}",
+            "ours": None if d["value"] is None else f"{d['value']:.3g}", "seeds passing": seeds,
+            "outcome": d["outcome"], "why not run": d["reason"] if d["outcome"] == "not run" else None})
+    return pd.DataFrame(out)
+
+
+def show_statements(v: Verdict) -> Any:
+    """The statements as a page shows them (``tables.Shown``): the judged ones as a table, those not run at
+    this preset in one line per reason."""
+    from statetrack import tables
+
+    t = statement_frame(v)
+    if t.empty:
+        return tables.show(t)
+    judged, skipped = t[t["outcome"] != "not run"], t[t["outcome"] == "not run"]
+    lines = [(f"{len(g)} of {len(t)} statements not run at this preset" + (f": {why}." if why != "–" else "."),
+              [f"{s}: {text}" for s, text in zip(g["statement"], g["paper's claim"])])
+             for why, g in skipped.fillna({"why not run": "–"}).groupby("why not run", sort=False)]
+    return tables.Shown(judged.drop(columns="why not run") if len(judged) else None, after=lines)
+
+
+def cell_frame(v: Verdict, paper: dict[str, str] | None = None, part: str | None = None,
+               more: dict[str, str] | None = None) -> Any:
+    """The cell table as a pandas frame: one row per cell, per cell not run here, and per exact check; ``part``
+    keeps one kind of row ("trained", "not run", "exact" or "comparison"); ``more``: further row keys of a
+    trained cell → heading, e.g. ``{"ours_min": "ours lowest"}``.
+
+    ``paper``: row key → heading, e.g. ``{"paper_best": "paper best (T3)"}`` (default: the paper's best and median
+    where any row has them)."""
+    import pandas as pd
+
+    if paper is None:
+        paper = {k: k.replace("_", " ") for k in ("paper_best", "paper_median")
+                 if any(r.get(k) is not None for r in v.rows)}
+    out = []
+    for r in v.rows:
+        if part is not None and r.get("part") != part:
+            continue
+        row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
+        if r.get("part") == "trained":
+            row.update({"ours best": r["ours_best"], "ours median": r["ours_median"], "MAD": r["ours_mad"],
+                        **{h: r.get(k) for k, h in (more or {}).items()},
+                        "seeds": r["seeds"], "note": f"{r['diverged']} diverged" if r["diverged"] else ""})
+        elif r.get("part") == "not run":
+            row.update({"note": r["rule"]})
+        else:
+            row.update({"ours best": r["ours"], "note": f"{r['part']}: {r['rule']}: "
+                                                        f"{'holds' if r['pass'] else 'fails'}"})
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def check_frame(v: Verdict) -> Any:
+    """The exact checks and comparisons of the verdict as a pandas frame: one row per check."""
+    import pandas as pd
+
+    return pd.DataFrame([{"check": r["label"], "kind": r["part"], "ours": r["ours"], "rule": r["rule"],
+                          "holds": bool(r["pass"]), "detail": r.get("detail", "")}
+                         for r in v.rows if r.get("part") in ("exact", "comparison")])
+
+
+def show_cells(v: Verdict, paper: dict[str, str] | None = None, digits: int = 3,
+               more: dict[str, str] | None = None) -> Any:
+    """The cell table as a page shows it (``tables.Shown``): the trained cells (``cell_frame``'s ``paper`` and
+    ``more`` columns), numbers to ``digits``; the cells not run at this preset in one line, the list folded
+    under it; the exact checks apart, in one line where all hold."""
+    from statetrack import tables
+
+    trained = cell_frame(v, paper, part="trained", more=more).round(digits)
+    if len(trained):
+        trained = trained.drop(columns=[c for c in ("note",) if c in trained and not trained[c].any()])
+    skipped = [r for r in v.rows if r.get("part") == "not run"]
+    lines = []
+    shown_paper = dict(paper) if paper is not None else {k: k.replace("_", " ")
+                                                           for k in ("paper_best", "paper_median")}
+    for rule in dict.fromkeys(r["rule"] for r in skipped):
+        items = [r["label"] + "".join(f"; {h} {r[k]:.{digits}g}" for k, h in shown_paper.items()
+                                      if isinstance(r.get(k), (int, float)) and r[k] == r[k])
+                 for r in skipped if r["rule"] == rule]
+        lines.append((f"{len(items)} cell{'s' * (len(items) != 1)} {rule}.", items))
+    checks = check_frame(v)
+    below = tables.checks(checks, digits=digits) if len(checks) else None
+    return tables.Shown(trained if len(trained) else None, after=lines, then=below)
 
 
 class Page:

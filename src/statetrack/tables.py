@@ -6,7 +6,7 @@ pandas frame through ``html``, so a page's last-expression frame needs no call o
 above a table or folds it; ``checks`` shows a list of exact checks. ``audit`` reads a built page back and names
 what a reader would miss: a table cut by pandas, a row-label column, a raw ``NaN``.
 
-Used in: every claim notebook (through ``parameters.parameters``), ``Verdict.frame`` and ``Verdict.table``,
+Used in: every claim notebook (through ``parameters.parameters``), ``pages.cell_frame`` and ``pages.statement_frame``,
 tests/test_site.py, benchmarks/site_tables.py.
 """
 
