@@ -35,3 +35,16 @@ def test_no_paper_run_recorded_reads_as_dashes_and_an_empty_table():
     assert numbers["paper_lengths"] == "500"  # bl1's paper preset tests at length 500 only
     empty = paper_runs.table("bl1", [])
     assert isinstance(empty, pd.DataFrame) and empty.empty and list(empty.columns) == paper_runs.SCORE_COLUMNS
+
+
+def test_the_trained_statements_are_judged_in_the_prose_only_once_every_run_is_recorded():
+    """bl8's paper grid is three seeds of one cell, read by trained-contrast (best of seeds ≥ 0.9): best 0.95 holds
+    with one seed passing, every seed at 0.5 fails; two of three recorded is not judged."""
+    grid = list(dict.fromkeys(get_claim("bl8").grid("paper")))
+    assert len(grid) == 3
+    assert paper_runs.trained_outcomes("bl8", [_record(grid[0], 0.95)]) == \
+        "judged once every run is recorded (2 of the 3 still to train)"
+    held = paper_runs.trained_outcomes("bl8", [_record(c, s) for c, s in zip(grid, (0.95, 0.2, 0.3))])
+    assert held == "trained-contrast holds: best of seeds ≥ 0.9, ours 0.950, 1 of 3 seeds pass"
+    failed = paper_runs.trained_outcomes("bl8", [_record(c, 0.5) for c in grid])
+    assert failed == "trained-contrast fails: best of seeds ≥ 0.9, ours 0.500, 0 of 3 seeds pass"

@@ -1,8 +1,9 @@
 """A claim's paper-preset runs on its page: which are recorded, one row per finished run, the numbers its prose quotes.
 
 On a CPU the paper preset of a bilinear claim trains for hours and is recorded run by run, so a page shows what is
-recorded and says how much of the grid that is; the verdict at the paper preset (the scoreboard's column,
-``statetrack verify --preset paper``) waits for every run.
+recorded and says how much of the grid that is. Once every run is recorded, ``trained_outcomes`` judges the trained
+statements at the paper preset for the prose; the whole verdict, the exact part at the paper preset's size included,
+is the scoreboard's column and ``statetrack verify --preset paper``.
 
 Used in: notebooks bl1, bl7 and bl8 ("At the paper preset"), tests/test_paper_runs.py.
 """
@@ -55,4 +56,19 @@ def numbers(claim_id: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
             "paper_train_hours": round(sum(r["provenance"]["train_time_s"] for r in done) / 3600, 2) if done else "–"}
 
 
-__all__ = ["SCORE_COLUMNS", "grid", "numbers", "records", "table"]
+def trained_outcomes(claim_id: str, recs: list[dict[str, Any]]) -> str:
+    """The trained statements judged at the paper preset, one clause each ("fsm50-best holds: best of seeds ≥ 0.9, ours
+    1.000, 3 of 3 seeds pass"), once every run of the grid is recorded; before that, how many runs are still to
+    train. The exact statements are left to the full verdict (they are computed at the paper preset's size)."""
+    from statetrack.pages import number
+
+    runs = grid(claim_id)
+    if len(recs) < len(runs):
+        return f"judged once every run is recorded ({len(runs) - len(recs)} of the {len(runs)} still to train)"
+    v = get_claim(claim_id).verdict(recs, "paper", checks=[])
+    judged = [o for o in v.statements if o.statement.kind != "exact" and o.outcome != "not run"]
+    return "; ".join(f"{o.statement.id} {o.outcome}: {o.statement.describe()}, ours {number(o.value)}, "
+                     f"{o.seeds_pass} of {o.seeds} seeds pass" for o in judged) or "no trained statement is judged"
+
+
+__all__ = ["SCORE_COLUMNS", "grid", "numbers", "records", "table", "trained_outcomes"]
