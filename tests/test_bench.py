@@ -144,3 +144,22 @@ def test_an_unrecorded_size_is_read_between_the_recorded_sizes_of_its_model_batc
     assert cost.estimate_seconds(cfg, floor) == pytest.approx(tokens / 1.0)
     assert cost.estimate_seconds(cfg, cost.Throughput({"bilinear": (1e12, P)}, runs((p0, s0)))) == \
         pytest.approx(tokens * s0)
+
+
+def test_a_grid_costs_the_sum_of_its_runs_and_times_each_uncovered_setting_once(monkeypatch):
+    """bl7's paper grid mixes cells of different cost: the total is the sum over runs, not the first run times the
+    count; a setting no measurement covers is timed once for all its seeds (a learning rate is another setting)."""
+    from statetrack import cost
+    from statetrack.claims import get_claim
+
+    grid = get_claim("bl7").grid("paper", seeds=[0, 1])
+    each = {c: 10.0 * (i % 3 + 1) for i, c in enumerate(dict.fromkeys((c.model, c.task, c.train) for c in grid))}
+    covered = {c for c in each if c[0].variant == "full"}  # the full model's cells: "recorded"; the rest timed
+    monkeypatch.setattr(cost, "throughput", lambda device_type: None)
+    monkeypatch.setattr(cost, "estimate_seconds",
+                        lambda c, tp: each[(c.model, c.task, c.train)] if (c.model, c.task, c.train) in covered else None)
+    timed = []
+    monkeypatch.setattr(cost, "run_seconds", lambda c, device, measure=False: timed.append(c) or
+                        each[(c.model, c.task, c.train)])
+    assert cost.total_seconds(grid, "cpu") == pytest.approx(sum(each[(c.model, c.task, c.train)] for c in grid))
+    assert len(timed) == len(each) - len(covered) and len(set(timed)) == len(timed)

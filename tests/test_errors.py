@@ -179,9 +179,9 @@ def test_cli_corrupt_record_is_named_before_reproduce_runs(capsys, results):
 
 
 def test_cli_paper_preset_on_cpu_asks_first(capsys, results, monkeypatch):
-    import statetrack.claims as claims
+    from statetrack import cost
 
-    monkeypatch.setattr(claims, "estimate_seconds", lambda cfg, device="auto": 3600.0)
+    monkeypatch.setattr(cost, "total_seconds", lambda cfgs, device="auto": 3600.0 * len(cfgs))
     folder, _ = results
     assert main(["reproduce", "ne1", "--preset", "paper", "--device", "cpu"]) == 2
     err = capsys.readouterr().err

@@ -207,9 +207,9 @@ def test_ne1_rule(scores, expected):
 
 
 def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
-    import statetrack.claims as claims
+    from statetrack import cost
 
-    monkeypatch.setattr(claims, "estimate_seconds", lambda cfg, device="auto": 7200.0)
+    monkeypatch.setattr(cost, "total_seconds", lambda cfgs, device="auto": 7200.0 * len(cfgs))
     from statetrack.claims import NeedsConfirmation
 
     with pytest.raises(NeedsConfirmation, match="about 4.0 hours .*CONFIRM_LONG"):
@@ -218,10 +218,10 @@ def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
 
 
 def test_estimate_comes_from_timed_steps():
-    from statetrack.claims import estimate_seconds
+    from statetrack.cost import run_seconds
 
-    est = estimate_seconds(tiny().override({"train.num_steps": "1000", "train.warmup_steps": "0"}), "cpu", steps=2,
-                           measure=True)
+    est = run_seconds(tiny().override({"train.num_steps": "1000", "train.warmup_steps": "0"}), "cpu", steps=2,
+                      measure=True)
     assert 0 < est < 1000  # a tiny model: well under a second per step
 
 

@@ -16,7 +16,7 @@ which is why recorded sizes come first. Evaluation is not included. ``run_second
 steps where nothing covers the model. The sweep's dry run and ``claims.preflight`` (the paper preset on a CPU) use
 these.
 
-Used in: ``claims.preflight``, ``statetrack sweep --dry-run``, the scoreboard's cost column, ne7's paper-preset
+Used in: ``claims.preflight`` (``total_seconds``), ``statetrack leaderboard``, ``statetrack sweep --dry-run``, the scoreboard's cost column, ne7's paper-preset
 cost (``grid_estimate``).
 """
 
@@ -152,6 +152,23 @@ def grid_estimate(grid: list[RunConfig], device: str = "auto") -> dict[str, floa
     known = [e for e in (estimate_seconds(c, tp) for c in grid) if e is not None]
     return {"runs": len(grid), "tokens": sum(c.train.num_steps * c.train.batch_size * c.train.max_len for c in grid),
             "measured": len(known), "seconds": sum(known) if known else None}
+
+
+def total_seconds(cfgs: list[RunConfig], device: str = "auto") -> float:
+    """Training seconds of the runs ``cfgs`` here: each run's ``estimate_seconds``; a run nothing covers is timed
+    (``run_seconds``), once per distinct model, task and training settings (its seeds cost the same)."""
+    from statetrack.training import resolve_device
+
+    tp = throughput(resolve_device(device).type)
+    timed: dict[tuple, float] = {}
+    total = 0.0
+    for c in cfgs:
+        est = estimate_seconds(c, tp)
+        if est is None:
+            key = (c.model, c.task, c.train)
+            est = timed[key] if key in timed else timed.setdefault(key, run_seconds(c, device, measure=True))
+        total += est
+    return total
 
 
 def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:

@@ -148,10 +148,8 @@ def _recorded(cfg: RunConfig) -> bool:
 
 
 def _run_seconds(cfg: RunConfig, device: str) -> float:
-    try:
-        from statetrack.cost import run_seconds
-    except ImportError:
-        from statetrack.claims import estimate_seconds as run_seconds
+    from statetrack.cost import run_seconds
+
     return run_seconds(cfg, device)
 
 

@@ -84,13 +84,6 @@ def get_claim(claim_id: str) -> ModuleType:
     return importlib.import_module(f"statetrack.claims.{claim_id}")
 
 
-def estimate_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
-    """Seconds ``cfg`` would take to train here (evaluation excluded): ``cost.run_seconds``."""
-    from statetrack.cost import run_seconds
-
-    return run_seconds(cfg, device, steps, measure)
-
-
 class NeedsConfirmation(ConfigError):
     """A long run (the paper preset on a CPU) that was not confirmed; the message says how long it would take."""
 
@@ -124,11 +117,13 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
         for c in missing:
             check_memory(c, dev, ignore=ignore_memory)
     if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
-        est = estimate_seconds(missing[0], device) * len(missing)
+        from statetrack import cost
+
+        est = cost.total_seconds(missing, device)
         raise NeedsConfirmation(
             f"the paper preset of {claim_id} needs {len(missing)} training runs; on this CPU that is about "
-            f"{est / 3600:.1f} hours (from the benchmarked throughput, or timed steps of the first run). Run it on a GPU, or set "
-            f"CONFIRM_LONG = True (notebook) / --confirm-long (CLI) to run it here anyway."
+            f"{est / 3600:.1f} hours (from the recorded runs' and the benchmark's throughput, or timed steps). Run it "
+            f"on a GPU, or set CONFIRM_LONG = True (notebook) / --confirm-long (CLI) to run it here anyway."
         )
     return cfgs
 
