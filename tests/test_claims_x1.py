@@ -11,6 +11,7 @@ import math
 import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
+from statetrack.analysis import x1 as analysis
 from statetrack.claims import x1
 from statetrack.config import ConfigError
 from statetrack.results import run_key
@@ -284,7 +285,7 @@ def test_board_frame_and_exact_checks(quick):
     cfgs = [c for c in quick if _cell(c) in (("full", "parity"), ("lstm", "fsm_perm"), ("rotation", "Z3"))]
     records = [fake_record(c, 1.0, claim="x1") for c in cfgs]
     v = x1.verdict(records, "quick", checks=checks)
-    board = x1.board(v, records)
+    board = analysis.board(v, records)
     assert len(board) == len(x1.ROWS) * len(x1.TASKS)
     cell = {(r["row"], r["column"]): r for r in board.to_dict("records")}
     full = cell[("full", "parity")]

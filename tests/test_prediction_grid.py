@@ -8,6 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
+from statetrack.analysis import x1 as analysis  # noqa: E402
 from statetrack.claims import x1  # noqa: E402
 from statetrack.figures.leaderboard import prediction_cells, prediction_grid  # noqa: E402
 
@@ -15,7 +16,7 @@ from statetrack.figures.leaderboard import prediction_cells, prediction_grid  # 
 @pytest.fixture(scope="module")
 def board():
     """The board at quick with no records: every cell "not run", the theory's prediction in each."""
-    return x1.board(x1.verdict([], "quick", checks=[]), [])
+    return analysis.board(x1.verdict([], "quick", checks=[]), [])
 
 
 def _observed(board, scores):

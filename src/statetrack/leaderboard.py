@@ -239,6 +239,7 @@ def builtin_rows(preset: str) -> list[dict[str, Any]]:
 
     ``agrees``: the cell's statement holds (True), fails (False) or is not judged (None).
     """
+    from statetrack.analysis.x1 import board
     from statetrack.claims import verify_claim, x1
 
     v = verify_claim(x1.ID, preset)
@@ -246,7 +247,7 @@ def builtin_rows(preset: str) -> list[dict[str, Any]]:
         return []
     return [{"model": r["model"], "row": r["row"], "task": r["column"], "median": r["median"],
              "agrees": {"PASS": True, "FAIL": False}.get(r["pass"]), "ran": r["pass"] != "not run"}
-            for r in x1.board(v).to_dict("records")]
+            for r in board(v).to_dict("records")]
 
 
 def run(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] | None = None, force: bool = False,

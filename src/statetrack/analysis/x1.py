@@ -6,9 +6,11 @@ owners'), and the values its prose reads of the statements, the runs and the boa
 - ``run_cell``, ``run_scores``, ``run_values``: the run table's cell and score columns, and how many runs are the
   owners' and how long x1's own took.
 - ``run_owner``: the run-key table's "run of" column (the claim whose grid holds the run).
+- ``board``: the leaderboard as a tidy frame, one row per cell (theory, statement, outcome, ours over seeds, the
+  claims whose runs these are); the figures and ``statetrack leaderboard`` read it.
 - ``board_values``: cells run and not run, the failing statements with their rules and values, the open cells.
 
-Used in: notebooks/x1_leaderboard.md, tests/test_page_x1.py.
+Used in: notebooks/x1_leaderboard.md, ``statetrack.leaderboard``, tests/test_page_x1.py.
 """
 
 from __future__ import annotations
@@ -78,3 +80,27 @@ def board_values(board: pd.DataFrame, verdict: Verdict) -> dict[str, Any]:
             "failing": "; ".join(failing) or "none",
             "open_summary": "; ".join(f"{r['model']} on {r['task']} {r['median']:.2f}"
                                       for r in open_cells.to_dict("records")) or "none run"}
+
+
+def board(v: Verdict, records: list[dict[str, Any]] = ()) -> pd.DataFrame:
+    """The leaderboard as a tidy frame, one row per cell: theory, statement, outcome (``pass``: PASS / FAIL / – not
+    judged / not run), ours over seeds, and ``source``: the claims whose runs these are ("x1" for a fill)."""
+    source: dict[tuple[str, str], set[str]] = {}
+    for c, r in ((x1.cell_of(r), r) for r in records):
+        source.setdefault((c["model"], c["task"]), set()).add(r["claim"])
+    outcome = {(o.statement.where["model"], o.statement.where["task"]): o for o in v.statements
+               if o.statement.kind != "exact"}
+    out = []
+    for r in (r for r in v.rows if r.get("part") in ("trained", "not run")):
+        key, ran = (r["model"], r["task"]), r["part"] == "trained"
+        p, o = x1.prediction(*key, v.preset), outcome.get(key)
+        s = o.statement if o else None
+        judged = {"holds": "PASS", "fails": "FAIL"}.get(o.outcome, "–") if o else "–"
+        out.append({"model": x1.NAMES[key[0]], "task": x1.TASK_NAMES[key[1]], "theory": p.says,
+                    "statement": s.id if s else "", "kind": s.kind if s else "", "ours": bool(s and s.ours),
+                    "rule": s.describe() if s else "shown, not judged", "paper": s.paper if s else None,
+                    **{k: r.get(f"ours_{k}") if ran else None for k in ("median", "min", "max")},
+                    "seeds": r.get("seeds", 0) if ran else 0, "pass": judged if ran else "not run",
+                    "source": ", ".join(sorted(source.get(key, ()))), "why": s.why if s else p.why,
+                    "row": key[0], "column": key[1]})
+    return pd.DataFrame(out)

@@ -17,7 +17,7 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from statetrack.claims import Verdict, check_preset, get_claim
+from statetrack.claims import check_preset, get_claim
 from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Check, Rule, Statement, at_least,
                                       at_most, check_choice, check_seeds, claim_verdict, exact_statement, expand,
                                       from_paper)
@@ -373,29 +373,3 @@ def paper_of(cell: dict[str, Any]) -> dict[str, Any]:
 
 
 verdict = claim_verdict(__name__)
-
-
-def board(v: Verdict, records: list[dict[str, Any]] = ()) -> Any:
-    """The leaderboard as a tidy frame, one row per cell: theory, statement, outcome (``pass``: PASS / FAIL / – not
-    judged / not run), ours over seeds, and ``source``: the claims whose runs these are ("x1" for a fill)."""
-    import pandas as pd
-
-    source: dict[tuple[str, str], set[str]] = {}
-    for c, r in ((cell_of(r), r) for r in records):
-        source.setdefault((c["model"], c["task"]), set()).add(r["claim"])
-    outcome = {(o.statement.where["model"], o.statement.where["task"]): o for o in v.statements
-               if o.statement.kind != "exact"}
-    out = []
-    for r in (r for r in v.rows if r.get("part") in ("trained", "not run")):
-        key, ran = (r["model"], r["task"]), r["part"] == "trained"
-        p, o = prediction(*key, v.preset), outcome.get(key)
-        s = o.statement if o else None
-        judged = {"holds": "PASS", "fails": "FAIL"}.get(o.outcome, "–") if o else "–"
-        out.append({"model": NAMES[key[0]], "task": TASK_NAMES[key[1]], "theory": p.says,
-                    "statement": s.id if s else "", "kind": s.kind if s else "", "ours": bool(s and s.ours),
-                    "rule": s.describe() if s else "shown, not judged", "paper": s.paper if s else None,
-                    **{k: r.get(f"ours_{k}") if ran else None for k in ("median", "min", "max")},
-                    "seeds": r.get("seeds", 0) if ran else 0, "pass": judged if ran else "not run",
-                    "source": ", ".join(sorted(source.get(key, ()))), "why": s.why if s else p.why,
-                    "row": key[0], "column": key[1]})
-    return pd.DataFrame(out)

@@ -35,7 +35,7 @@ def leaderboard_heatmap(board: pd.DataFrame, rows: Sequence[str], columns: Seque
     """One cell per (family, task): colour = median over seeds; text = theory mark, median and [min, max].
 
     Args:
-        board: ``claims.x1.board`` output (columns ``row``, ``column``, ``theory``, ``median``, ``min``,
+        board: ``analysis.x1.board`` output (columns ``row``, ``column``, ``theory``, ``median``, ``min``,
             ``max``, ``seeds``, ``pass``: PASS / FAIL when the cell's statement holds / fails).
         rows, columns: keys top to bottom and left to right; row_names, column_names: key → label.
         preset: named in the note under the grid.
@@ -77,7 +77,7 @@ def prediction_cells(board: pd.DataFrame, statements: Sequence[Any], solved: flo
     "can", does not (≤ ``solved``) for "cannot", and when every seed is within the bound; "open" predicts nothing.
 
     Args:
-        board: ``claims.x1.board`` output (columns ``row``, ``column``, ``theory``, ``max``, ``pass``).
+        board: ``analysis.x1.board`` output (columns ``row``, ``column``, ``theory``, ``max``, ``pass``).
         statements: ``claims.x1.statements()`` (a count-only bound is the rule's threshold of an "impossible" one).
         solved: the score from which a cell counts as solved (``claims.x1.SOLVED``).
     """
