@@ -70,3 +70,18 @@ def test_budget_counts_each_shared_run_once_at_the_first_claim_that_holds_it(sto
     assert int(stated.group(2)) == len(seen)
     assert _cell_seconds(stated.group(1)) == pytest.approx(total, abs=3)
     assert "threads)" not in text and " 0 s " not in text and "0.0 min" not in text
+
+
+def test_the_paper_cost_counts_the_training_time_of_the_finished_recorded_runs_once(monkeypatch):
+    """bl8's paper grid: three runs, two recorded (one finished in 1,800 s, one failed), the hours are 0.5; a grid
+    with no record reads 0."""
+    from statetrack import results
+    from statetrack.scoreboard import recorded_hours
+
+    grid = list(dict.fromkeys(get_claim("bl8").grid("paper")))
+    recs = {run_key(grid[0]): fake_record(grid[0], 1.0, provenance={"train_time_s": 1800.0}),
+            run_key(grid[1]): {**fake_record(grid[1], 1.0, provenance={"train_time_s": 900.0}), "status": "failed"}}
+    monkeypatch.setattr(results, "load_records", lambda g: [recs[k] for k in dict.fromkeys(map(run_key, g))
+                                                            if k in recs])
+    assert recorded_hours("bl8") == pytest.approx(0.5)
+    assert recorded_hours("bl1") == 0.0

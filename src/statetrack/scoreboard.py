@@ -227,21 +227,39 @@ def budget_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _hours(h: float) -> str:
+    return f"{h:.1f}" if h < 10 else f"{h:,.0f}"
+
+
+def recorded_hours(claim_id: str, preset: str = "paper") -> float:
+    """Training hours of the finished ("ok") runs of ``claim_id``'s grid at ``preset`` that are recorded, each run
+    once (their ``train_time_s``, on whatever device made them)."""
+    from statetrack.results import load_records
+
+    recs = load_records(list(dict.fromkeys(get_claim(claim_id).grid(preset))))
+    return sum(r["provenance"]["train_time_s"] for r in recs if r["status"] == "ok") / 3600
+
+
 def paper_cost_markdown() -> str:
-    """Per built claim: runs of the paper grid, how many are recorded, estimated training hours (``sweep.dry_run``)."""
+    """Per built claim: runs of the paper grid, how many are recorded and their measured training hours, the
+    estimated training hours for the rest (``sweep.dry_run``)."""
     from statetrack.claims import implemented
     from statetrack.sweep import dry_run, plan
 
     rows = dry_run(plan(implemented(), "paper"), "cuda")
     source = rows[0]["throughput_from"] if rows else "–"
-    lines = ["| claim | runs at paper | recorded | estimated hours for the rest |", "|---|---|---|---|"]
+    lines = ["| claim | runs at paper | recorded | measured hours of the recorded | estimated hours for the rest |",
+             "|---|---|---|---|---|"]
     for r in rows:
         note = f" ({r['unmeasured']} runs of unbenchmarked models not estimated)" if r["unmeasured"] else ""
         note += f" ({r['shared']} runs shared with a claim above, trained once)" if r.get("shared") else ""
         recorded = r["runs"] - r["missing"] - r.get("shared", 0)
-        lines.append(f"| {{ref}}`{r['claim']} <{r['claim']}>` | {r['runs']} | {recorded} | "
-                     f"{r['hours']:.0f}{note} |")
+        measured = _hours(recorded_hours(r["claim"])) if recorded else "–"
+        lines.append(f"| {{ref}}`{r['claim']} <{r['claim']}>` | {r['runs']} | {recorded} | {measured} | "
+                     f"{_hours(r['hours'])}{note} |")
     lines += ["", f"Total: {sum(r['runs'] - r.get('shared', 0) for r in rows)} distinct runs, "
-                  f"{sum(r['hours'] for r in rows):.0f} estimated "
-                  f"device-hours of training (throughput measured on: {source})."]
+                  f"{sum(r['hours'] for r in rows):,.0f} estimated "
+                  f"device-hours of training for those not recorded (throughput measured on: {source}). The measured "
+                  "hours are each recorded run's training time, on the device that made it; a run trained beside "
+                  "other work took longer than the machine needs."]
     return "\n".join(lines) + "\n"
