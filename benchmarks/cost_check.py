@@ -1,4 +1,4 @@
-"""How far the training-cost estimate is from the recorded runs: each recorded setting estimated without its own records.
+"""How far the training-cost estimate is from the recorded runs: each setting estimated without its own records.
 
     python benchmarks/cost_check.py [cpu|cuda]     # one line per setting, then the median error of each method
 

@@ -156,8 +156,8 @@ def test_a_grid_costs_the_sum_of_its_runs_and_times_each_uncovered_setting_once(
     each = {c: 10.0 * (i % 3 + 1) for i, c in enumerate(dict.fromkeys((c.model, c.task, c.train) for c in grid))}
     covered = {c for c in each if c[0].variant == "full"}  # the full model's cells: "recorded"; the rest timed
     monkeypatch.setattr(cost, "throughput", lambda device_type: None)
-    monkeypatch.setattr(cost, "estimate_seconds",
-                        lambda c, tp: each[(c.model, c.task, c.train)] if (c.model, c.task, c.train) in covered else None)
+    monkeypatch.setattr(cost, "estimate_seconds", lambda c, tp: each.get((c.model, c.task, c.train))
+                        if (c.model, c.task, c.train) in covered else None)
     timed = []
     monkeypatch.setattr(cost, "run_seconds", lambda c, device, measure=False: timed.append(c) or
                         each[(c.model, c.task, c.train)])

@@ -16,8 +16,8 @@ which is why recorded sizes come first. Evaluation is not included. ``run_second
 steps where nothing covers the model. The sweep's dry run and ``claims.preflight`` (the paper preset on a CPU) use
 these.
 
-Used in: ``claims.preflight`` (``total_seconds``), ``statetrack leaderboard``, ``statetrack sweep --dry-run``, the scoreboard's cost column, ne7's paper-preset
-cost (``grid_estimate``).
+Used in: ``claims.preflight`` (``total_seconds``), ``statetrack leaderboard``, ``statetrack sweep --dry-run``, the
+scoreboard's cost column, ne7's paper-preset cost (``grid_estimate``), benchmarks/cost_check.py.
 """
 
 from __future__ import annotations
@@ -71,10 +71,10 @@ def train_tokens(train: Any) -> float:
 
 
 def run_throughput(device_type: str) -> dict[tuple[str, int, int, int, int], float]:
-    """(model name, parameter count, batch size, shortest and longest training length) → the highest training tokens/s among the stored "ok" records of
-    such runs on ``device_type`` (tokens over ``train_time_s``). The fastest, not the median: a run that shared the
-    machine with other work took longer than the machine needs. A record that cannot be read is left out here (the
-    claim that holds it names it)."""
+    """(model name, parameter count, batch size, shortest and longest training length) → the highest training
+    tokens/s among the stored "ok" records of such runs on ``device_type`` (tokens over ``train_time_s``). The
+    fastest, not the median: a run that shared the machine with other work took longer than the machine needs. A
+    record that cannot be read is left out here (the claim that holds it names it)."""
     from statetrack.results import RecordError, read_record, results_dir
 
     rates: dict[tuple[str, int, int, int, int], list[float]] = {}
@@ -106,9 +106,9 @@ def _num_params(model: ModelConfig, task: TaskConfig) -> int:
 
 
 def estimate_seconds(cfg: RunConfig, tp: Throughput) -> float | None:
-    """Training seconds of one run: its tokens × seconds per token of the first of (see the module docstring) the
-    recorded runs at its model, size, batch and training lengths; the recorded runs of its model at its batch and
-    lengths, read at its size (``_between_sizes``); the benchmark scaled by size. None if none measured the model."""
+    """Training seconds of one run: its tokens × seconds per token from the first of (see the module docstring) the
+    recorded runs of its model, size, batch and training lengths; the recorded runs of its model, batch and lengths
+    at other sizes (``_between_sizes``); the benchmark scaled by size. None if none of them measured the model."""
     params = _num_params(cfg.model, cfg.task)
     t = cfg.train
     if (measured := tp.runs.get((cfg.model.name, params, t.batch_size, t.min_len, t.max_len))) is not None:
@@ -166,7 +166,9 @@ def total_seconds(cfgs: list[RunConfig], device: str = "auto") -> float:
         est = estimate_seconds(c, tp)
         if est is None:
             key = (c.model, c.task, c.train)
-            est = timed[key] if key in timed else timed.setdefault(key, run_seconds(c, device, measure=True))
+            if key not in timed:
+                timed[key] = run_seconds(c, device, measure=True)
+            est = timed[key]
         total += est
     return total
 

@@ -57,8 +57,8 @@ def numbers(claim_id: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def trained_outcomes(claim_id: str, recs: list[dict[str, Any]]) -> str:
-    """The trained statements judged at the paper preset, one clause each ("fsm50-best holds: best of seeds ≥ 0.9, ours
-    1.000, 3 of 3 seeds pass"), once every run of the grid is recorded; before that, how many runs are still to
+    """The trained statements judged at the paper preset, one clause each ("fsm50-best holds: best of seeds ≥ 0.9,
+    ours 1.000, 3 of 3 seeds pass"), once every run of the grid is recorded; before that, how many runs are still to
     train. The exact statements are left to the full verdict (they are computed at the paper preset's size)."""
     from statetrack.pages import number
 
