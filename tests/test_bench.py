@@ -146,20 +146,48 @@ def test_an_unrecorded_size_is_read_between_the_recorded_sizes_of_its_model_batc
         pytest.approx(tokens * s0)
 
 
+def _setting(c):
+    """A run's setting as far as its cost per step goes: everything but its seed and learning rate."""
+    from dataclasses import replace
+
+    return c.model, c.task, replace(c.train, lr=1.0)
+
+
 def test_a_grid_costs_the_sum_of_its_runs_and_times_each_uncovered_setting_once(monkeypatch):
     """bl7's paper grid mixes cells of different cost: the total is the sum over runs, not the first run times the
-    count; a setting no measurement covers is timed once for all its seeds (a learning rate is another setting)."""
+    count; a setting no measurement covers is timed once for all its seeds and learning rates."""
     from statetrack import cost
     from statetrack.claims import get_claim
 
     grid = get_claim("bl7").grid("paper", seeds=[0, 1])
-    each = {c: 10.0 * (i % 3 + 1) for i, c in enumerate(dict.fromkeys((c.model, c.task, c.train) for c in grid))}
-    covered = {c for c in each if c[0].variant == "full"}  # the full model's cells: "recorded"; the rest timed
+    each = {k: 10.0 * (i % 3 + 1) for i, k in enumerate(dict.fromkeys(map(_setting, grid)))}
+    assert len(each) * 3 * 2 == len(grid)  # three rates and two seeds per setting
+    covered = {k for k in each if k[0].variant == "full"}  # the full model's cells: "recorded"; the rest timed
     monkeypatch.setattr(cost, "throughput", lambda device_type: None)
-    monkeypatch.setattr(cost, "estimate_seconds", lambda c, tp: each.get((c.model, c.task, c.train))
-                        if (c.model, c.task, c.train) in covered else None)
+    monkeypatch.setattr(cost, "estimate_seconds", lambda c, tp: each[_setting(c)] if _setting(c) in covered else None)
     timed = []
-    monkeypatch.setattr(cost, "run_seconds", lambda c, device, measure=False: timed.append(c) or
-                        each[(c.model, c.task, c.train)])
-    assert cost.total_seconds(grid, "cpu") == pytest.approx(sum(each[(c.model, c.task, c.train)] for c in grid))
+    monkeypatch.setattr(cost, "run_seconds", lambda c, device, steps=3, measure=False: timed.append(_setting(c)) or
+                        each[_setting(c)])
+    assert cost.total_seconds(grid, "cpu") == pytest.approx(sum(each[_setting(c)] for c in grid))
     assert len(timed) == len(each) - len(covered) and len(set(timed)) == len(timed)
+
+
+def test_measured_estimates_time_every_setting_here_and_read_no_record(monkeypatch):
+    """``measure_steps`` (the dry run's ``--measure``): every setting is timed for that many steps, once, and neither
+    the records nor the benchmark are read."""
+    from statetrack import cost
+    from statetrack.claims import get_claim
+
+    grid = get_claim("bl6").grid("paper", seeds=[0, 1])
+    each = {k: float(i + 1) for i, k in enumerate(dict.fromkeys(map(_setting, grid)))}
+
+    def unread(*args):
+        raise AssertionError("a measured estimate read the records or the benchmark")
+
+    monkeypatch.setattr(cost, "throughput", unread)
+    monkeypatch.setattr(cost, "estimate_seconds", unread)
+    calls = []
+    monkeypatch.setattr(cost, "run_seconds", lambda c, device, steps=3, measure=False: calls.append((steps, measure))
+                        or each[_setting(c)])
+    assert cost.seconds_each(grid, "cpu", measure_steps=40) == [each[_setting(c)] for c in grid]
+    assert calls == [(40, True)] * len(each)

@@ -133,6 +133,8 @@ CLI_CASES = [
     (["sweep", "ne1", "--preset", "smoke", "--executor", "pbs"], "'pbs'"),
     (["sweep", "ne9", "--preset", "smoke", "--dry-run"], "'ne9'"),
     (["sweep", "ne1", "--preset", "smoke", "--device", "tpu", "--dry-run"], "'tpu'"),
+    (["sweep", "ne1", "--preset", "smoke", "--measure", "0", "--dry-run"], "'0'"),
+    (["sweep", "ne1", "--preset", "smoke", "--measure", "5"], "--measure 5"),
     (["verify", "--preset", "huge"], "'huge'"),
     (["bench", "--models", "nope"], "'nope'"),
     (["bench", "--pairs", "nope"], "'nope'"),

@@ -110,7 +110,8 @@ LAYERS = [
     ("evaluate", "spectra"),  # scores and spectra of a model: the theory's checks read them too
     ("training", "provenance", "theory", "memory", "kernel_client", "plotting", "tables"),
     ("results", "bench"),
-    ("runs", "migrate", "peers", "cost"),  # cost: estimates from the recorded runs' training times and the bench
+    ("runs", "migrate", "peers"),
+    ("cost",),  # estimates from the recorded runs' training times and the bench; it times steps as runs train
     ("claims",),
     ("parameters",),  # a claim notebook's parameters cell, checked
     ("pilots", "pages", "widgets"),  # pages: the verdict box and the page helper; widgets: the generic explorers

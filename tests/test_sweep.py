@@ -49,6 +49,27 @@ def test_dry_run_prints_cost_and_trains_nothing():
     assert _records() == []
 
 
+def test_a_measured_dry_run_times_each_missing_setting_once(monkeypatch):
+    """``--measure``: the missing runs' settings (seed and rate aside) are each timed once here, across claims; each
+    missing run costs its setting's timing, and a run another claim holds is not counted twice."""
+    from dataclasses import replace
+
+    from statetrack import cost
+
+    def setting(c):
+        return c.model, c.task, replace(c.train, lr=1.0)
+
+    timed = []
+    monkeypatch.setattr(cost, "run_seconds", lambda c, device, steps=3, measure=False:
+                        timed.append((*setting(c), steps)) or 1800.0)
+    items = plan(["bl8", "bl6"], "paper")
+    rows = {r["claim"]: r for r in dry_run(items, "cpu", measure_steps=7)}
+    for claim in ("bl8", "bl6"):
+        assert rows[claim]["hours"] == pytest.approx(rows[claim]["missing"] * 0.5) and rows[claim]["missing"] > 0
+    assert len(timed) == len(set(timed)) == len({setting(it.cfg) for it in items})
+    assert {t[3] for t in timed} == {7} and "timed here: 7 steps" in rows["bl6"]["throughput_from"]
+
+
 def test_dry_run_counts_a_run_shared_by_two_claims_once():
     rows = {r["claim"]: r for r in dry_run(plan(["ne1", "ne4"], "paper"), "cpu")}
     assert rows["ne1"]["shared"] == 0 and rows["ne4"]["shared"] == 48  # ne4's Mamba and DeltaNet parity are ne1's

@@ -260,10 +260,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from statetrack.training import resolve_device
 
     scratch_for_smoke(args.preset)  # smoke never writes into data/results
+    if args.measure and not args.dry_run:
+        raise ConfigError(f"--measure {args.measure} is allowed only with --dry-run (it times steps, trains nothing)")
     if args.dry_run:
         items = plan(args.ids, args.preset, args.pilot)
         dev = resolve_device(args.device).type if args.executor != "slurm" else "cuda"
-        rows = dry_run(items, dev, stale=args.stale)
+        rows = dry_run(items, dev, stale=args.stale, measure_steps=args.measure or 0)
         if args.json:
             print(json.dumps(rows, indent=1))
             return 0
@@ -466,6 +468,9 @@ def parser() -> argparse.ArgumentParser:
                    help="local processes (default: the number of CPU cores, or one per GPU on a GPU box)")
     s.add_argument("--device", default="auto")
     s.add_argument("--dry-run", action="store_true", help="print the grid and its estimated cost; run nothing")
+    s.add_argument("--measure", type=at_least(1, " steps"), default=None, metavar="STEPS",
+                   help="with --dry-run: time STEPS training steps of each distinct setting on this machine (one "
+                        "thread per run, as the sweep trains) instead of reading the records and the benchmark")
     s.add_argument("--confirm-long", action="store_true", help="allow the paper preset on a CPU")
     s.add_argument("--pilot", action="store_true",
                    help="run the claims' recorded pilots (pilot_grid, seeds 100 and up) instead of their grids")

@@ -154,23 +154,31 @@ def grid_estimate(grid: list[RunConfig], device: str = "auto") -> dict[str, floa
             "measured": len(known), "seconds": sum(known) if known else None}
 
 
-def total_seconds(cfgs: list[RunConfig], device: str = "auto") -> float:
-    """Training seconds of the runs ``cfgs`` here: each run's ``estimate_seconds``; a run nothing covers is timed
-    (``run_seconds``), once per distinct model, task and training settings (its seeds cost the same)."""
+def seconds_each(cfgs: list[RunConfig], device: str = "auto", measure_steps: int = 0) -> list[float]:
+    """Training seconds of each run of ``cfgs`` here: its ``estimate_seconds``, or, where nothing covers it or with
+    ``measure_steps`` for every run, ``measure_steps`` (default 3) real steps timed once per distinct model, task and
+    training settings (its seeds and learning rates cost the same per step)."""
+    from dataclasses import replace
+
     from statetrack.training import resolve_device
 
-    tp = throughput(resolve_device(device).type)
+    tp = None if measure_steps else throughput(resolve_device(device).type)
     timed: dict[tuple, float] = {}
-    total = 0.0
+    out = []
     for c in cfgs:
-        est = estimate_seconds(c, tp)
+        est = None if measure_steps else estimate_seconds(c, tp)
         if est is None:
-            key = (c.model, c.task, c.train)
+            key = (c.model, c.task, replace(c.train, lr=1.0))
             if key not in timed:
-                timed[key] = run_seconds(c, device, measure=True)
+                timed[key] = run_seconds(c, device, steps=measure_steps or 3, measure=True)
             est = timed[key]
-        total += est
-    return total
+        out.append(est)
+    return out
+
+
+def total_seconds(cfgs: list[RunConfig], device: str = "auto") -> float:
+    """Training seconds of the runs ``cfgs`` here, the sum of ``seconds_each``."""
+    return sum(seconds_each(cfgs, device))
 
 
 def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: bool = False) -> float:
@@ -182,6 +190,7 @@ def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: b
     from dataclasses import replace
 
     from statetrack.models import make_model
+    from statetrack.runs import cpu_threads
     from statetrack.tasks import make_task
     from statetrack.training import fit, resolve_device
 
@@ -191,7 +200,8 @@ def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: b
     task = make_task(cfg.task)
     model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
     probe = replace(cfg.train, num_steps=steps + 1, warmup_steps=0, eval_every=0)
-    fit(model, task, replace(probe, num_steps=1), cfg.seed, dev)  # warm-up step
-    t0 = time.perf_counter()
-    fit(model, task, replace(probe, num_steps=steps), cfg.seed, dev)
-    return (time.perf_counter() - t0) / steps * cfg.train.num_steps
+    with cpu_threads(dev):  # the threads a run of the sweep trains with
+        fit(model, task, replace(probe, num_steps=1), cfg.seed, dev)  # warm-up step
+        t0 = time.perf_counter()
+        fit(model, task, replace(probe, num_steps=steps), cfg.seed, dev)
+        return (time.perf_counter() - t0) / steps * cfg.train.num_steps

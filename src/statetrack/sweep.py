@@ -3,6 +3,7 @@
     statetrack sweep ne1 bl2 --preset paper --workers 4            # local process pool
     statetrack sweep all --preset paper --executor slurm --partition gpu --time 240 --gpus-per-job 1
     statetrack sweep all --preset paper --dry-run                   # the grid and its estimated cost
+    statetrack sweep bl6 --preset paper --dry-run --measure 20      # the same from 20 steps per setting timed here
 
 The grids are the claim modules' own (``claims.<id>.grid(preset)``): nothing is listed twice. Whether a
 run trains is ``results.run_state``'s answer: missing or forced ones do; with ``stale=True`` (``--stale``)
@@ -177,20 +178,27 @@ def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[I
 # ----------------------------------------------------------------------------- cost of a plan
 
 
-def dry_run(items: Sequence[Item], device_type: str, stale: bool = False) -> list[dict[str, Any]]:
-    """Per claim: runs in the grid, runs still missing, estimated hours for the missing ones on ``device_type``.
+def dry_run(items: Sequence[Item], device_type: str, stale: bool = False,
+            measure_steps: int = 0) -> list[dict[str, Any]]:
+    """Per claim: runs in the grid, runs still missing, estimated hours for the missing ones on ``device_type``
+    (with ``measure_steps``: from that many steps of each distinct setting timed here, ``cost.seconds_each``).
 
     A run whose config another claim earlier in ``items`` also runs (x1 holds every claim's cells; ne4 holds
     ne1's) is stored and trained once, so it counts in ``runs`` and ``shared`` but not in ``missing`` or
     ``hours``; "missing" is what ``results.run_state`` says the sweep would train (``is_done``).
     """
-    from statetrack.cost import estimate_seconds, throughput
+    from statetrack.cost import estimate_seconds, seconds_each, throughput
     from statetrack.results import run_key
 
-    tp = throughput(device_type)
-    source = device_type
-    if not (tp.bench or tp.runs) and device_type != "cpu":
-        tp, source = throughput("cpu"), "cpu (no benchmark or run recorded for this device)"
+    if measure_steps:
+        tp, source = None, f"{device_type}, timed here: {measure_steps} steps of each setting"
+        todo = [it for it in {run_key(it.cfg): it for it in items}.values() if not is_done(it, stale)]
+        timed = dict(zip((run_key(it.cfg) for it in todo), seconds_each([it.cfg for it in todo], device_type,
+                                                                         measure_steps)))
+    else:
+        tp, source = throughput(device_type), device_type
+        if not (tp.bench or tp.runs) and device_type != "cpu":
+            tp, source = throughput("cpu"), "cpu (no benchmark or run recorded for this device)"
     rows: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for it in items:
@@ -205,7 +213,7 @@ def dry_run(items: Sequence[Item], device_type: str, stale: bool = False) -> lis
         if is_done(it, stale):
             continue
         row["missing"] += 1
-        sec = estimate_seconds(it.cfg, tp)
+        sec = timed[key] if measure_steps else estimate_seconds(it.cfg, tp)
         if sec is None:
             row["unmeasured"] += 1
         else:
