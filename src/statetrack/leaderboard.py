@@ -18,7 +18,7 @@ in more than one layer) is shown beside ``theory.predictions.predict``'s answer,
 
 Before anything trains the command checks its input (an unknown model, a bad ``--set``, an unknown
 transition class: one line naming the value and what is allowed, exit 2, nothing written) and prints the
-estimated cost of the missing runs (``cost.run_seconds``, as ``claims.preflight`` estimates: benchmarked
+estimated cost of the missing runs (``cost.seconds_each``, as ``claims.preflight`` estimates: recorded or benchmarked
 throughput, else a few timed steps). Runs go through ``runs.load_or_run`` into the results store (at
 ``smoke`` into the scratch store, ``results.scratch_for_smoke``), so a second call loads them. The output
 puts the row beside the built-in families' rows that x1 has recorded at the same preset
@@ -147,20 +147,15 @@ def _recorded(cfg: RunConfig) -> bool:
     return rec is not None and not rec.get("stale", False)
 
 
-def _run_seconds(cfg: RunConfig, device: str) -> float:
-    from statetrack.cost import run_seconds
-
-    return run_seconds(cfg, device)
-
-
 def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] | None = None,
          confirm_long: bool = False, ignore_memory: bool = False) -> dict[str, Any]:
     """Everything checked before training, and the cost: the runs, which are recorded, the estimated seconds.
 
-    Estimates one run per distinct setting (its rates and seeds cost the same) and scales by their number.
+    Estimates each run; a setting nothing measured is timed once (its rates and seeds cost the same per step).
     Raises ``claims.NeedsConfirmation`` for the paper preset on a CPU unless ``confirm_long``.
     """
     from statetrack.claims import NeedsConfirmation
+    from statetrack.cost import seconds_each
     from statetrack.memory import check_memory
     from statetrack.results import check_writable, results_dir
     from statetrack.training import resolve_device
@@ -176,12 +171,7 @@ def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] |
         for c in dict.fromkeys(missing):
             check_memory(c, dev, ignore=ignore_memory)
     t0 = time.perf_counter()
-    estimate, probed = 0.0, {}
-    for c in missing:
-        key = (c.task, c.model, replace(c.train, lr=1.0))
-        if key not in probed:
-            probed[key] = _run_seconds(c, device)
-        estimate += probed[key]
+    estimate = sum(seconds_each(missing, device))  # a setting nothing measured is timed once for its seeds and rates
     if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
         raise NeedsConfirmation(f"the paper preset of the leaderboard for {cfg.name!r} needs {len(missing)} training "
                                 f"runs; on this CPU that is about {estimate / 3600:.1f} hours. Run it on a GPU, or "
