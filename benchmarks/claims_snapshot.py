@@ -1,0 +1,58 @@
+"""A snapshot of what the claims layer decides, to hold a refactor of ``statetrack.claims`` to "nothing changed".
+
+    python benchmarks/claims_snapshot.py DIR            # write DIR/<claim>.json for every implemented claim
+    diff -r BEFORE AFTER                                # after the refactor: no output means no change
+
+Per claim: the run keys of its grid at smoke, quick and paper (in grid order) and of its recorded pilots, its
+statements, and its verdict at quick and paper from the committed records (``verdict.to_dict()``: every statement's
+outcome, value and seeds, the cells' rows). The verdicts are those the records allow: a preset whose grid is not
+fully recorded has none. About two minutes on 2 cores (the paper preset's exact parts of bl1, bl8 and ne3 dominate).
+"""
+
+import json
+import sys
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+
+from statetrack.claims import all_verdicts, get_claim, implemented
+from statetrack.results import run_key
+
+PRESETS = ("smoke", "quick", "paper")
+
+
+def _plain(value):
+    """A statement (a dataclass, maybe holding tuples and sets) as JSON-ready data, in a stable order."""
+    if is_dataclass(value):
+        return _plain(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted(map(_plain, value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
+def snapshot(claim_id: str) -> dict:
+    claim = get_claim(claim_id)
+    out = {"grids": {p: [run_key(c) for c in claim.grid(p)] for p in PRESETS}}
+    if hasattr(claim, "pilot_grid"):
+        out["pilots"] = [run_key(c) for c in claim.pilot_grid()]
+    out["statements"] = _plain(claim.statements()) if hasattr(claim, "statements") else None
+    out["verdicts"] = {p: v.to_dict() for p, v in all_verdicts(claim_id, ("quick", "paper")).items()}
+    return out
+
+
+def main(folder: str) -> None:
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    for claim_id in implemented():
+        (root / f"{claim_id}.json").write_text(json.dumps(snapshot(claim_id), indent=1, sort_keys=True,
+                                                          default=repr) + "\n")
+        print(f"{claim_id}: written", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python benchmarks/claims_snapshot.py DIR")
+    main(sys.argv[1])
