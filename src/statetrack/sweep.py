@@ -190,17 +190,9 @@ def dry_run(items: Sequence[Item], device_type: str, stale: bool = False,
     from statetrack.cost import estimate_seconds, seconds_each, throughput
     from statetrack.results import run_key
 
-    if measure_steps:
-        tp, source = None, f"{device_type}, timed here: {measure_steps} steps of each setting"
-        todo = [it for it in {run_key(it.cfg): it for it in items}.values() if not is_done(it, stale)]
-        timed = dict(zip((run_key(it.cfg) for it in todo), seconds_each([it.cfg for it in todo], device_type,
-                                                                         measure_steps)))
-    else:
-        tp, source = throughput(device_type), device_type
-        if not (tp.bench or tp.runs) and device_type != "cpu":
-            tp, source = throughput("cpu"), "cpu (no benchmark or run recorded for this device)"
     rows: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
+    missing: list[tuple[dict[str, Any], Item]] = []  # (its claim's row, the run) for each run to train
     for it in items:
         row = rows.setdefault(it.claim, {"claim": it.claim, "runs": 0, "missing": 0, "hours": 0.0, "unmeasured": 0,
                                          "shared": 0})
@@ -210,10 +202,19 @@ def dry_run(items: Sequence[Item], device_type: str, stale: bool = False,
             row["shared"] += 1
             continue
         seen.add(key)
-        if is_done(it, stale):
-            continue
-        row["missing"] += 1
-        sec = timed[key] if measure_steps else estimate_seconds(it.cfg, tp)
+        if not is_done(it, stale):
+            row["missing"] += 1
+            missing.append((row, it))
+    cfgs = [it.cfg for _, it in missing]
+    if measure_steps:
+        source, seconds = (f"{device_type}, timed here: {measure_steps} steps of each setting",
+                           seconds_each(cfgs, device_type, measure_steps))
+    else:
+        tp, source = throughput(device_type), device_type
+        if not (tp.bench or tp.runs) and device_type != "cpu":
+            tp, source = throughput("cpu"), "cpu (no benchmark or run recorded for this device)"
+        seconds = [estimate_seconds(c, tp) for c in cfgs]
+    for (row, _), sec in zip(missing, seconds):
         if sec is None:
             row["unmeasured"] += 1
         else:
