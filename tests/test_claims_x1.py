@@ -51,7 +51,7 @@ OURS = {  # our statements on cells of the quick board (before its cells of ours
 }
 #: Of those, judged at quick: the ones on runs a paper's statement also reads (a claim owns them at quick).
 OURS_QUICK = ("mamba_neg-Z3", "deltanet_neg-Z3", "deltanet_pos-S5_swaps", "diagonal-S3", "rotation-S3",
-              *(f"{r}-{t}" for r in x1.FOLLOW_UPS for t in x1.TASKS))  # and the follow-up rows, all on the board
+              *(f"{r}-{t}" for r in x1.FOLLOW_UPS for t in x1.FOLLOW_UP_QUICK))  # and the follow-up rows' columns
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_quick_runs_three_seeds_in_every_cell_and_drops_block2_on_swaps(quick):
     assert all(s == {0, 1, 2} for s in seeds.values()), seeds
     assert ("block2", "S5_swaps") not in seeds and ("full", "fsm_perm") in seeds  # the full machine cell is bl1's
     follow_ups = {k for k in seeds if k[0] in x1.FOLLOW_UPS}
-    assert follow_ups == {(r, t) for r in x1.FOLLOW_UPS for t in x1.TASKS}  # every column of the follow-up rows
+    assert follow_ups == {(r, t) for r in x1.FOLLOW_UPS for t in x1.FOLLOW_UP_QUICK}  # their quick columns
     assert len(quick) == 3 * len(seeds) <= 96 + 3 * len(follow_ups)
 
 
@@ -248,7 +248,7 @@ def test_a_violating_record_set_fails_the_named_statement(quick):
     assert o["rotation-Z3"].outcome == "fails" and o["diagonal-S3"].outcome == "fails"
     assert sorted(k for k, x in o.items() if x.outcome == "fails") == ["diagonal-S3", "rotation-Z3"]
     assert v.word == "partly reproduced"  # the paper's statements decide; ours are counted apart
-    n = 7 + len(x1.FOLLOW_UPS) * len(x1.TASKS)  # ours: the 7 on owned cells and every follow-up cell
+    n = 7 + len(x1.FOLLOW_UPS) * len(x1.FOLLOW_UP_QUICK)  # ours: the 7 on owned cells and the follow-ups' quick cells
     assert f"18/19 of the paper's statements hold; ours {n - 1}/{n}; failing: diagonal-S3, rotation-Z3" in v.line
 
 
@@ -306,8 +306,10 @@ def test_follow_up_families_are_rows_judged_at_quick_and_paper(quick, paper):
                 {k: v for k, v in delta.model.to_dict().items() if k != "name"}
     for row in x1.FOLLOW_UPS:
         for task in x1.TASKS:
-            s = x1.statement_of(row, task)
-            assert s.ours and s.presets == ("quick", "paper") and s.reason_not_run("quick") is None
+            s, quick_too = x1.statement_of(row, task), task in x1.FOLLOW_UP_QUICK
+            assert s.ours and s.presets == (("quick", "paper") if quick_too else ("paper",))
+            assert (s.reason_not_run("quick") is None) == quick_too and s.reason_not_run("paper") is None
+            assert quick_too or "within 20 minutes" in s.reason_not_run("quick")
     assert x1.prediction("gated_deltanet_neg", "parity").says == "can"  # one reflection per token: −1 is there
     assert x1.prediction("gated_deltanet_pos", "parity").says == "cannot"
     assert x1.prediction("pd_ssm", "fsm_perm").says == "can"  # P(x) D(x) holds any permutation machine

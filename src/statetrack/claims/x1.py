@@ -40,6 +40,9 @@ FOLLOW_UPS = ("gated_deltanet_pos", "gated_deltanet_neg", "complex_diagonal", "p
 TASK_NAMES = {"parity": "parity", "Z3": "Z3 (sum mod 3)", "S3": "S3 word problem", "S5_swaps": "S5, swaps only",
               "fsm_perm": "permutation FSM (25 states)"}
 TASKS = tuple(TASK_NAMES)
+#: The columns the follow-up rows train at quick: one per kind of prediction (parity needs −1, Z3 a non-real
+#: eigenvalue, S3 non-commuting transitions); S5 swaps (their costliest) and the machine wait for the paper preset.
+FOLLOW_UP_QUICK = ("parity", "Z3", "S3")
 OWNER = {"parity": "ne4", "Z3": "ne2", "S3": "bl7", "S5_swaps": "ne5", "fsm_perm": "bl3"}
 _ALSO = {"fsm_perm": ("bl1",)}  # further claims whose runs fall on a column (bl1 judges the full model at quick)
 PREDICTION_TASK = {**{t: t for t in TASKS}, "Z3": "Zm"}  # the columns as ``theory.predictions`` names them
@@ -57,17 +60,22 @@ _SEEDS = {"quick": (0, 1, 2)}  # every quick cell's seeds (the owners' own where
 #: The fills (row, column) trained at each preset; every other cell not owned by a claim is "not run".
 FILLS: dict[str, tuple[tuple[str, str], ...]] = {
     "smoke": (("block2", "parity"), ("mamba_pos", "fsm_perm")),
-    # quick: the fills a paper reports (a statement of a paper judged there) and every cell of the follow-up
-    # families, so that a reader sees their predictions met at quick; our other cells are the paper preset's
+    # quick: the fills a paper reports (a statement of a paper judged there) and the follow-up families on
+    # ``FOLLOW_UP_QUICK``, so that a reader sees their predictions met at quick; our other cells are the paper preset's
     "quick": (("full", "parity"), ("block2", "parity"), ("diagonal", "parity"),
               ("mamba_pos", "Z3"), ("full", "Z3"), ("block2", "Z3"), ("block2", "fsm_perm"),
-              *((row, column) for row in FOLLOW_UPS for column in TASKS)),
+              *((row, column) for row in FOLLOW_UPS for column in FOLLOW_UP_QUICK)),
     "paper": tuple((r, t) for r in ROWS for t in TASKS),
 }
 NOT_ON_QUICK = ("not on the quick board: at quick a cell trains only where a paper's statement reads it (the owners' "
                 "cells and the fills a paper reports); the paper preset runs every cell")
 _NOT_ON_QUICK = {("block2", "S5_swaps"): "left off the quick board to pay for a third seed of the machine column: "
-                                         "its three seeds cost 1.0 CPU-minute in the committed records"}
+                                         "its three seeds cost 1.0 CPU-minute in the committed records",
+                 **{(row, column): "left off the quick board to keep the quick retrain within 20 minutes on 2 cores: "
+                                   "the follow-up rows' S5-swaps and machine cells (3 seeds × 4 rows each) cost 8.3 "
+                                   "and 5.0 CPU-minutes in their records (973d79e, an AVX2 EPYC), 18 % of the quick "
+                                   "grid's 73.4; the paper preset runs them"
+                    for row in FOLLOW_UPS for column in TASKS if column not in FOLLOW_UP_QUICK}}
 #: column → the longest length at which the exact count-only ceiling is computed (it costs C(L + k − 1, k − 1)
 #: count vectors for k letters: S3 at its first test length, 11; S5's 11 tokens at 7 and the machine at 14, in
 #: well under a second); it never rises with the length, so it bounds every longer test length.
