@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from helpers import fake_record
+from statetrack.analysis import lm_summary
 from statetrack.claims import ne7
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import make_model, model_config
@@ -144,7 +145,7 @@ def test_smoke_run_is_recorded_as_json_with_provenance(tmp_path):
     assert rec["status"] == "ok" and record_path(cfg).exists()
     assert {"val_bpb", "val_ppl", "test_ppl_beyond", "extrap_ratio", "corpus"} <= set(rec["summary"])
     assert {"git_commit", "code_hash", "torch", "device", "train_time_s"} <= set(rec["provenance"])
-    assert rec["history"]["loss"] and ne7.tokens_per_second(rec) > 0
+    assert rec["history"]["loss"] and lm_summary.tokens_per_second(rec) > 0
 
 
 # ----------------------------------------------------------------------------- grid and statements

@@ -15,6 +15,7 @@ import torch
 from helpers import fake_record
 
 from statetrack import spectra as sp
+from statetrack.analysis import x2 as page
 from statetrack.claims import x2
 from statetrack.claims.common import Check
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
@@ -312,14 +313,14 @@ def test_a_hand_set_rotation_model_reads_as_a_solution():
     a = x2.analyse(fake, model)
     assert a["spectral"] < 1e-6 and a["generator"] and a["j1"] == [1, 4] and a["drift"] < 1e-6
     assert x2.metrics_of(a)["generator"] == 1.0
-    turns = [r["turns"] for r in x2.rotation_turns(fake, model)]
+    turns = [r["turns"] for r in page.rotation_turns(fake, model)]
     assert turns == pytest.approx([0, 1, 2, 3, 4], abs=1e-5)
-    frame = x2.eigen_frame(fake, model)
+    frame = page.eigen_frame(fake, model)
     assert len(frame) == 5 * 2 and frame["leading"].all()
 
 
 def test_init_contrast_reads_untrained_models():
-    rows = x2.init_contrast("smoke")
+    rows = page.init_table("smoke").to_dict("records")
     assert [r["what"] for r in rows] == ["Mamba [-1,1] parity", "DeltaNet [-1,1] parity", "bilinear rotation Z5",
                                          "bilinear full Z5", "bilinear rotation Z3"]
     assert not rows[0]["rule passes untrained"]  # Mamba's decays start in (−0.6, 1)

@@ -54,14 +54,14 @@ def test_the_reading_table_leaves_out_key_error_and_rate():
 
 
 def _eigen_frame(r):
-    """One row per token (0 and 1) of a fake run, as ``claims.x2.eigen_frame`` names its columns."""
+    """One row per token (0 and 1) of a fake run, as ``analysis.x2.eigen_frame`` names its columns."""
     panel = x2.label(x2.cell_of(r))
     return pd.DataFrame([{"panel": panel, "seed": r["config"]["seed"], "token": str(t), "re": 1.0, "im": 0.0,
                           "leading": t == 1} for t in (0, 1)])
 
 
 def test_each_panel_shows_its_first_exact_seed_else_its_first(monkeypatch):
-    monkeypatch.setattr(x2, "eigen_frame", _eigen_frame)
+    monkeypatch.setattr(ev, "eigen_frame", _eigen_frame)
     records = _records()
     eig = ev.eigenvalues(records)
     assert len(eig) == 2 * len(records)

@@ -3,7 +3,7 @@
     statetrack leaderboard --model gated_rotation --preset smoke [--set model.d_state=16 ...] [--out FILE]
 
 The model's row is built the way x1 builds its fills: for each of x1's five columns, the protocol of the
-column owner's recurrent reference cell (``x1._reference``: task, training and test settings, seeds and
+column owner's recurrent reference cell (``x1.fill_runs``: task, training and test settings, seeds and
 learning rates) with this model's config put in (``cells``). A model that declares a learning-rate grid
 (``Config.lrs``) is swept over it instead of the reference cell's rates; the rate with the best median
 is judged by x1's statement for the cell where that statement is the theory's (``claims.common.decide``, as every
@@ -41,8 +41,6 @@ CLAIM = "leaderboard"  # the claim the runs are made for (the record's ``claim``
 X1_ROW = {"positive_diagonal": "mamba_pos", "signed_diagonal": "diagonal", "complex_diagonal": "rotation",
           "householder_nonneg": "deltanet_pos", "reflection": "deltanet_neg", "dense": "full",
           "block_diagonal": "block2", "nonlinear": "lstm", "attention": "transformer"}
-#: x1's columns as ``theory.predictions`` names the tasks.
-PREDICTION_TASK = {"parity": "parity", "Z3": "Zm", "S3": "S3", "S5_swaps": "S5_swaps", "fsm_perm": "fsm_perm"}
 
 
 # ----------------------------------------------------------------------------- the model and its class
@@ -106,7 +104,7 @@ def prediction(cfg: ModelConfig, column: str, preset: str) -> Any:
         return x1.Prediction(p.says, f"as x1's row {x1.NAMES[row]!r}: {p.why}", p.rule)
     from statetrack.theory.predictions import predict
 
-    p = predict(cls, PREDICTION_TASK[column], cfg.num_layers, param)
+    p = predict(cls, x1.PREDICTION_TASK[column], cfg.num_layers, param)
     return x1.Prediction(p.says, f"x1 has no row for class {cls!r}; theory.predictions: {p.why} ({p.cite})", None)
 
 
@@ -123,17 +121,7 @@ def cells(cfg: ModelConfig, preset: str, seeds: list[int] | None = None) -> dict
     seeds = check_seeds(seeds, ()) if seeds is not None else None
     owned = x1.owned(preset, seeds)
     lrs = PLUGINS[cfg.name].lrs if cfg.name in PLUGINS else getattr(type(cfg), "lrs", None)
-    out = {}
-    for column in x1.TASKS:
-        runs = x1._reference(owned, column, bilinear=cfg.name == "bilinear")
-        ref, model = runs[0], cfg
-        longest = max(ref.train.max_len, ref.eval.max_len)
-        if model.name == "transformer" and model.max_len < longest:
-            model = replace(model, max_len=longest)
-        rates = list(lrs) if lrs else sorted({c.train.lr for c in runs}, reverse=True)
-        out[column] = [RunConfig(task=ref.task, model=model, train=replace(ref.train, lr=lr), eval=ref.eval, seed=s)
-                       for lr in rates for s in sorted({c.seed for c in runs})]
-    return out
+    return {column: x1.fill_runs(owned, column, cfg, lrs) for column in x1.TASKS}
 
 
 def _recorded(cfg: RunConfig) -> bool:
@@ -160,7 +148,9 @@ def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] |
     from statetrack.results import check_writable, results_dir
     from statetrack.training import resolve_device
 
-    for column in PREDICTION_TASK:
+    from statetrack.claims import x1
+
+    for column in x1.TASKS:
         prediction(cfg, column, preset)  # an unknown or incomplete transition class stops here
     by_column = cells(cfg, preset, seeds)
     dev = resolve_device(device)
@@ -313,5 +303,5 @@ def format_entry(entry: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CLAIM", "PREDICTION_TASK", "X1_ROW", "builtin_rows", "cells", "cost_line", "format_entry", "model_of",
+__all__ = ["CLAIM", "X1_ROW", "builtin_rows", "cells", "cost_line", "format_entry", "model_of",
            "plan", "prediction", "run", "transition", "x1_row"]

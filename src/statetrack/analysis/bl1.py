@@ -114,7 +114,8 @@ def trained_numbers(verdict: Any) -> dict[str, float]:
 
 def pilot_table() -> pd.DataFrame:
     """The recorded pilots (``bl1.pilot_grid``), one row per change from the earlier paper cell, indexed by it."""
-    rows = [(bl1.pilot_change(r), r["status"], r.get("summary", {}).get("id_normalized"),
+    change = {results.run_key(c): name for c, name in zip(bl1.pilot_grid(), bl1.PILOT_CHANGES)}
+    rows = [(change[r["key"]], r["status"], r.get("summary", {}).get("id_normalized"),
              r.get("summary", {}).get("ood_normalized"), r["provenance"]["train_time_s"] / 60)
             for r in results.load_records(bl1.pilot_grid())]
     return pd.DataFrame(rows, columns=PILOT_COLUMNS).set_index(PILOT_COLUMNS[0])

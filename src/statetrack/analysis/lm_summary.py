@@ -13,6 +13,13 @@ from statetrack.claims import ne7
 CELL_COLUMNS = ("val ppl", "val bpb", "ppl within", "ppl beyond", "beyond / within", "final train loss")
 
 
+def tokens_per_second(record: dict[str, Any]) -> float:
+    """Training tokens (steps × batch × context) per second of training time."""
+    t = record["config"]["train"]
+    secs = record["provenance"].get("train_time_s") or float("nan")
+    return t["num_steps"] * t["batch_size"] * t["max_len"] / secs if secs == secs and secs > 0 else float("nan")
+
+
 def run_rows(records: list[dict[str, Any]], fingerprints: dict[str, str]) -> list[dict[str, Any]]:
     """One row per run: cell, seed, status, its summary's losses and perplexities, tokens per second, training
     seconds, parameters, and whether it saw the corpus of ``fingerprints`` (corpus name → fingerprint here)."""
@@ -23,7 +30,7 @@ def run_rows(records: list[dict[str, Any]], fingerprints: dict[str, str]) -> lis
                      "final train loss": s.get("final_train_loss"), "loss rise": s.get("loss_rise"),
                      "val ppl": s.get("val_ppl"), "val bpb": s.get("val_bpb"),
                      "ppl within": s.get("test_ppl_within"), "ppl beyond": s.get("test_ppl_beyond"),
-                     "beyond / within": s.get("extrap_ratio"), "tokens/s": ne7.tokens_per_second(r),
+                     "beyond / within": s.get("extrap_ratio"), "tokens/s": tokens_per_second(r),
                      "train s": r["provenance"].get("train_time_s"), "params": r.get("num_params"),
                      "corpus as here": s.get("corpus", {}).get("fingerprint") == fingerprints.get(
                          ne7.cell_of(r)["corpus"]),

@@ -8,6 +8,7 @@ automaton, the trained runs' table and frame, the paper's numbers its prose quot
 - ``cell_frame``: ``results.tidy`` rows with the row (model and range) and the column (task) each run fills.
 - ``paper_values``: NE Table 3's best and Table 5's median of every cell, ``paper_<row>_<task>`` and
   ``paper_median_<row>_<task>``.
+- ``paper_extras``: NE Tables 3 and 5's numbers outside the comparison (Beck et al.'s, other columns).
 - ``pilot_table``, ``pilot_values``: the fourth column's recorded pilot, and the constant-answer score beside the
   paper's medians on that column.
 
@@ -112,6 +113,22 @@ def paper_values() -> dict[str, float]:
         out[f"paper_{row}_{task}"] = p.get("paper_best", float("nan"))
         out[f"paper_median_{row}_{task}"] = p["paper_median"]
     return out
+
+
+#: The paper tables' metric names as a page writes them.
+METRIC_WORDS = {"scaled_acc_best_of_3": "normalized accuracy, best of 3 seeds",
+                "scaled_acc_median_mad_of_3": "normalized accuracy, median ± MAD of 3 seeds",
+                "scaled_acc_reported_by_beck_2024": "normalized accuracy as Beck et al. (2024) report it"}
+
+
+def paper_extras() -> pd.DataFrame:
+    """NE Tables 3 and 5's numbers outside the comparison (``claims.ne4.apart``): Beck et al.'s and the columns
+    outside ``claims.ne4.TASKS``, one row each."""
+    return pd.DataFrame([{"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"],
+                          "metric": METRIC_WORDS.get(row["metric"], row["metric"]), "value": row["value"],
+                          "± MAD": row.get("spread"), "source": row["source"]}
+                         for table in ("ne_table3", "ne_table5") for row in results.paper_numbers(table)
+                         if ne4.apart(row)])
 
 
 def pilot_table() -> pd.DataFrame:

@@ -30,7 +30,7 @@ def drift_horizon(delta: float, m: int) -> float:
 
 
 def drift_rows(turns: Any, longest: dict[str, int]) -> list[dict[str, Any]]:
-    """Per rotation run (a frame of ``claims.x2.rotation_turns`` rows: panel, seed, token, turns, m, score): θ₁, the
+    """Per rotation run (a frame of ``analysis.x2.rotation_turns`` rows: panel, seed, token, turns, m, score): θ₁, the
     homomorphism miss, the mean error δ̄, the drift horizon and the panel's longest test length (``longest``)."""
     out = []
     for (panel, seed), run in turns.groupby(["panel", "seed"]):

@@ -4,12 +4,13 @@ untrained contrast, the records browser's start, and the numbers its prose reads
 
 - ``run_scores``, ``run_values``: a run's columns of the run table (the other claims that hold it); its seconds.
 - ``reading_table``: ``claims.x2.analyse``'s readings, one row per run.
-- ``eigenvalues``, ``shown_rows``, ``spectra_values``: every trained run's eigenvalues, those of the run each
-  panel shows (``shown_runs``), and the flip, hold and root distances the captions read.
+- ``eigen_frame``, ``eigenvalues``, ``shown_rows``, ``spectra_values``: one run's eigenvalues per token, every
+  trained run's, those of the run each panel shows (``shown_runs``), and the flip, hold and root distances the
+  captions read.
 - ``head_table``, ``parity_values``: each DeltaNet head's readings (``householder_heads``); the parity numbers.
-- ``turn_frame``, ``drift_table``, ``drift_values``: the rotation models' angles per token and their drift
-  (``rotation_drift``), and the runs the prose names.
-- ``init_table``, ``init_values``: the readings on the untrained models (``claims.x2.init_contrast``).
+- ``rotation_turns``, ``turn_frame``, ``drift_table``, ``drift_values``: a rotation model's angles per token, every
+  rotation model's, their drift (``rotation_drift``), and the runs the prose names.
+- ``init_table``, ``init_values``: the readings on the untrained models, and how many meet their rule.
 - ``explorer_start``, ``explorer_values``: the records browser's starting selection and what its caption reads.
 
 Used in: notebooks/x2_eigenvalue_explorer.md, tests/test_page_x2.py.
@@ -24,6 +25,9 @@ import pandas as pd
 
 from statetrack.analysis import rotation_drift, shown_runs
 from statetrack.claims import x2
+from statetrack.claims.common import score
+from statetrack.config import RunConfig
+from statetrack.theory import spectral_readings as sr
 
 #: The records browser's first selection (where the records hold it): ne1's DeltaNet [-1,1] on parity.
 START = {"claim": "ne1", "task": "parity", "model": "deltanet-neg", "setting": "–"}
@@ -57,10 +61,18 @@ def reading_table(readings: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame([{k: v for k, v in a.items() if k not in ("key", "error", "lr")} for a in readings])
 
 
+def eigen_frame(record: dict[str, Any], model=None) -> pd.DataFrame:
+    """Every eigenvalue of one run's per-token transitions, one row each (the figures' input): panel, seed and
+    ``theory.spectral_readings.eigen_rows`` (token, re, im, scaled_re, scaled_im, leading, flip)."""
+    cfg = RunConfig.from_dict(record["config"])
+    panel = x2.label(x2.cell_of(record))
+    rows = sr.eigen_rows(cfg, x2.weights_of(record, model))
+    return pd.DataFrame([{"panel": panel, "seed": cfg.seed, **r} for r in rows])
+
+
 def eigenvalues(records: list[dict[str, Any]]) -> pd.DataFrame:
-    """Every eigenvalue of every trained run (``claims.x2.eigen_frame``), panel by panel (``shown_runs.by_panel``)."""
-    return pd.concat([x2.eigen_frame(r) for rs in shown_runs.by_panel(records).values() for r in rs],
-                     ignore_index=True)
+    """Every eigenvalue of every trained run (``eigen_frame``), panel by panel (``shown_runs.by_panel``)."""
+    return pd.concat([eigen_frame(r) for rs in shown_runs.by_panel(records).values() for r in rs], ignore_index=True)
 
 
 def shown_rows(eig: pd.DataFrame, records: list[dict[str, Any]]) -> pd.DataFrame:
@@ -109,10 +121,18 @@ def parity_values(records: list[dict[str, Any]], readings: list[dict[str, Any]])
             "no_flip_runs": "; ".join(without) or "none"}
 
 
+def rotation_turns(record: dict[str, Any], model=None) -> list[dict[str, Any]]:
+    """A rotation model's signed angle θ_v per number token in units of 2π/m (``theory.spectral_readings.turns``)."""
+    cfg = RunConfig.from_dict(record["config"])
+    turns, panel = sr.turns(cfg, x2.weights_of(record, model)), x2.label(x2.cell_of(record))
+    return [{"panel": panel, "seed": cfg.seed, "token": v, "turns": float(turns[v]), "m": cfg.task.modulus,
+             "score": score(record)} for v in range(cfg.task.modulus)]
+
+
 def turn_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
-    """``claims.x2.rotation_turns`` of every trained rotation model: one row per run and number token."""
+    """``rotation_turns`` of every trained rotation model: one row per run and number token."""
     rotations = [r for r in records if r["status"] == "ok" and r["config"]["model"].get("variant") == "rotation"]
-    return pd.DataFrame([row for r in rotations for row in x2.rotation_turns(r)])
+    return pd.DataFrame([row for r in rotations for row in rotation_turns(r)])
 
 
 def drift_table(turns: pd.DataFrame, records: list[dict[str, Any]]) -> pd.DataFrame:
@@ -133,8 +153,23 @@ def drift_values(drift: pd.DataFrame) -> dict[str, str]:
 
 
 def init_table(preset: str) -> pd.DataFrame:
-    """``claims.x2.init_contrast`` at ``preset``: the readings on each cell's first config, untrained."""
-    return pd.DataFrame(x2.init_contrast(preset))
+    """The readings on each cell's first config at ``preset`` *untrained* (its seed's initialization), and whether
+    the cell's rule passes there: a rule that passed before any training would say nothing."""
+    from statetrack.models import make_model
+    from statetrack.tasks import make_task
+    from statetrack.training import seed_everything
+
+    out = []
+    for cfg in x2.first_configs(preset).values():
+        cell, task, L = x2.cell_of(x2.hand_record(cfg)), make_task(cfg.task), cfg.eval.max_len
+        seed_everything(cfg.seed)  # the initialization the trained run started from
+        a = x2.analyse(x2.hand_record(cfg), make_model(cfg.model, task.vocab_size, task.num_classes))
+        passes = (a["spectral"] <= sr.flip_bound(L) if cell["task"] == "parity"
+                  else a["generator"] and not a["drift"] > sr.drift_bound(L))
+        out.append({"what": x2.label(cell), "seed": cfg.seed, "spectral": a["spectral"],
+                    **({"flip": a["flip"], "hold": a["hold"]} if "flip" in a else {"j1": a["j1"]}),
+                    "rule passes untrained": bool(passes)})
+    return pd.DataFrame(out)
 
 
 def init_values(contrast: pd.DataFrame) -> dict[str, int]:
@@ -157,6 +192,6 @@ def explorer_values(frame: pd.DataFrame, start: dict[str, str]) -> dict[str, Any
             "explorer_start": ", ".join(f"{k} {v}" for k, v in start.items()) or "no records"}
 
 
-__all__ = ["drift_table", "drift_values", "eigenvalues", "explorer_start", "explorer_values", "head_table",
-           "init_table", "init_values", "parity_values", "reading_table", "run_scores", "run_values", "shown_rows",
-           "spectra_values", "turn_frame"]
+__all__ = ["drift_table", "drift_values", "eigen_frame", "eigenvalues", "explorer_start", "explorer_values",
+           "head_table", "init_table", "init_values", "parity_values", "reading_table", "rotation_turns", "run_scores",
+           "run_values", "shown_rows", "spectra_values", "turn_frame"]

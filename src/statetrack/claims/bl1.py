@@ -21,7 +21,6 @@ from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES,
                                       exact_statement, expand, from_paper, sweep)
 from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.results import run_key
 from statetrack.tasks import task_config
 from statetrack.theory import fsm_exact
 
@@ -72,11 +71,6 @@ def pilot_grid() -> list[RunConfig]:
     base = replace(base, task=replace(base.task, num_permutation_letters=PILOT_MACHINE[2]))
     return [replace(base, task=replace(base.task, **t), model=replace(base.model, **m), train=replace(base.train, **tr))
             for t, m, tr in PILOT_CHANGES.values()]
-
-
-def pilot_change(record: dict[str, Any]) -> str:
-    """The ``PILOT_CHANGES`` name of a pilot record."""
-    return {run_key(c): name for c, name in zip(pilot_grid(), PILOT_CHANGES)}[record["key"]]
 
 
 def exact_part(preset: str) -> dict[str, Any]:

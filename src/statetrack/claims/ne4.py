@@ -151,7 +151,7 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{cell['model']} {cell['eig_range']}".strip() + f" · {column}"
 
 
-def _apart(row: dict[str, Any]) -> bool:
+def apart(row: dict[str, Any]) -> bool:
     """Beck et al.'s numbers (in parentheses in Table 3) and columns outside ``TASKS``: shown apart."""
     return row["metric"] == "scaled_acc_reported_by_beck_2024" or row["task"] not in TASKS
 
@@ -159,23 +159,7 @@ def _apart(row: dict[str, Any]) -> bool:
 def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
     """NE Table 3 (best) and Table 5 (median ± MAD), keyed by (model lower case, eig_range, task)."""
     return paper_lookup({"ne_table3": "best", "ne_table5": "median"},
-                        lambda row: None if _apart(row) else (row["model"].lower(), row["variant"] or "", row["task"]))
-
-
-#: The paper tables' metric names as a page writes them.
-METRIC_WORDS = {"scaled_acc_best_of_3": "normalized accuracy, best of 3 seeds",
-                "scaled_acc_median_mad_of_3": "normalized accuracy, median ± MAD of 3 seeds",
-                "scaled_acc_reported_by_beck_2024": "normalized accuracy as Beck et al. (2024) report it"}
-
-
-def paper_extras() -> list[dict[str, Any]]:
-    """NE Tables 3 and 5's numbers outside the comparison: Beck et al.'s and the columns outside ``TASKS``."""
-    from statetrack.results import paper_numbers
-
-    return [{"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"],
-             "metric": METRIC_WORDS.get(row["metric"], row["metric"]), "value": row["value"],
-             "± MAD": row.get("spread"), "source": row["source"]}
-            for table in ("ne_table3", "ne_table5") for row in paper_numbers(table) if _apart(row)]
+                        lambda row: None if apart(row) else (row["model"].lower(), row["variant"] or "", row["task"]))
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:

@@ -221,10 +221,3 @@ def statements() -> list[Statement]:
 
 judged_records, PAPER_KEY = with_metrics, ("model", "eig_range")
 verdict = claim_verdict(__name__)  # ne7 has no exact checks
-
-
-def tokens_per_second(record: dict[str, Any]) -> float:
-    """Training tokens (steps × batch × context) per second of training time."""
-    t = record["config"]["train"]
-    secs = record["provenance"].get("train_time_s") or float("nan")
-    return t["num_steps"] * t["batch_size"] * t["max_len"] / secs if secs == secs and secs > 0 else float("nan")

@@ -73,8 +73,8 @@ _NOT_ON_QUICK = {("block2", "S5_swaps"): "left off the quick board to pay for a 
                                          "its three seeds cost 1.0 CPU-minute in the committed records",
                  **{(row, column): "left off the quick board to keep the quick retrain within 20 minutes on 2 cores: "
                                    "the follow-up rows' S5-swaps and machine cells (3 seeds × 4 rows each) cost 8.3 "
-                                   "and 5.0 CPU-minutes in their records (973d79e, an AVX2 EPYC), 18 % of the quick "
-                                   "grid's 73.4; the paper preset runs them"
+                                   "and 5.0 CPU-minutes in their records (973d79e, an AVX2 EPYC), 18 % of the 73.4 "
+                                   "the quick grid cost with them; the paper preset runs them"
                     for row in FOLLOW_UPS for column in TASKS if column not in FOLLOW_UP_QUICK}}
 #: column → the longest length at which the exact count-only ceiling is computed (it costs C(L + k − 1, k − 1)
 #: count vectors for k letters: S3 at its first test length, 11; S5's 11 tokens at 7 and the machine at 14, in
@@ -175,21 +175,24 @@ def fill_model(preset: str, row: str, column: str, cells: dict[tuple[str, str], 
     return model_config("bilinear", d_model=width, **variant)
 
 
+def fill_runs(cells: dict[tuple[str, str], list[RunConfig]], column: str, model: ModelConfig,
+              lrs: list[float] | None = None) -> list[RunConfig]:
+    """``model`` on ``column``: the reference cell's (``_reference``) task, training, test and seeds, and its
+    learning rates (paper: the owner's sweep) unless ``lrs``; a Transformer's positions reach the longest length."""
+    runs = _reference(cells, column, bilinear=model.name == "bilinear")
+    ref, longest = runs[0], max(runs[0].train.max_len, runs[0].eval.max_len)
+    if model.name == "transformer" and model.max_len < longest:
+        model = replace(model, max_len=longest)
+    rates = list(lrs) if lrs else sorted({c.train.lr for c in runs}, reverse=True)
+    return expand([Cell(ref.task, model, ref.train, ref.eval)], sorted({c.seed for c in runs}), rates)
+
+
 def fills(preset: str, seeds: list[int] | None = None,
           cells: dict | None = None) -> dict[tuple[str, str], list[RunConfig]]:
-    """The x1-only runs of ``preset``: ``FILLS[preset]`` minus the cells an owner already runs; each takes its
-    reference cell's task, training, test, learning rates and seeds."""
+    """The x1-only runs of ``preset``: ``FILLS[preset]`` minus the cells an owner already runs (``fill_runs``)."""
     cells = owned(preset, seeds) if cells is None else cells
-    out = {}
-    for row, column in (k for k in FILLS[preset] if k not in cells):
-        runs = _reference(cells, column, row in BILINEAR)
-        ref, model = runs[0], fill_model(preset, row, column, cells)
-        longest = max(ref.train.max_len, ref.eval.max_len)
-        if model.name == "transformer" and model.max_len < longest:
-            model = replace(model, max_len=longest)
-        lrs = sorted({c.train.lr for c in runs}, reverse=True)  # the reference cell's rates (paper: the owner's sweep)
-        out[(row, column)] = expand([Cell(ref.task, model, ref.train, ref.eval)], sorted({c.seed for c in runs}), lrs)
-    return out
+    return {(row, column): fill_runs(cells, column, fill_model(preset, row, column, cells))
+            for row, column in FILLS[preset] if (row, column) not in cells}
 
 
 def _cells(preset: str, seeds: list[int] | None) -> dict[tuple[str, str], list[RunConfig]]:

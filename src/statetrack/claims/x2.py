@@ -65,19 +65,21 @@ def exact(record: dict[str, Any]) -> bool:
     return record["status"] == "ok" and record["summary"]["ood_normalized"] >= 1 - ROUNDING
 
 
-def _fake(cfg: RunConfig) -> dict[str, Any]:
+def hand_record(cfg: RunConfig) -> dict[str, Any]:
+    """A record of ``cfg`` as if it were an exact solution (no weights): what ``cell_of`` and ``analyse`` read."""
     return {"key": "hand", "status": "ok", "config": cfg.to_dict(), "summary": {"ood_normalized": 1.0}}
 
 
-def _firsts(preset: str) -> dict[tuple[str, str], RunConfig]:
+def first_configs(preset: str) -> dict[tuple[str, str], RunConfig]:
     """(task, model) → the cell's first config in the grid, in grid order."""
     out: dict[tuple[str, str], RunConfig] = {}
     for c in grid(preset):
-        out.setdefault(tuple(cell_of(_fake(c)).values()), c)
+        out.setdefault(tuple(cell_of(hand_record(c)).values()), c)
     return out
 
 
-def _load(record: dict[str, Any], model=None):
+def weights_of(record: dict[str, Any], model=None):
+    """``model``, else the run's trained model from its checkpoint (``runs.load_model``)."""
     from statetrack.runs import checkpoint_path, load_model
 
     return model if model is not None else load_model(record, checkpoint_path(RunConfig.from_dict(record["config"])))
@@ -95,7 +97,7 @@ def analyse(record: dict[str, Any], model=None) -> dict[str, Any]:
     if record["status"] != "ok":
         return {**out, "error": f"run {record['status']}"}
     try:
-        model = _load(record, model)
+        model = weights_of(record, model)
     except RecordError as e:
         return {**out, "error": str(e)}
     return {**out, **sr.read(cfg, model)}
@@ -129,7 +131,7 @@ def _statements() -> tuple[Statement, ...]:
     runs: dict[tuple[str, str], list[tuple[str, int]]] = {}  # (task, model) → (preset, longest test length) per run
     for p in TRAINED_PRESETS:
         for c in grid(p):
-            runs.setdefault(tuple(cell_of(_fake(c)).values()), []).append((p, c.eval.max_len))
+            runs.setdefault(tuple(cell_of(hand_record(c)).values()), []).append((p, c.eval.max_len))
     out = []
     for task, model, sid in _CELLS:
         where, L = {"task": task, "model": model}, min(n for _, n in runs[(task, model)])
@@ -173,7 +175,7 @@ def checks(preset: str) -> list[Check]:
     """The readings on hand-set transitions (``theory.spectral_readings.construction_checks``, well under a second)
     at the grid's first parity and Z5 test lengths."""
     check_preset(preset)
-    firsts = _firsts(preset)
+    firsts = first_configs(preset)
     longest = {t: c.eval.max_len for (t, _), c in reversed(firsts.items())}  # the grid's first run on each task
     return [Check(*row) for row in sr.construction_checks(
         longest["parity"], longest["Z5"], {m: firsts[(f"Z{m}", NAMES["rotation"])] for m in (3, 5)},
@@ -189,41 +191,3 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
         if o.reason == "every run it reads diverged":
             o.reason = "no run of this cell is an exact solution (accuracy 1 at every test length) or diverged"
     return v
-
-
-def eigen_frame(record: dict[str, Any], model=None) -> Any:
-    """Every eigenvalue of one run's per-token transitions, one row each (the figures' input): panel, seed and
-    ``theory.spectral_readings.eigen_rows`` (token, re, im, scaled_re, scaled_im, leading, flip)."""
-    import pandas as pd
-
-    cfg = RunConfig.from_dict(record["config"])
-    panel = label(cell_of(record))
-    return pd.DataFrame([{"panel": panel, "seed": cfg.seed, **r} for r in sr.eigen_rows(cfg, _load(record, model))])
-
-
-def init_contrast(preset: str) -> list[dict[str, Any]]:
-    """The readings on each cell's first config *untrained* (its seed's initialization): a rule that passed before
-    any training would say nothing."""
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
-    from statetrack.training import seed_everything
-
-    out = []
-    for cfg in _firsts(preset).values():
-        cell, task, L = cell_of(_fake(cfg)), make_task(cfg.task), cfg.eval.max_len
-        seed_everything(cfg.seed)  # the initialization the trained run started from
-        a = analyse(_fake(cfg), make_model(cfg.model, task.vocab_size, task.num_classes))
-        passes = (a["spectral"] <= flip_bound(L) if cell["task"] == "parity"
-                  else a["generator"] and not a["drift"] > drift_bound(L))
-        out.append({"what": label(cell), "seed": cfg.seed, "spectral": a["spectral"],
-                    **({"flip": a["flip"], "hold": a["hold"]} if "flip" in a else {"j1": a["j1"]}),
-                    "rule passes untrained": bool(passes)})
-    return out
-
-
-def rotation_turns(record: dict[str, Any], model=None) -> list[dict[str, Any]]:
-    """A rotation model's signed angle θ_v per number token in units of 2π/m (``theory.spectral_readings.turns``)."""
-    cfg = RunConfig.from_dict(record["config"])
-    turns, panel = sr.turns(cfg, _load(record, model)), label(cell_of(record))
-    return [{"panel": panel, "seed": cfg.seed, "token": v, "turns": float(turns[v]), "m": cfg.task.modulus,
-             "score": score(record)} for v in range(cfg.task.modulus)]

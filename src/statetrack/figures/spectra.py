@@ -1,6 +1,6 @@
 """Learned spectra on the complex plane (claim x2): one panel per trained model, the theory's points drawn in.
 
-Input is ``claims.x2.eigen_frame`` output (one row per eigenvalue). Every panel has the unit circle
+Input is ``analysis.x2.eigen_frame`` output (one row per eigenvalue). Every panel has the unit circle
 and the points the theorems predict: −1 and +1 for parity (NE Thm 1, Thm 3 with A ∈ {−1, 1}), the m-th
 roots of unity for Z_m (NE Thm 3, BL Prop 2). Nothing here shows or saves a figure.
 
@@ -84,7 +84,7 @@ def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
     """One complex-plane panel per model (``eig['panel']``), side by side, each with its legend below.
 
     Args:
-        eig: ``claims.x2.eigen_frame`` rows of one seed per panel, concatenated.
+        eig: ``analysis.x2.eigen_frame`` rows of one seed per panel, concatenated.
     """
     style()
     panels = list(dict.fromkeys(eig["panel"]))
@@ -145,7 +145,7 @@ def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
     """Pick a trained run (model, task, seed) and the tokens to show; see its learned spectrum on the complex plane.
 
     Args:
-        eig: ``claims.x2.eigen_frame`` rows of every run, concatenated.
+        eig: ``analysis.x2.eigen_frame`` rows of every run, concatenated.
     """
     runs = eig[["panel", "seed"]].drop_duplicates()
     pick = widgets.Dropdown(options=[(f"{r.panel}, seed {r.seed}", (r.panel, r.seed)) for r in runs.itertuples()],
