@@ -30,7 +30,6 @@ Used in: ``statetrack leaderboard`` (``cli``); tests/test_plugins.py.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
 
 from statetrack.config import ConfigError, ModelConfig, RunConfig, overrides_from_strings

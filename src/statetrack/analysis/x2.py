@@ -161,9 +161,10 @@ def init_table(preset: str) -> pd.DataFrame:
 
     out = []
     for cfg in x2.first_configs(preset).values():
-        cell, task, L = x2.cell_of(x2.hand_record(cfg)), make_task(cfg.task), cfg.eval.max_len
+        record, task, L = x2.hand_record(cfg), make_task(cfg.task), cfg.eval.max_len
+        cell = x2.cell_of(record)
         seed_everything(cfg.seed)  # the initialization the trained run started from
-        a = x2.analyse(x2.hand_record(cfg), make_model(cfg.model, task.vocab_size, task.num_classes))
+        a = x2.analyse(record, make_model(cfg.model, task.vocab_size, task.num_classes))
         passes = (a["spectral"] <= sr.flip_bound(L) if cell["task"] == "parity"
                   else a["generator"] and not a["drift"] > sr.drift_bound(L))
         out.append({"what": x2.label(cell), "seed": cfg.seed, "spectral": a["spectral"],
