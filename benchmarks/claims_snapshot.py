@@ -10,17 +10,19 @@ fully recorded has none. About two minutes on 2 cores (the paper preset's exact 
 
 With the quick notebooks executed (``statetrack reproduce all --preset quick``, into ``_build/executed``), each
 claim's snapshot also holds every value its notebook glues (``glued``: name → its text and Markdown outputs; a glued
-figure by its output types only, since a PNG's bytes are not part of what the claims decide).
+figure by its output types only, since a PNG's bytes are not part of what the claims decide; a time measured here, or
+the machine's name, as "<measured>").
 """
 
 import json
+from fnmatch import fnmatch
 import sys
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
-from statetrack.book import executed_dir
+from statetrack.site.book import executed_dir
 from statetrack.claims import CLAIMS, all_verdicts, get_claim, implemented
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 PRESETS = ("smoke", "quick", "paper")
 
@@ -52,6 +54,8 @@ def snapshot(claim_id: str) -> dict:
 
 
 TEXT_TYPES = ("text/plain", "text/markdown", "text/html", "text/latex")
+#: Glued values that measure this machine, not what the claims decide: written as "<measured>".
+MEASURED = ("*_seconds", "device_name")
 
 
 def glued(notebook: Path) -> dict:
@@ -62,6 +66,9 @@ def glued(notebook: Path) -> dict:
         for o in cell.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
             if name is None:
+                continue
+            if any(fnmatch(name, pattern) for pattern in MEASURED):
+                out[name] = "<measured>"
                 continue
             data = o.get("data", {})
             out[name] = {k: ("".join(v) if isinstance(v, list) else v) if k.endswith(TEXT_TYPES) else "<binary>"
