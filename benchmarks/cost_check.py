@@ -13,9 +13,9 @@ import math
 import statistics
 import sys
 
-from statetrack import cost
+from statetrack.runs import cost
 from statetrack.config import RunConfig
-from statetrack.results import RecordError, read_record, results_dir
+from statetrack.runs.store import RecordError, read_record, results_dir
 
 
 def first_configs(device_type: str) -> dict[tuple, RunConfig]:

@@ -26,7 +26,7 @@ def _isolated_results(tmp_path, monkeypatch):
     # op to its pool (log_sigmoid on 16 numbers: 0.003 ms with one thread, 0.2-0.5 ms with two), which made the
     # op, model and theory tests about three times slower on two cores (116 s against 37 s for ten modules).
     torch.set_num_threads(1)
-    from statetrack.provenance import repo_root
+    from statetrack.runs.provenance import repo_root
 
     real = repo_root() / "data" / "results"
     before = _json_files(real)
@@ -50,10 +50,10 @@ class SmokeRuns:
     def _execute(self, claims, workers=1):
         """Execute ``claims``' notebooks, ``workers`` at a time. A smoke notebook takes seconds. Under heavy
         load we saw papermill wait forever for a cell (a widget cell) whose kernel had gone idle: a reply
-        whose wake-up was missed. statetrack.kernel_client now re-polls for it; a cell timeout stays as a
+        whose wake-up was missed. statetrack.site.kernel_client now re-polls for it; a cell timeout stays as a
         guard, and a notebook that hit it runs once more, alone, so any other hang is a rerun instead of a
         stuck suite."""
-        from statetrack.book import NotebookError, execute_notebook, execute_notebooks
+        from statetrack.site.book import NotebookError, execute_notebook, execute_notebooks
 
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("STATETRACK_RESULTS_DIR", str(self.results))
@@ -121,7 +121,7 @@ class SmokeTrained:
     def copy_to(self, claims, dest=None):
         import shutil
 
-        from statetrack.results import results_dir
+        from statetrack.runs.store import results_dir
 
         dest = Path(dest or results_dir())
         keys = {r["key"] for claim in ([claims] if isinstance(claims, str) else claims) for r in self(claim)}
@@ -156,7 +156,7 @@ def smoke_trained(smoke_runs):
 @pytest.fixture(scope="session")
 def built_site(smoke_runs, tmp_path_factory):
     """The HTML book built once per session from every claim notebook executed at smoke (test_book, test_browser)."""
-    from statetrack.book import build_book
+    from statetrack.site.book import build_book
 
     folder, _ = smoke_runs.all()
     html, _ = build_book(executed=folder, output=tmp_path_factory.mktemp("site"))

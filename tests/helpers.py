@@ -36,7 +36,7 @@ def fake_record(cfg, value: float | None, status: str | None = None, *, summary:
             1..cfg.eval.max_len, except where ``at`` (length → accuracy) says otherwise.
         fields: further top-level keys (``claim``, ``stale``, ``provenance``, ``history``, ...).
     """
-    from statetrack.results import run_key
+    from statetrack.runs.store import run_key
 
     status = status or ("ok" if value is not None else "diverged")
     rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": status}

@@ -1,4 +1,4 @@
-"""The readings pages report beside their verdicts (``statetrack.analysis``), each against an independent
+"""The readings pages report beside their verdicts (``statetrack.site.analysis``), each against an independent
 computation: DeltaNet heads set by hand and read by numpy, a rotation's drift horizon against a simulated count,
 the shown runs and the language-model summaries of hand-built records recomputed with the standard library."""
 
@@ -13,7 +13,7 @@ import torch
 from helpers import fake_record
 
 from statetrack import spectra as sp
-from statetrack.analysis import corpus_splits, householder_heads, lm_curves, lm_summary, rotation_drift, shown_runs
+from statetrack.site.analysis import corpus_splits, householder_heads, lm_curves, lm_summary, rotation_drift, shown_runs
 from statetrack.claims import ne7, x2
 from statetrack.models import make_model, model_config
 from statetrack.tasks import byte_lm
@@ -236,7 +236,7 @@ def test_split_row_counts_files_and_bytes_of_a_directory(tmp_path, monkeypatch):
 
 
 def test_grid_estimate_sums_the_runs_a_benchmark_covers(monkeypatch):
-    from statetrack import cost
+    from statetrack.runs import cost
 
     grid = ne7.grid("smoke")
     measured = {"deltanet": (1000.0, 10**9)}  # tokens/s, a parameter count above every smoke model's

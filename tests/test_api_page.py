@@ -12,7 +12,7 @@ import jupytext
 
 import statetrack.theory
 from statetrack.claims import CLAIMS
-from statetrack.results import repo_root
+from statetrack.runs.store import repo_root
 
 ROOT = repo_root()
 ROLE = re.compile(r"\{py:(mod|obj)\}`(?:[^`<]*<)?~?([\w.]+)>?`")

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from statetrack.bench import format_tables, run
+from statetrack.tools.bench import format_tables, run
 from statetrack.models import MODELS
 from statetrack.models.ops import PAIRS
 
@@ -53,7 +53,7 @@ def test_throughput_takes_each_model_from_the_newest_record_that_timed_it(tmp_pa
     """An older full record and a newer one timing only a new model: both models are estimated, the newer wins."""
     import json
 
-    from statetrack import cost, provenance
+    from statetrack.runs import cost, provenance
 
     folder = tmp_path / "benchmarks" / "results"
     folder.mkdir(parents=True)
@@ -81,11 +81,11 @@ def test_a_recorded_run_estimates_its_size_from_its_fastest_record(tmp_path, mon
     import shutil
     from dataclasses import replace
 
-    from statetrack import cost
+    from statetrack.runs import cost
     from statetrack.claims import get_claim
     from statetrack.config import RunConfig
-    from statetrack.provenance import repo_root
-    from statetrack.results import record_path, results_dir, run_key
+    from statetrack.runs.provenance import repo_root
+    from statetrack.runs.store import record_path, results_dir, run_key
 
     cfg = get_claim("bl1").grid("paper", seeds=[0], lrs=[1e-4])[0]
     pilot = next((repo_root() / "data" / "results" / "fsm").glob("bilinear-full-s100-*.json"))  # bl1's paper cell
@@ -123,7 +123,7 @@ def test_an_unrecorded_size_is_read_between_the_recorded_sizes_of_its_model_batc
     """A size no record has, with records of the same model, batch and lengths around it: the power law through the
     two nearest (computed here as s0 · (P / p0) ** slope); below every recorded size, the smallest's rate; above
     every one, the larger of the largest's and the scaled benchmark; records at another batch are not read."""
-    from statetrack import cost
+    from statetrack.runs import cost
     from statetrack.claims import get_claim
 
     cfg = get_claim("bl1").grid("paper", seeds=[0], lrs=[1e-4])[0]  # full bilinear, batch 64, lengths 2-10
@@ -156,7 +156,7 @@ def _setting(c):
 def test_a_grid_costs_the_sum_of_its_runs_and_times_each_uncovered_setting_once(monkeypatch):
     """bl7's paper grid mixes cells of different cost: the total is the sum over runs, not the first run times the
     count; a setting no measurement covers is timed once for all its seeds and learning rates."""
-    from statetrack import cost
+    from statetrack.runs import cost
     from statetrack.claims import get_claim
 
     grid = get_claim("bl7").grid("paper", seeds=[0, 1])
@@ -175,7 +175,7 @@ def test_a_grid_costs_the_sum_of_its_runs_and_times_each_uncovered_setting_once(
 def test_measured_estimates_time_every_setting_here_and_read_no_record(monkeypatch):
     """``measure_steps`` (the dry run's ``--measure``): every setting is timed for that many steps, once, and neither
     the records nor the benchmark are read."""
-    from statetrack import cost
+    from statetrack.runs import cost
     from statetrack.claims import get_claim
 
     grid = get_claim("bl6").grid("paper", seeds=[0, 1])

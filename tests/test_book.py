@@ -35,8 +35,8 @@ def test_book_builds_and_pages_are_complete(built_site):
 def test_launch_buttons_only_with_a_repository(tmp_path, monkeypatch):
     import shutil
 
-    from statetrack.book import add_launch_buttons
-    from statetrack.results import repo_root
+    from statetrack.site.book import add_launch_buttons
+    from statetrack.runs.store import repo_root
 
     cfg = tmp_path / "_config.yml"
     shutil.copy2(repo_root() / "_config.yml", cfg)
@@ -60,8 +60,8 @@ def test_a_patient_channel_polls_until_the_message_it_waits_for_arrives(monkeypa
 
     from jupyter_client.channels import AsyncZMQSocketChannel
 
-    from statetrack import kernel_client
-    from statetrack.kernel_client import PatientChannel, PatientKernelManager
+    from statetrack.site import kernel_client
+    from statetrack.site.kernel_client import PatientChannel, PatientKernelManager
 
     monkeypatch.setattr(kernel_client, "POLL_S", 0.02)
     polls, arrives = [], [3]

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import pytest
 
 from statetrack.claims import CLAIMS, implemented
-from statetrack.results import repo_root
+from statetrack.runs.store import repo_root
 
 pytestmark = pytest.mark.book
 

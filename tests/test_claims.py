@@ -9,7 +9,7 @@ from statetrack.claims.common import (Cell, Statement, Verdict, at_least, at_mos
                                       decide, expand, paper_lookup, score, select_lr, summary)
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 from statetrack.tasks import task_config
 
 
@@ -72,7 +72,7 @@ def test_bad_arguments_are_named(call, needle):
 
 
 def test_notebook_parameters_accept_what_papermill_passes():
-    from statetrack.parameters import parameters
+    from statetrack.site.parameters import parameters
 
     p = parameters("ne1", PRESET="smoke", SEEDS="[0, 1, 2]", DEVICE="cpu", FORCE="True", MODELS="['mamba']")
     assert (p.preset, p.seeds, p.device, p.force, p.confirm_long, p.models) == (
@@ -90,7 +90,7 @@ def test_notebook_parameters_accept_what_papermill_passes():
     pytest.param(dict(MODELS="[mamba"), "bad MODELS '[mamba'", id="extra-list"),
 ])
 def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
-    from statetrack.parameters import parameters
+    from statetrack.site.parameters import parameters
 
     with pytest.raises(ConfigError) as e:
         parameters("ne1", **kwargs)
@@ -103,7 +103,7 @@ def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
     v = decide("xx", "quick", recs, [st], cell_of=lambda r: {"task": "parity"}, not_run=[{"task": "mod_arith"}])
     assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 of the paper's statements hold")
     assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
-    from statetrack.pages import cell_frame
+    from statetrack.site.page import cell_frame
 
     assert list(cell_frame(v)["note"]) == ["", "not run at this preset"]
 
@@ -119,7 +119,7 @@ def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
 def test_a_page_shows_every_row_of_a_long_table():
     import pandas as pd
 
-    from statetrack.parameters import parameters
+    from statetrack.site.parameters import parameters
 
     frame = pd.DataFrame({"outcome": ["holds"] * 50 + ["fails"] + ["holds"] * 50})  # a failing row in the middle
     try:
@@ -133,9 +133,9 @@ def test_a_page_shows_every_row_of_a_long_table():
 
 
 def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_not_run_in_one_line():
-    from statetrack import tables
+    from statetrack.site import tables
     from statetrack.claims.common import Check
-    from statetrack.pages import show_cells, show_statements, statement_frame
+    from statetrack.site.page import show_cells, show_statements, statement_frame
 
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]
     st = Statement("s", "x", "T", "paper text", "possible", "best", at_least(0.9), "test", where={"task": "parity"})

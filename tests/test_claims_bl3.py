@@ -10,7 +10,7 @@ from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl3
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 PASSING = [Check("25 states, uniform: window-40 ceiling", 0.9, ">= 0.5", True),
            Check("25 states, permutation: window-40 ceiling", 0.0, "<= 0.05", True)]

@@ -9,7 +9,7 @@ from helpers import fake_record
 from statetrack.claims import bl6
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 TOL = 0.1  # PAPER_TOLERANCE: BL gives directions only
 PASSING = [Check("frozen H=2, length 400: pure − affine success", 0.7, ">= 0.1", True)]

@@ -13,7 +13,7 @@ from helpers import fake_record
 from statetrack.claims import bl7
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 from statetrack.tasks import make_task, task_config
 
 GOOD = {("Z5", "rotation"): 1.0, ("Z5", "full"): 1.0, ("S3", "rotation"): 0.0, ("S3", "rotation_wide"): 0.0,

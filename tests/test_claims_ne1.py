@@ -12,7 +12,7 @@ import pytest
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne1
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 NE_LRS = [1e-2, 1e-3, 5e-4, 1e-4]  # NE App. E.1.1's learning-rate grid
 

@@ -18,7 +18,7 @@ from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne2
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 from statetrack.theory.counting_mod3 import ceiling, layered_rows
 
 # acc_at_max_len of a run at chance (a third) unless a test says otherwise; ood_normalized as in the records

@@ -16,7 +16,7 @@ from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne3
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 from statetrack.theory import cascade as kr
 from statetrack.theory import gh_checks as gh
 from statetrack.theory.counting_mod3 import ceiling

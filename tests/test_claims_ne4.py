@@ -10,7 +10,7 @@ from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne1, ne4
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 
 

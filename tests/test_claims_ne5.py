@@ -7,7 +7,7 @@ from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne3, ne5
 from statetrack.claims.common import Check
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 
 def _rec(cfg, seq: float | None, at: dict[int, float] | None = None) -> dict:

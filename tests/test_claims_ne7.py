@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from helpers import fake_record
-from statetrack.analysis import lm_summary
+from statetrack.site.analysis import lm_summary
 from statetrack.claims import ne7
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import make_model, model_config
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 from statetrack.tasks import make_task, task_config
 from statetrack.tasks import byte_lm
 
@@ -137,8 +137,8 @@ def test_eval_windows_lie_inside_one_document():
 
 
 def test_smoke_run_is_recorded_as_json_with_provenance(tmp_path):
-    from statetrack.results import record_path
-    from statetrack.runs import load_or_run
+    from statetrack.runs.store import record_path
+    from statetrack.runs.execute import load_or_run
 
     cfg = ne7.grid("smoke")[0]
     rec = load_or_run(cfg, "ne7", device="cpu", preset="smoke")
@@ -152,7 +152,7 @@ def test_smoke_run_is_recorded_as_json_with_provenance(tmp_path):
 
 
 def test_grid_pairs_differ_only_in_eig_range_and_sweep_expands_it():
-    from statetrack.sweep import plan
+    from statetrack.claims.sweep import plan
 
     for preset in ("smoke", "quick", "paper"):
         cfgs = ne7.grid(preset)

@@ -11,10 +11,10 @@ import math
 import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
-from statetrack.analysis import x1 as analysis
+from statetrack.site.analysis import x1 as analysis
 from statetrack.claims import x1
 from statetrack.config import ConfigError
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 Z999 = 3.090232306167813  # the normal's 0.999 quantile
 #: The paper's statements judged at quick: id → (kind, op, threshold, provenance), from NE Table 3 (best of 3) and

@@ -15,7 +15,7 @@ import torch
 from helpers import fake_record
 
 from statetrack import spectra as sp
-from statetrack.analysis import x2 as page
+from statetrack.site.analysis import x2 as page
 from statetrack.claims import x2
 from statetrack.claims.common import Check
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
@@ -246,7 +246,7 @@ def test_the_instrument_checks_hold_at_every_preset():
 
 def test_grid_reuses_the_source_claims_configurations():
     from statetrack.claims import bl7, ne1, ne2
-    from statetrack.results import run_key
+    from statetrack.runs.store import run_key
 
     for preset in ("smoke", "quick", "paper"):
         ours = {run_key(c) for c in x2.grid(preset)}
@@ -267,8 +267,8 @@ def _tiny_cfg():
 
 
 def test_checkpoint_round_trip_and_weights_only(tmp_path):
-    from statetrack.results import RecordError, checkpoint_path, stored
-    from statetrack.runs import load_model, load_or_run
+    from statetrack.runs.store import RecordError, checkpoint_path, stored
+    from statetrack.runs.execute import load_model, load_or_run
 
     cfg = _tiny_cfg()
     rec = load_or_run(cfg, "x2", checkpoint=True, device="cpu")
@@ -295,7 +295,7 @@ def test_checkpoint_round_trip_and_weights_only(tmp_path):
 
 
 def test_analyse_a_missing_checkpoint_is_named_not_raised():
-    from statetrack.runs import load_or_run
+    from statetrack.runs.execute import load_or_run
 
     rec = load_or_run(_tiny_cfg(), "x2", device="cpu")  # no weights kept
     a = x2.analyse(rec)
@@ -331,7 +331,7 @@ def test_init_contrast_reads_untrained_models():
 
 @pytest.fixture
 def committed(monkeypatch):
-    from statetrack.provenance import repo_root
+    from statetrack.runs.provenance import repo_root
 
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(repo_root() / "data" / "results"))
 
@@ -341,8 +341,8 @@ def test_results_explorer_draws_every_claim_and_task(committed):
     import matplotlib.pyplot as plt
 
     from statetrack.claims import CLAIMS
-    from statetrack.results import load_records
-    from statetrack.widgets import first_selection, results_explorer, results_figure, results_frame
+    from statetrack.runs.store import load_records
+    from statetrack.site.widgets import first_selection, results_explorer, results_figure, results_frame
 
     built = [c for c, info in CLAIMS.items() if info.notebook]
     assert load_records()  # every committed record loads (a corrupt one raises, naming it)
@@ -376,7 +376,7 @@ def test_results_explorer_draws_every_claim_and_task(committed):
 
 
 def test_results_explorer_without_records_says_so():
-    from statetrack.widgets import first_selection, results_explorer, results_frame
+    from statetrack.site.widgets import first_selection, results_explorer, results_frame
 
     frame = results_frame()  # the test's empty results folder
     assert frame.empty and first_selection(frame) == {}
@@ -384,9 +384,9 @@ def test_results_explorer_without_records_says_so():
 
 
 def test_sweep_keeps_x2_weights_and_retrains_a_record_without_them():
-    from statetrack.results import checkpoint_path, stored
-    from statetrack.runs import load_or_run
-    from statetrack.sweep import Item, is_done, run_item
+    from statetrack.runs.store import checkpoint_path, stored
+    from statetrack.runs.execute import load_or_run
+    from statetrack.claims.sweep import Item, is_done, run_item
 
     cfg = x2.grid("smoke")[2]  # the Z5 rotation model: 10 steps
     load_or_run(cfg, "bl7", device="cpu")  # the source claim's record, without weights

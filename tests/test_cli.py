@@ -68,7 +68,7 @@ def test_python_dash_m_entry_point():
 
 def test_verify_names_a_corrupt_record(capsys, tmp_path):
     from statetrack.claims import ne1
-    from statetrack.results import record_path
+    from statetrack.runs.store import record_path
 
     bad = record_path(ne1.grid("quick")[0])  # where verify looks for ne1's first run
     assert str(bad).startswith(str(tmp_path))
@@ -95,9 +95,9 @@ def test_verify_names_claims_and_refuses_an_unknown_one(capsys):
 def test_scoreboard_counts_the_paper_presets_recorded_runs(monkeypatch):
     from helpers import fake_record
 
-    from statetrack import results
+    from statetrack.runs import store as results
     from statetrack.claims import bl8
-    from statetrack.scoreboard import paper_preset
+    from statetrack.site.scoreboard import paper_preset
 
     paper = list(dict.fromkeys(bl8.grid("paper")))
     assert paper_preset("bl8", "quick") == {"status": "not run", "recorded": 0, "runs": len(paper)}

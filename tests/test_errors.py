@@ -18,7 +18,7 @@ import pytest
 
 from statetrack.cli import main
 from statetrack.config import ConfigError
-from statetrack.results import RecordError, repo_root
+from statetrack.runs.store import RecordError, repo_root
 
 NE1 = repo_root() / "notebooks" / "ne1_parity_needs_negative_eigenvalues.md"
 TRAIN = ["train", "--task", "parity", "--model", "mamba", "--preset", "smoke"]
@@ -59,7 +59,7 @@ def _cli(argv):
 def _smoke_path():
     """Where ``verify`` / ``reproduce ne1 --preset smoke`` look for ne1's first smoke run (the results folder in use)."""
     from statetrack.claims import ne1
-    from statetrack.results import record_path
+    from statetrack.runs.store import record_path
 
     return record_path(ne1.grid("smoke")[0])
 
@@ -181,7 +181,7 @@ def test_cli_corrupt_record_is_named_before_reproduce_runs(capsys, results):
 
 
 def test_cli_paper_preset_on_cpu_asks_first(capsys, results, monkeypatch):
-    from statetrack import cost
+    from statetrack.runs import cost
 
     monkeypatch.setattr(cost, "total_seconds", lambda cfgs, device="auto": 3600.0 * len(cfgs))
     folder, _ = results
@@ -228,12 +228,15 @@ def test_read_only_results_folder_fails_before_training(capsys, tmp_path, monkey
 def _api_cases():
     import torch
 
-    from statetrack import bench, book, claims, parameters, sweep
-    from statetrack.memory import check_memory
+    from statetrack import claims
+    from statetrack.claims import sweep
+    from statetrack.site import book, parameters
+    from statetrack.tools import bench
+    from statetrack.runs.memory import check_memory
     from statetrack.claims import ne1
     from statetrack.config import RunConfig
     from statetrack.models import model_config
-    from statetrack.results import paper_numbers
+    from statetrack.runs.store import paper_numbers
     from statetrack.tasks import task_config
 
     base = RunConfig(task=task_config("parity"), model=model_config("mamba"))
@@ -344,8 +347,8 @@ def test_notebooks_in_a_pool_stop_at_the_first_failure_and_name_it(tmp_path):
     """``execute_notebooks`` with two workers: a notebook that stops at its parameter check raises the same
     NotebookError as one after another (it crosses the process boundary whole), names the bad value, and
     leaves only its partial notebook; no record is written."""
-    from statetrack.book import NotebookError, execute_notebooks
-    from statetrack.results import results_dir
+    from statetrack.site.book import NotebookError, execute_notebooks
+    from statetrack.runs.store import results_dir
 
     with pytest.raises(NotebookError) as e:
         list(execute_notebooks(["ne1", "bl1", "ne2"], "smoke", workers=2, out_dir=tmp_path,
@@ -437,7 +440,7 @@ UNREADABLE = {
 
 @pytest.mark.parametrize("name", UNREADABLE)
 def test_unreadable_record_is_named(capsys, results, name):
-    from statetrack.results import read_record
+    from statetrack.runs.store import read_record
 
     folder, _ = results
     path = _smoke_path()
@@ -482,8 +485,8 @@ class _RunsCode:
 def _state():
     import torch
 
-    from statetrack.results import read_record
-    from statetrack.runs import load_model
+    from statetrack.runs.store import read_record
+    from statetrack.runs.execute import load_model
 
     rec = read_record(X2_RECORD)
     return rec, {k: v.clone() for k, v in load_model(rec, X2_RECORD.with_suffix(".pt")).state_dict().items()}
@@ -519,7 +522,7 @@ CHECKPOINT_CASES = ["runs-code", "torch-save-of-code", "truncated", "not-a-check
 
 @pytest.mark.parametrize("case", CHECKPOINT_CASES)
 def test_bad_checkpoint_is_refused_naming_file_and_field(tmp_path, results, case):
-    from statetrack.runs import load_model
+    from statetrack.runs.execute import load_model
 
     folder, _ = results
     rec, state = _state()

@@ -22,7 +22,7 @@ import torch
 from helpers import rel_err, rollout
 from statetrack.config import ConfigError, RunConfig
 from statetrack.models import MODELS, make_model, model_config
-from statetrack.provenance import code_files
+from statetrack.runs.provenance import code_files
 from statetrack.tasks import task_config
 
 V, K = 5, 3

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from statetrack.provenance import repo_root
+from statetrack.runs.provenance import repo_root
 
 NUMBER = re.compile(r"(?<![\w.])(?:\d+\.\d{2,}|\d+(?:\.\d+)?\s?%)(?![\w])")
 _HIDDEN = [re.compile(p, re.S) for p in (r"\{glue(?::[a-z]+)?\}`[^`]*`", r"`[^`]*`", r"\$\$.*?\$\$", r"\$[^$\n]*\$",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from statetrack.analysis.grids import recipe_values, train_lengths
+from statetrack.site.analysis.grids import recipe_values, train_lengths
 from statetrack.claims import ne6
 
 

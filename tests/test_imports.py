@@ -67,10 +67,10 @@ def fresh_imports():
 
 
 @pytest.mark.parametrize("module,forbidden", [
-    ("statetrack.config", ("statetrack.tasks", "statetrack.models", "statetrack.results", "statetrack.claims")),
-    ("statetrack.tasks", ("statetrack.models", "statetrack.results", "statetrack.claims", "statetrack.training")),
-    ("statetrack.models", ("statetrack.tasks", "statetrack.results", "statetrack.claims", "statetrack.training")),
-    ("statetrack.models.ops.registry", ("statetrack.tasks", "statetrack.results", "statetrack.claims")),
+    ("statetrack.config", ("statetrack.tasks", "statetrack.models", "statetrack.runs.store", "statetrack.claims")),
+    ("statetrack.tasks", ("statetrack.models", "statetrack.runs.store", "statetrack.claims", "statetrack.training")),
+    ("statetrack.models", ("statetrack.tasks", "statetrack.runs.store", "statetrack.claims", "statetrack.training")),
+    ("statetrack.models.ops.registry", ("statetrack.tasks", "statetrack.runs.store", "statetrack.claims")),
 ])
 def test_a_fresh_import_loads_nothing_upstream(fresh_imports, module, forbidden):
     loaded = fresh_imports[module]
@@ -102,24 +102,19 @@ def test_from_dict_without_registries_says_what_to_import():
 
 
 #: Every top-level module or package of ``statetrack``, by layer: each imports (at any depth, lazily too) only
-#: from layers below its own, so no cycle can form. The package root (version, path; ``register_model``) may be
-#: imported from anywhere and is not ranked.
+#: from layers below its own, so no cycle can form. The folders are the layers: the core modules (``config``, then
+#: the ``tasks`` and ``models`` registries, then ``training``, ``evaluate`` and ``spectra``), ``theory``, ``runs``
+#: (the store), ``claims``, ``site`` (the book), ``tools``, ``cli``. The package root (version, path;
+#: ``register_model``) may be imported from anywhere and is not ranked.
 LAYERS = [
     ("config",),
     ("tasks", "models"),
-    ("evaluate", "spectra"),  # scores and spectra of a model: the theory's checks read them too
-    ("training", "provenance", "theory", "memory", "kernel_client", "plotting", "tables"),
-    ("results", "bench"),
-    ("runs", "migrate", "peers"),
-    ("cost",),  # estimates from the recorded runs' training times and the bench; it times steps as runs train
+    ("training", "evaluate", "spectra"),  # the core over the registries: one fit, scores, a model's A(x)
+    ("theory",),
+    ("runs",),
     ("claims",),
-    ("parameters",),  # a claim notebook's parameters cell, checked
-    ("pilots", "pages", "widgets"),  # pages: the verdict box and the page helper; widgets: the generic explorers
-    ("analysis",),  # what each page computes beside its verdict (its claim's records, pilots, verdict values)
-    ("figures",),  # each page's figures and explorers, drawn from its analysis
-    ("sweep", "leaderboard"),
-    ("scoreboard",),
-    ("book",),
+    ("site",),
+    ("tools",),
     ("cli",),
     ("__main__",),
 ]

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
-from statetrack.memory import check_memory, estimate_bytes
+from statetrack.runs.memory import check_memory, estimate_bytes
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
 from statetrack.training import fit

@@ -10,7 +10,7 @@ from helpers import rollout
 
 from statetrack.config import ConfigError, RunConfig, TrainConfig
 from statetrack.models import MODELS, make_model, model_config
-from statetrack.provenance import code_files
+from statetrack.runs.provenance import code_files
 from statetrack.tasks import make_task, task_config
 
 V, K = 5, 3

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 from statetrack.claims import CLAIMS, implemented
-from statetrack.results import repo_root
+from statetrack.runs.store import repo_root
 
 pytestmark = pytest.mark.notebooks
 NOTEBOOKS = repo_root() / "notebooks"
@@ -50,7 +50,7 @@ def _outputs_text(nb) -> str:
 @pytest.mark.parametrize("claim", implemented())
 def test_smoke_run_prints_a_verdict(smoke_runs, claim, monkeypatch):
     from statetrack.claims import get_claim
-    from statetrack.results import record_path
+    from statetrack.runs.store import record_path
 
     nb = nbformat.read(smoke_runs.executed(claim), as_version=4)
     m = VERDICT.search(_outputs_text(nb))

@@ -1,4 +1,4 @@
-"""The bl1 page's readings (``statetrack.analysis.bl1``): the hand-built state against a walk of the table written
+"""The bl1 page's readings (``statetrack.site.analysis.bl1``): the hand-built state against a walk of the table written
 out by hand, synchronisation counted by brute force, the worked affine example, BL's numbers read from the CSV,
 and the totals and pilots on hand-made frames."""
 
@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 import torch
 
-from statetrack.analysis import bl1 as page
+from statetrack.site.analysis import bl1 as page
 from statetrack.claims import bl1
-from statetrack.results import repo_root
+from statetrack.runs.store import repo_root
 from statetrack.tasks import make_task, task_config
 
 
@@ -109,7 +109,7 @@ def test_the_paper_cells_pilot_scores_are_shown_to_three_decimals(tmp_path, monk
 
 
 def test_a_pilot_beats_the_earlier_cell_only_by_more_than_the_margin(tmp_path, monkeypatch):
-    from statetrack.pilots import MARGIN
+    from statetrack.claims.pilots import MARGIN
 
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path))
     names = list(bl1.PILOT_CHANGES)[:4]

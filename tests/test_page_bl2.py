@@ -1,4 +1,4 @@
-"""bl2's page readings (``statetrack.analysis.bl2``) against BL's numbers read straight from data/paper/ and
+"""bl2's page readings (``statetrack.site.analysis.bl2``) against BL's numbers read straight from data/paper/ and
 hand-built verdicts and records; its table figure (``figures.block_size.modulus_table``) from a tiny verdict."""
 
 import csv
@@ -10,11 +10,11 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.analysis import bl2 as analysis  # noqa: E402
+from statetrack.site.analysis import bl2 as analysis  # noqa: E402
 from statetrack.claims import Verdict, bl2  # noqa: E402
 from statetrack.claims.common import Outcome, from_paper  # noqa: E402
-from statetrack.figures.block_size import modulus_table  # noqa: E402
-from statetrack.provenance import repo_root  # noqa: E402
+from statetrack.site.figures.block_size import modulus_table  # noqa: E402
+from statetrack.runs.provenance import repo_root  # noqa: E402
 
 
 def _csv(model_prefix: str) -> dict[int, float]:

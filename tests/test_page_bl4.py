@@ -1,4 +1,4 @@
-"""bl4's page readings (``statetrack.analysis.bl4``) against a word evaluated by hand and BL's numbers read straight
+"""bl4's page readings (``statetrack.site.analysis.bl4``) against a word evaluated by hand and BL's numbers read straight
 from data/paper/; its figures (``figures.bilinear.arithmetic_states``, ``arithmetic_scores``) from tiny inputs."""
 
 import csv
@@ -9,11 +9,11 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.analysis import bl4 as analysis  # noqa: E402
+from statetrack.site.analysis import bl4 as analysis  # noqa: E402
 from statetrack.claims import bl4  # noqa: E402
 from statetrack.claims.common import PAPER_TOLERANCE  # noqa: E402
-from statetrack.figures.bilinear import arithmetic_scores, arithmetic_states  # noqa: E402
-from statetrack.provenance import repo_root  # noqa: E402
+from statetrack.site.figures.bilinear import arithmetic_scores, arithmetic_states  # noqa: E402
+from statetrack.runs.provenance import repo_root  # noqa: E402
 
 
 def test_tokens_of_maps_digits_and_operators_to_the_task_ids():

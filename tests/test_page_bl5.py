@@ -1,4 +1,4 @@
-"""The bl5 page's readings (``statetrack.analysis.bl5``): BL's numbers read from the CSV by hand, the smallest exact
+"""The bl5 page's readings (``statetrack.site.analysis.bl5``): BL's numbers read from the CSV by hand, the smallest exact
 blocks from representation theory, outcome words and the sweep's points on a hand-made set of runs."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import csv
 from types import SimpleNamespace
 
-from statetrack.analysis import bl5 as page
-from statetrack.results import repo_root
+from statetrack.site.analysis import bl5 as page
+from statetrack.runs.store import repo_root
 
 
 def _csv_value(name: str, model: str, task: str, setting: str) -> float:

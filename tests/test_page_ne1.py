@@ -11,10 +11,10 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from statetrack.analysis import ne1 as parity  # noqa: E402
+from statetrack.site.analysis import ne1 as parity  # noqa: E402
 from statetrack.claims import ne1  # noqa: E402
-from statetrack.figures.parity import parity_lengths  # noqa: E402
-from statetrack.results import paper_dir  # noqa: E402
+from statetrack.site.figures.parity import parity_lengths  # noqa: E402
+from statetrack.runs.store import paper_dir  # noqa: E402
 
 
 def test_a_half_freezes_one_step_after_the_significand_runs_out():

@@ -13,9 +13,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from statetrack.analysis import ne3 as gh  # noqa: E402
+from statetrack.site.analysis import ne3 as gh  # noqa: E402
 from statetrack.claims import ne3  # noqa: E402
-from statetrack.figures.householder import construction_drift, swap_lengths  # noqa: E402
+from statetrack.site.figures.householder import construction_drift, swap_lengths  # noqa: E402
 from statetrack.theory import gh_checks  # noqa: E402
 
 

@@ -14,10 +14,10 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from statetrack.analysis import ne4 as chomsky  # noqa: E402
+from statetrack.site.analysis import ne4 as chomsky  # noqa: E402
 from statetrack.claims import ne4  # noqa: E402
-from statetrack.figures.chomsky import chomsky_lengths, tables_figure  # noqa: E402
-from statetrack.results import paper_dir  # noqa: E402
+from statetrack.site.figures.chomsky import chomsky_lengths, tables_figure  # noqa: E402
+from statetrack.runs.store import paper_dir  # noqa: E402
 
 
 def _paper(table: str) -> list[dict]:

@@ -11,9 +11,9 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 
-from statetrack.analysis import ne5 as s5  # noqa: E402
+from statetrack.site.analysis import ne5 as s5  # noqa: E402
 from statetrack.claims import ne5  # noqa: E402
-from statetrack.figures.word_problems import s5_lengths  # noqa: E402
+from statetrack.site.figures.word_problems import s5_lengths  # noqa: E402
 from statetrack.tasks import make_task, task_config  # noqa: E402
 
 

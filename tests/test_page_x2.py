@@ -1,4 +1,4 @@
-"""The x2 page's readings (``statetrack.analysis.x2``) and records-browser figure (``figures.spectra.explorer_figure``),
+"""The x2 page's readings (``statetrack.site.analysis.x2``) and records-browser figure (``figures.spectra.explorer_figure``),
 on hand-made records, readings and frames: the "also in" column against a hand-written holder map, the shown run
 of each panel (its first exact seed), the caption numbers picked from the shown run, the flip split against the
 bound written out, a perfect rotation's drift, the browser's start and counts; the figure's lines counted."""
@@ -16,9 +16,9 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.analysis import x2 as ev
+from statetrack.site.analysis import x2 as ev
 from statetrack.claims import x2
-from statetrack.figures.spectra import explorer_figure
+from statetrack.site.figures.spectra import explorer_figure
 
 
 def _records():

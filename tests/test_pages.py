@@ -1,7 +1,7 @@
 """The verdict box a claim page shows under its claim box, on hand-built verdicts."""
 
 from statetrack.claims.common import Outcome, Statement, Verdict, at_least, at_most, verdict_word
-from statetrack.pages import chip, decisive, deciding, reason, verdict_box
+from statetrack.site.page import chip, decisive, deciding, reason, verdict_box
 
 
 def _st(id, provenance="paper text", kind="possible", paper=1.0, rule=None):
@@ -78,14 +78,14 @@ def _record(seed, stale=False, wall=30.0, ood=0.5, status="ok"):
 
 
 def test_provenance_counts_the_runs_and_their_minutes():
-    from statetrack.pages import provenance
+    from statetrack.site.page import provenance
 
     recs = [_record(0, wall=30.0), _record(1, wall=90.0)]
     assert provenance(recs, "smoke") == {"num_runs": 2, "wall_minutes": 2.0, "device_name": "cpu", "preset": "smoke"}
 
 
 def test_the_run_table_has_the_shared_columns_in_order_and_notes_stale_records(capsys):
-    from statetrack.pages import STALE_NOTE, Page
+    from statetrack.site.page import STALE_NOTE, Page
 
     page = Page.__new__(Page)
     page.records = [_record(0, ood=0.25), _record(1, stale=True, status="failed")]
@@ -102,8 +102,8 @@ def test_the_run_table_has_the_shared_columns_in_order_and_notes_stale_records(c
 
 def test_a_page_builds_the_claims_grid_and_its_run_keys():
     from statetrack.claims import bl1
-    from statetrack.pages import Page
-    from statetrack.results import run_key
+    from statetrack.site.page import Page
+    from statetrack.runs.store import run_key
 
     page = Page("bl1", PRESET="smoke", SEEDS="[0]")
     assert page.preset == "smoke" and page.options == {}
@@ -122,7 +122,7 @@ def test_statement_values_name_every_statement_with_its_value_and_seeds():
 
     from statetrack.claims import bl1
     from statetrack.claims.common import Outcome
-    from statetrack.pages import statement_values
+    from statetrack.site.page import statement_values
 
     a, b = bl1.statements()[:2]
     v = SimpleNamespace(statements=[Outcome(a, "holds", 0.25, 2, 3), Outcome(b, "not run")])

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from statetrack.analysis import paper_runs
+from statetrack.site.analysis import paper_runs
 from statetrack.claims import get_claim
 
 

@@ -6,7 +6,7 @@ import builtins
 import pytest
 import torch
 
-from statetrack import peers
+from statetrack.tools import peers
 from statetrack.models.ops import diagonal_recurrence, diagonal_recurrence_sequential
 
 

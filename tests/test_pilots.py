@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from helpers import fake_record
 
-from statetrack import pilots
+from statetrack.claims import pilots
 from statetrack.claims import get_claim
 from statetrack.config import ConfigError
-from statetrack import results
-from statetrack.results import run_key
+from statetrack.runs import store as results
+from statetrack.runs.store import run_key
 
 
 def _flat(cfg):
@@ -73,7 +73,7 @@ def test_the_recipes_chapter_table_has_a_row_per_pilot_and_cell(monkeypatch):
 
     from docutils import nodes
 
-    from statetrack.provenance import repo_root
+    from statetrack.runs.provenance import repo_root
 
     path = repo_root() / "book" / "_ext" / "pilot_tables.py"
     spec = importlib.util.spec_from_file_location("pilot_tables", path)

@@ -17,7 +17,7 @@ from typing import ClassVar
 import pytest
 import torch
 
-from statetrack.provenance import repo_root
+from statetrack.runs.provenance import repo_root
 
 EXAMPLE = repo_root() / "examples" / "custom_model"
 DIST, VERSION = "statetrack-example", "0.1.0"
@@ -132,7 +132,7 @@ def test_a_plug_in_trains_and_its_record_names_it(installed, capsys):
 def test_plug_in_code_is_hashed_by_its_own_paths(installed, tmp_path, monkeypatch):
     from statetrack.config import RunConfig
     from statetrack.models import model_config
-    from statetrack.provenance import code_files, code_hash, hashed_name
+    from statetrack.runs.provenance import code_files, code_hash, hashed_name
     from statetrack.tasks import task_config
 
     cfg = RunConfig(task=task_config("parity"), model=model_config("gated_rotation"))
@@ -162,7 +162,7 @@ def test_plug_in_code_is_hashed_by_its_own_paths(installed, tmp_path, monkeypatc
 def test_committed_records_stay_fresh():
     """Every committed record's code hash is the code's here: the plug-in code left built-in hashes as they were."""
     from statetrack.config import RunConfig
-    from statetrack.provenance import code_hash
+    from statetrack.runs.provenance import code_hash
 
     records = [json.loads(p.read_text()) for p in sorted((repo_root() / "data" / "results").rglob("*.json"))]
     assert records
@@ -223,7 +223,7 @@ def test_leaderboard_runs_the_plug_in_at_smoke(installed, tmp_path, capsys):
 def test_leaderboard_bad_input_is_one_line_exit_2_nothing_written(installed, tmp_path, capsys, argv, needle):
     import statetrack
     from statetrack.cli import main
-    from statetrack.results import results_dir
+    from statetrack.runs.store import results_dir
 
     cls = _module_class(name="spiral_model")
     cls.Config.transition = property(lambda self: "spiral")  # a config that computes its class, badly
@@ -241,8 +241,8 @@ def test_leaderboard_bad_input_is_one_line_exit_2_nothing_written(installed, tmp
 def test_a_store_read_without_the_plug_in_says_so_and_carries_on(tmp_path, monkeypatch):
     """Records made by a plug-in that is not installed are named as such (not as corrupt), and the rest loads."""
     from statetrack.models import PLUGINS, load_plugins
-    from statetrack.results import MissingPlugin, load_records, read_record, record_path
-    from statetrack.runs import load_or_run
+    from statetrack.runs.store import MissingPlugin, load_records, read_record, record_path
+    from statetrack.runs.execute import load_or_run
 
     monkeypatch.syspath_prepend(str(EXAMPLE))
     monkeypatch.syspath_prepend(str(_site(tmp_path / "site")))

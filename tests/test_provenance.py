@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from statetrack import provenance
-from statetrack.migrate import migrate_code_hashes
-from statetrack.provenance import code_hash, executable_source, whole_file_hash
-from statetrack.results import read_record, write_record
+from statetrack.runs import provenance
+from statetrack.runs.migrate import migrate_code_hashes
+from statetrack.runs.provenance import code_hash, executable_source, whole_file_hash
+from statetrack.runs.store import read_record, write_record
 
 BASE = textwrap.dedent('''\
     """Module docstring: Eq. (1), h_t = a h_{t-1} + b."""
@@ -79,7 +79,7 @@ def store(tmp_path, monkeypatch):
 
 
 def _fake(store, name, cfg, stored_hash):
-    from statetrack.results import SCHEMA_VERSION, run_key
+    from statetrack.runs.store import SCHEMA_VERSION, run_key
 
     rec = {"schema": SCHEMA_VERSION, "key": run_key(cfg), "claim": "demo", "preset": "smoke", "config": cfg.to_dict(),
            "status": "ok", "summary": {"chance": 0.5, "id_acc": 1.0, "ood_acc": 0.75, "ood_normalized": 0.5},

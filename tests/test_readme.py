@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from statetrack.results import repo_root
+from statetrack.runs.store import repo_root
 
 SETUP = ("make ", "conda ", "pip ", "git ", "python3 -m venv", "cd ")
 

@@ -6,13 +6,13 @@ import os
 
 import pytest
 
-from statetrack import results
+from statetrack.runs import store as results
 from statetrack.claims import ne1, run_claim, verify_claim
 from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack import runs
-from statetrack.results import RecordError, read_record, record_path, write_record
-from statetrack.runs import load_or_run
+from statetrack.runs import execute as runs
+from statetrack.runs.store import RecordError, read_record, record_path, write_record
+from statetrack.runs.execute import load_or_run
 from statetrack.tasks import task_config
 
 
@@ -207,7 +207,7 @@ def test_ne1_rule(scores, expected):
 
 
 def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
-    from statetrack import cost
+    from statetrack.runs import cost
 
     monkeypatch.setattr(cost, "total_seconds", lambda cfgs, device="auto": 7200.0 * len(cfgs))
     from statetrack.claims import NeedsConfirmation
@@ -218,7 +218,7 @@ def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
 
 
 def test_estimate_comes_from_timed_steps():
-    from statetrack.cost import run_seconds
+    from statetrack.runs.cost import run_seconds
 
     est = run_seconds(tiny().override({"train.num_steps": "1000", "train.warmup_steps": "0"}), "cpu", steps=2,
                       measure=True)

@@ -7,7 +7,7 @@ import pytest
 from helpers import fake_record
 
 from statetrack.claims import CLAIMS, get_claim
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 #: Claims whose whole quick grid the fake store holds; bl3 misses one run, and the claims sharing runs with these
 #: (ne2, bl7, x1) have only those.
@@ -24,7 +24,7 @@ def _cell_seconds(cell: str) -> float:
 def store(monkeypatch):
     """A fake store: run key → record, each run with its own wall time (7, 18, 29, ... seconds), on a CPU whose
     name says "1 threads" as stored provenance does."""
-    from statetrack import results
+    from statetrack.runs import store as results
 
     cfgs = [cfg for cid in COMPLETE for cfg in get_claim(cid).grid("quick")]
     cfgs += list(dict.fromkeys(get_claim("bl3").grid("quick")))[1:]
@@ -37,7 +37,7 @@ def store(monkeypatch):
 
 
 def test_budget_counts_each_shared_run_once_at_the_first_claim_that_holds_it(store):
-    from statetrack.scoreboard import budget_markdown
+    from statetrack.site.scoreboard import budget_markdown
 
     text = budget_markdown()
     rows = {m.group(1): [c.strip() for c in m.group(2).split("|")]
@@ -75,8 +75,8 @@ def test_budget_counts_each_shared_run_once_at_the_first_claim_that_holds_it(sto
 def test_the_paper_cost_counts_the_training_time_of_the_finished_recorded_runs_once(monkeypatch):
     """bl8's paper grid: three runs, two recorded (one finished in 1,800 s, one failed), the hours are 0.5; a grid
     with no record reads 0."""
-    from statetrack import results
-    from statetrack.scoreboard import recorded_hours
+    from statetrack.runs import store as results
+    from statetrack.site.scoreboard import recorded_hours
 
     grid = list(dict.fromkeys(get_claim("bl8").grid("paper")))
     recs = {run_key(grid[0]): fake_record(grid[0], 1.0, provenance={"train_time_s": 1800.0}),

@@ -16,7 +16,7 @@ def _st(**kw):
 
 
 def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
-    from statetrack.scoreboard import scoreboard_markdown
+    from statetrack.site.scoreboard import scoreboard_markdown
 
     table = [
         _row("ne1", "reproduced", {"held": 8, "judged": 8, "ours": False}, _st()),

@@ -1,13 +1,13 @@
 """Every table of the built site shows everything: nothing cut by pandas, no index column, no raw ``NaN``.
 
-The detectors (``statetrack.tables``) are tested here on small HTML snippets, in ``make test``; the built
+The detectors (``statetrack.site.tables``) are tested here on small HTML snippets, in ``make test``; the built
 site is read in ``make test-book`` (marked ``book``).
 """
 
 import pandas as pd
 import pytest
 
-from statetrack import tables
+from statetrack.site import tables
 
 ROWS = "".join(f"<tr><td>{i}</td><td>x</td></tr>" for i in range(3))
 
@@ -78,7 +78,7 @@ def test_no_table_of_the_built_site_hides_a_row_an_index_or_a_missing_value(buil
 def test_the_cell_papermill_injects_is_folded_like_the_parameters_cell(tmp_path):
     import nbformat
 
-    from statetrack.book import fold_injected
+    from statetrack.site.book import fold_injected
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("PRESET = 'quick'", metadata={"tags": ["parameters", "hide-cell"]}),

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from statetrack.provenance import repo_root
+from statetrack.runs.provenance import repo_root
 
 
 def _git(*args, cwd):

@@ -2,11 +2,11 @@
 with the smoke notebooks, copies handed to each test, and ``copy_to`` for tests that need the files."""
 
 from statetrack.claims import ne1
-from statetrack.results import run_key
+from statetrack.runs.store import run_key
 
 
 def test_records_come_once_in_grid_order_as_copies(smoke_trained, monkeypatch):
-    from statetrack import runs
+    from statetrack.runs import execute as runs
 
     first = smoke_trained("ne1")
     assert [r["key"] for r in first] == [run_key(c) for c in ne1.grid("smoke")]
@@ -23,9 +23,9 @@ def test_records_come_once_in_grid_order_as_copies(smoke_trained, monkeypatch):
 
 
 def test_copy_to_gives_a_test_the_files_and_a_sweep_then_trains_nothing(smoke_trained, monkeypatch, tmp_path):
-    from statetrack import runs
-    from statetrack.results import results_dir
-    from statetrack.sweep import sweep
+    from statetrack.runs import execute as runs
+    from statetrack.runs.store import results_dir
+    from statetrack.claims.sweep import sweep
 
     keys = {r["key"] for r in smoke_trained("ne1")}
     assert smoke_trained.copy_to("ne1") == results_dir() == tmp_path / "results"  # the test's own folder

@@ -4,10 +4,10 @@ names is invisible to every page and verdict; removing a cell from a grid must r
 
 from __future__ import annotations
 
-from statetrack import pilots
+from statetrack.claims import pilots
 from statetrack.claims import get_claim, implemented
-from statetrack.provenance import repo_root
-from statetrack.results import record_path
+from statetrack.runs.provenance import repo_root
+from statetrack.runs.store import record_path
 
 
 def test_every_committed_record_is_named_by_a_grid_or_a_pilot(monkeypatch):

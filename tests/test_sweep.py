@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from statetrack.results import load_records, read_record, record_path, results_dir
-from statetrack.sweep import dry_run, plan, sweep
+from statetrack.runs.store import load_records, read_record, record_path, results_dir
+from statetrack.claims.sweep import dry_run, plan, sweep
 
 STATETRACK = [sys.executable, "-m", "statetrack"]
 
@@ -54,7 +54,7 @@ def test_a_measured_dry_run_times_each_missing_setting_once(monkeypatch):
     missing run costs its setting's timing, and a run another claim holds is not counted twice."""
     from dataclasses import replace
 
-    from statetrack import cost
+    from statetrack.runs import cost
 
     def setting(c):
         return c.model, c.task, replace(c.train, lr=1.0)
@@ -135,7 +135,8 @@ def test_reproduce_after_a_sweep_trains_nothing(tmp_path, monkeypatch):
     A trained run is always written (``results.load_or_make`` replaces the file atomically: a new inode and
     mtime), so "nothing trained" is "no record file was created or replaced" while the notebook ran.
     """
-    from statetrack import book, cli
+    from statetrack import cli
+    from statetrack.site import book
 
     counts = sweep(["ne1", "bl1"], "smoke", progress=False, log=lambda *a: None)
     assert counts["failed"] == 0 and counts["trained"] == counts["total"] > 4
@@ -159,8 +160,9 @@ def test_reproduce_after_a_sweep_trains_nothing(tmp_path, monkeypatch):
 def test_reproduce_force_retrains_a_run_shared_by_claims_once(tmp_path, monkeypatch):
     """`reproduce ne1 ne4 --force`: ne1 retrains all its runs; ne4's parity column holds ne1's runs and loads
     the records ne1 has just made instead of training them a second time."""
-    from statetrack import book, cli
-    from statetrack.results import FORCED_SINCE
+    from statetrack import cli
+    from statetrack.site import book
+    from statetrack.runs.store import FORCED_SINCE
 
     sweep(["ne1", "ne4"], "smoke", progress=False, log=lambda *a: None)
     before = {p: p.stat().st_mtime_ns for p in {*_paths("ne1"), *_paths("ne4")}}
@@ -174,7 +176,7 @@ def test_reproduce_force_retrains_a_run_shared_by_claims_once(tmp_path, monkeypa
 
 
 def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
-    from statetrack.results import write_record
+    from statetrack.runs.store import write_record
 
     sweep(["ne1"], "smoke", progress=False, log=lambda *a: None)
     paths = _paths("ne1")
@@ -193,9 +195,9 @@ def test_stale_records_are_kept_unless_asked_then_only_they_retrain():
 
 def test_schedule_trains_a_shared_run_once_longest_first():
     """With a pool, a run two claims hold goes to one worker; the other claim's item is done once it is."""
-    from statetrack.cost import estimate_seconds, throughput
-    from statetrack.results import run_key
-    from statetrack.sweep import schedule
+    from statetrack.runs.cost import estimate_seconds, throughput
+    from statetrack.runs.store import run_key
+    from statetrack.claims.sweep import schedule
 
     items = plan(["ne1", "ne4"], "smoke")
     train, rest = schedule(items, "cpu")
@@ -213,8 +215,9 @@ def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_pa
     """`reproduce ne1 ne4 --force --workers 2`: a pool of two retrains every run once (ne4 holds some of ne1's
     runs) before the notebooks; all records are made since the command began. The notebooks are
     stubbed here: that they load a recorded grid without training is test_reproduce_after_a_sweep_trains_nothing."""
-    from statetrack import book, cli
-    from statetrack.results import FORCED_SINCE, _created, forced_since, read_record
+    from statetrack import cli
+    from statetrack.site import book
+    from statetrack.runs.store import FORCED_SINCE, _created, forced_since, read_record
 
     sweep(["ne1", "ne4"], "smoke", progress=False, log=lambda *a: None)
     executed = []
@@ -243,9 +246,9 @@ def test_reproduce_with_workers_trains_each_run_once_in_a_pool_then_loads(tmp_pa
 def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_them(monkeypatch):
     """x2 keeps weights: under --force its runs are retrained with them, and once they are, loading them again in
     the same command trains nothing."""
-    from statetrack.results import FORCED_SINCE, checkpoint_path, forcing
-    from statetrack.runs import load_or_run
-    from statetrack.sweep import is_done
+    from statetrack.runs.store import FORCED_SINCE, checkpoint_path, forcing
+    from statetrack.runs.execute import load_or_run
+    from statetrack.claims.sweep import is_done
 
     monkeypatch.delenv(FORCED_SINCE, raising=False)
     items = plan(["x2"], "smoke")
@@ -264,7 +267,7 @@ def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_th
 
 
 def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
-    from statetrack import pilots
+    from statetrack.claims import pilots
     from statetrack.claims import bl1, ne4
     from statetrack.config import ConfigError
 

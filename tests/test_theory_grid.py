@@ -6,9 +6,9 @@ from html.parser import HTMLParser
 import pytest
 
 from statetrack.claims import CLAIMS, get_claim, x1
-from statetrack.figures import theory_grid
-from statetrack.figures.theory_grid import CLASS_NAMES, TASK_NAMES, theory_grid_html
-from statetrack.results import repo_root
+from statetrack.site.figures import theory_grid
+from statetrack.site.figures.theory_grid import CLASS_NAMES, TASK_NAMES, theory_grid_html
+from statetrack.runs.store import repo_root
 from statetrack.theory.predictions import CLASSES, TASKS, transition_class_of
 
 PAGES = {c.id: f"../notebooks/{c.notebook}.html" for c in CLAIMS.values() if c.notebook}

@@ -19,7 +19,7 @@ SCRIPT = r"""
 import json, os, sys, torch
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.runs import run
+from statetrack.runs.execute import run
 from statetrack.tasks import task_config
 
 torch.set_num_threads(int(sys.argv[1]))  # what the process was started with
@@ -77,7 +77,7 @@ def test_the_comparison_would_catch_a_thread_count_difference(records):
 
 @pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
 def test_a_bad_thread_count_is_named(monkeypatch, value):
-    from statetrack.runs import run_threads
+    from statetrack.runs.execute import run_threads
 
     monkeypatch.setenv("STATETRACK_THREADS", value)
     with pytest.raises(ConfigError, match=f"STATETRACK_THREADS={value!r} is not allowed"):

@@ -8,7 +8,7 @@ from torch import nn
 
 from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import make_model, model_config
-from statetrack.runs import run
+from statetrack.runs.execute import run
 from statetrack.tasks import make_task, task_config
 from statetrack.training import fit, lr_at, resolve_device
 

@@ -1,6 +1,6 @@
 """A local Sphinx extension: the ``pilot-table`` directive renders the recorded recipe pilots as a table.
 
-The table is built from the committed run records when the book is built (``statetrack.pilots.frame``), so
+The table is built from the committed run records when the book is built (``statetrack.claims.pilots.frame``), so
 the recipes chapter carries no number typed by hand. Used in: book/recipes.md.
 """
 
@@ -36,7 +36,7 @@ class PilotTable(Directive):
     optional_arguments = 20
 
     def run(self):
-        from statetrack import pilots
+        from statetrack.claims import pilots
 
         return [_table(pilots.frame(list(self.arguments) or None))]
 

@@ -93,7 +93,7 @@ def _check_out(out: str | None) -> None:
     """``--out`` must name a file that can be written: refuse a folder (or anything but a file) by name."""
     from pathlib import Path
 
-    from statetrack.results import check_writable
+    from statetrack.runs.store import check_writable
 
     if out is None:
         return
@@ -154,9 +154,9 @@ def build_config(task: str, model: str, sets: list[str], preset: str, seed: int 
 def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from statetrack.memory import check_memory
-    from statetrack.results import write_record
-    from statetrack.runs import run
+    from statetrack.runs.memory import check_memory
+    from statetrack.runs.store import write_record
+    from statetrack.runs.execute import run
     from statetrack.training import resolve_device
 
     cfg = build_config(args.task, args.model, args.set or [], args.preset, args.seed)
@@ -198,23 +198,23 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     import contextlib
     import time
 
-    from statetrack.book import declared_parameters, executed_dir, execute_notebooks
+    from statetrack.site.book import declared_parameters, executed_dir, execute_notebooks
     from statetrack.claims import check_preset, get_claim, preflight, select
-    from statetrack.parameters import check_parameter_names
-    from statetrack.results import check_writable, forced_since, forcing, scratch_for_smoke
+    from statetrack.site.parameters import check_parameter_names
+    from statetrack.runs.store import check_writable, forced_since, forcing, scratch_for_smoke
     from statetrack.training import resolve_device
 
     check_preset(args.preset)
     scratch_for_smoke(args.preset)  # smoke never writes into data/results; the kernels inherit the folder
     resolve_device(args.device)
     if args.workers is None:
-        from statetrack.sweep import default_workers
+        from statetrack.claims.sweep import default_workers
 
         args.workers = default_workers(args.device)
     if args.workers < 1:
         raise ConfigError(f"--workers {args.workers!r} is not allowed: it must be an integer >= 1")
     if args.ignore_memory:  # the notebooks' kernels inherit it (memory.check_memory)
-        from statetrack.memory import IGNORE_ENV
+        from statetrack.runs.memory import IGNORE_ENV
 
         os.environ[IGNORE_ENV] = "1"
     ids = select(args.ids)
@@ -235,7 +235,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     # --force retrains each run once, however many claims hold it (results.forcing)
     with forcing() if args.force else contextlib.nullcontext():
         if args.workers > 1:  # train the grids in a process pool first; the notebooks then load the records
-            from statetrack.sweep import sweep
+            from statetrack.claims.sweep import sweep
 
             t0 = time.perf_counter()
             counts = sweep(ids, args.preset, workers=args.workers, device=args.device, confirm_long=args.confirm_long,
@@ -255,8 +255,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from statetrack.results import scratch_for_smoke
-    from statetrack.sweep import dry_run, plan, sweep
+    from statetrack.runs.store import scratch_for_smoke
+    from statetrack.claims.sweep import dry_run, plan, sweep
     from statetrack.training import resolve_device
 
     scratch_for_smoke(args.preset)  # smoke never writes into data/results
@@ -279,7 +279,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               f"{sum(r['hours'] for r in rows):>11.2f}  (training only, one device; divide by the workers)")
         return 0
     if args.workers is None:
-        from statetrack.sweep import default_workers
+        from statetrack.claims.sweep import default_workers
 
         args.workers = 1 if args.executor != "local" else default_workers(args.device)
     slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
@@ -297,7 +297,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from statetrack.claims import CLAIMS, all_verdicts, check_preset, get_claim, select, verify_claim
 
     if args.preset:
-        from statetrack.results import scratch_for_smoke
+        from statetrack.runs.store import scratch_for_smoke
 
         check_preset(args.preset)
         scratch_for_smoke(args.preset)  # smoke records live in the scratch folder
@@ -346,22 +346,22 @@ def statement_line(st: dict[str, Any]) -> str:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    """One model on x1's board (``statetrack.leaderboard``): input checked, cost printed, runs trained or loaded."""
+    """One model on x1's board (``statetrack.tools.leaderboard``): input checked, cost printed, runs trained or loaded."""
     from pathlib import Path
 
-    from statetrack import leaderboard as lb
-    from statetrack.results import write_record
+    from statetrack.tools import leaderboard as lb
+    from statetrack.runs.store import write_record
     from statetrack.training import resolve_device
 
     cfg = lb.model_of(args.model, args.set)
     resolve_device(args.device)
     _check_out(args.out)
     try:
-        from statetrack.results import scratch_for_smoke
+        from statetrack.runs.store import scratch_for_smoke
     except ImportError:  # a store without a scratch folder of its own: the same default, set here
         def scratch_for_smoke(preset: str) -> None:
             if preset == "smoke" and not os.environ.get("STATETRACK_RESULTS_DIR"):
-                from statetrack.provenance import repo_root
+                from statetrack.runs.provenance import repo_root
 
                 os.environ["STATETRACK_RESULTS_DIR"] = str(repo_root() / "_build" / "smoke-results")
     scratch_for_smoke(args.preset)  # smoke never writes into data/results
@@ -375,7 +375,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_book(args: argparse.Namespace) -> int:
-    from statetrack.book import build_book
+    from statetrack.site.book import build_book
 
     path, seconds = build_book()
     print(f"book built in {seconds:.1f} s: {path}")
@@ -385,8 +385,8 @@ def cmd_book(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from statetrack.bench import format_tables, run
-    from statetrack.results import write_record
+    from statetrack.tools.bench import format_tables, run
+    from statetrack.runs.store import write_record
 
     _check_out(args.out)
     if args.models and not args.peers:
@@ -402,7 +402,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if unknown:
             raise ConfigError(f"unknown op pairs {unknown} for --pairs; allowed: {', '.join(sorted(PAIRS))}")
     if args.peers:
-        from statetrack import peers
+        from statetrack.tools import peers
 
         try:
             res = peers.run(lengths=(32,) if args.scale == "tiny" else peers.LENGTHS, scale=args.scale or "cpu",
@@ -525,8 +525,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from statetrack.book import NotebookError
-    from statetrack.results import RecordError
+    from statetrack.site.book import NotebookError
+    from statetrack.runs.store import RecordError
 
     args = parser().parse_args(argv)
     try:

@@ -221,7 +221,7 @@ class RunConfig:
         """Rebuild a config from ``to_dict`` output; unknown or missing sections are errors.
 
         Task and model config classes come from ``SECTION_CLASSES``, which the registries fill when
-        they are imported (``statetrack.tasks``, ``statetrack.models``; ``statetrack.results`` imports both).
+        they are imported (``statetrack.tasks``, ``statetrack.models``; ``statetrack.runs.store`` imports both).
         """
         if not isinstance(d, dict):
             raise ConfigError(f"a run config must be a mapping, got {type(d).__name__}")

@@ -4,9 +4,9 @@ A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfi
 ``cell_of(record) -> dict``, ``HEADLINE`` (the statement the scoreboard shows first) and ``verdict(records, preset,
 checks=None) -> Verdict``, built from ``claims.common``. A claim with exact, training-free parts also provides
 ``checks(preset) -> list[Check]``; its ``verdict`` computes them when not given (a notebook that displayed them
-passes them in). The notebooks (through ``statetrack.pages.Page``) and ``statetrack verify`` go through
+passes them in). The notebooks (through ``statetrack.site.page.Page``) and ``statetrack verify`` go through
 ``run_claim`` and ``verify_claim`` here, so the two can never disagree; a notebook's parameters cell is checked by
-``statetrack.parameters``.
+``statetrack.site.parameters``.
 
 Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected), ``quick`` (a 2-core CPU
 in minutes; the qualitative verdict where the compute allows), ``paper`` (a GPU box; the papers' settings).
@@ -103,7 +103,7 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     (unless ``ignore_memory``); for the paper preset on a CPU, the cost of the missing runs (``NeedsConfirmation``
     unless ``confirm_long``). Raises ``ConfigError`` (or a subclass) / ``RecordError`` naming the fault.
     """
-    from statetrack.results import check_writable, results_dir, run_state
+    from statetrack.runs.store import check_writable, results_dir, run_state
     from statetrack.training import resolve_device
 
     cfgs = get_claim(claim_id).grid(check_preset(preset), seeds=seeds, **overrides)
@@ -111,13 +111,13 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     keep = _keeps_weights(claim_id)
     missing = [c for c in dict.fromkeys(cfgs) if run_state(c, weights=keep) in ("missing", "forced") or force]
     if missing:
-        from statetrack.memory import check_memory
+        from statetrack.runs.memory import check_memory
 
         check_writable(results_dir())
         for c in missing:
             check_memory(c, dev, ignore=ignore_memory)
     if preset == "paper" and missing and dev.type == "cpu" and not confirm_long:
-        from statetrack import cost
+        from statetrack.runs import cost
 
         est = cost.total_seconds(missing, device)
         raise NeedsConfirmation(
@@ -132,7 +132,7 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
               device: str = "auto", progress: bool = False, confirm_long: bool = False,
               **overrides: Any) -> list[dict[str, Any]]:
     """Load or train every run of a claim's grid at ``preset`` (``preflight`` first); the records in grid order."""
-    from statetrack.runs import load_or_run
+    from statetrack.runs.execute import load_or_run
 
     cfgs = preflight(claim_id, preset, seeds=seeds, force=force, device=device, confirm_long=confirm_long,
                      **overrides)
@@ -143,7 +143,7 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
 
 def holders(preset: str) -> dict[str, list[str]]:
     """Run key → the implemented claims whose default grid at ``preset`` holds that run (a run is stored once)."""
-    from statetrack.results import run_key
+    from statetrack.runs.store import run_key
 
     out: dict[str, list[str]] = {}
     for cid in implemented():
@@ -162,7 +162,7 @@ def verify_claim(claim_id: str, preset: str | None = None) -> Verdict | None:
 def all_verdicts(claim_id: str, presets: Sequence[str] = ("quick", "paper"), first: bool = False) -> dict[str, Verdict]:
     """Preset → the verdict from stored records, for each of ``presets`` whose default grid has every record (only
     the first such with ``first``); a failed record counts as failing."""
-    from statetrack.results import load_records
+    from statetrack.runs.store import load_records
 
     claim, out = get_claim(claim_id), {}
     for p in presets:
@@ -177,7 +177,7 @@ def all_verdicts(claim_id: str, presets: Sequence[str] = ("quick", "paper"), fir
 
 def recorded(claim_id: str, preset: str) -> tuple[int, int]:
     """(runs of the default grid at ``preset`` with a record, runs in it), each run key counted once."""
-    from statetrack.results import load_records
+    from statetrack.runs.store import load_records
 
     grid = list(dict.fromkeys(get_claim(claim_id).grid(check_preset(preset))))
     return len(load_records(grid)), len(grid)

@@ -7,7 +7,7 @@ metric), NaN for a run that diverged or failed; a *check* is an exact, training-
 statement reads by its label. Learning rates follow the NE protocol (NE App. E.1.1): when a cell ran several, the
 rate with the best median score over seeds is kept and only its runs are judged.
 
-Used in: every module in ``statetrack.claims``; ``statetrack.leaderboard``.
+Used in: every module in ``statetrack.claims``; ``statetrack.tools.leaderboard``.
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ class Check:
 @dataclass
 class Verdict:
     """A claim's verdict at one preset: the comparison table, whether it reproduced, and one line (a page shows its
-    tables through ``statetrack.pages``: ``show_statements``, ``show_cells``)."""
+    tables through ``statetrack.site.page``: ``show_statements``, ``show_cells``)."""
 
     claim: str
     preset: str
@@ -590,7 +590,7 @@ def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]
 
     ``tables``: ``data/paper`` table → the field its value fills, e.g. ``{"ne_table3": "best"}`` (a table whose rows
     carry a spread also fills ``paper_mad``); ``key_of``: a paper row → its cell key, or None to skip the row."""
-    from statetrack.results import paper_numbers
+    from statetrack.runs.store import paper_numbers
 
     out: dict[Any, dict[str, Any]] = {}
     for table, column in tables.items():

@@ -33,7 +33,7 @@ _MODEL_FIELDS = {
     "paper": {"mamba": dict(d_model=128, num_layers=2, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0),
               "deltanet": dict(d_model=128, num_layers=2, num_heads=4, d_conv=4, mlp_ratio=4)},
 }
-# quick: lr 1e-2 and no short convolution in either model; the recorded pilots (statetrack.pilots, seeds 100 and up)
+# quick: lr 1e-2 and no short convolution in either model; the recorded pilots (statetrack.claims.pilots, seeds 100 and up)
 # test both choices
 _QUICK = TrainConfig(num_steps=500, batch_size=64, lr=1e-2, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
                      min_len=40, max_len=40, eval_every=100)

@@ -126,7 +126,7 @@ def rows(claim: str) -> list[dict[str, Any]]:
     the recipe stands by the rule above (None until both are recorded)."""
     import statistics
 
-    from statetrack import results
+    from statetrack.runs import store as results
     from statetrack.claims.common import score
 
     metric, lower, _ = PILOTS[claim]

@@ -21,7 +21,7 @@ Slurm goes through submitit (a real scheduler; one array job, each task one run)
 runs the same path in the tests. Submitit pickles the job function and its arguments into its own
 folder and unpickles them there: files this module wrote, never files a user hands in.
 
-Cost estimates (``dry_run``) come from measured throughput (``statetrack.cost``); without a benchmark for
+Cost estimates (``dry_run``) come from measured throughput (``statetrack.runs.cost``); without a benchmark for
 the device the estimate says so.
 
 Used in: ``statetrack sweep``; the GPU-box runbook (book/gpu_runbook.md).
@@ -65,7 +65,7 @@ def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
         get_claim(i)  # names an unknown or unbuilt claim before anything runs
     if not pilot:
         return [Item(i, cfg) for i in ids for cfg in get_claim(i).grid(preset)]
-    from statetrack import pilots
+    from statetrack.claims import pilots
 
     found = {i: pilots.of(i) for i in select(["all"])}
     with_pilots = [i for i, by in found.items() if by]
@@ -97,7 +97,7 @@ def _todo(stale: bool) -> tuple[str, ...]:
 def is_done(item: Item, stale: bool = False) -> bool:
     """Whether the sweep leaves the run alone: ``results.run_state`` (with the weights its claim keeps) is not one
     the sweep trains (``stale``: a stale record is retrained too)."""
-    from statetrack.results import run_state
+    from statetrack.runs.store import run_state
 
     return run_state(item.cfg, weights=_keeps_weights(item.claim)) not in _todo(stale)
 
@@ -124,8 +124,8 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
     """
     import torch
 
-    from statetrack.results import load_or_make, run_lock, run_state
-    from statetrack.runs import failed_record, run
+    from statetrack.runs.store import load_or_make, run_lock, run_state
+    from statetrack.runs.execute import failed_record, run
 
     if threads:
         torch.set_num_threads(threads)
@@ -159,8 +159,8 @@ def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[I
     throughput (``cost.estimate_seconds``; unmeasured models count as long), so no worker is left with a long
     run at the end. The rest are the same runs under other claims: done once the first is trained.
     """
-    from statetrack.cost import estimate_seconds, throughput
-    from statetrack.results import run_key
+    from statetrack.runs.cost import estimate_seconds, throughput
+    from statetrack.runs.store import run_key
 
     lead: dict[str, Item] = {}
     for it in todo:
@@ -187,8 +187,8 @@ def dry_run(items: Sequence[Item], device_type: str, stale: bool = False,
     ne1's) is stored and trained once, so it counts in ``runs`` and ``shared`` but not in ``missing`` or
     ``hours``; "missing" is what ``results.run_state`` says the sweep would train (``is_done``).
     """
-    from statetrack.cost import estimate_seconds, seconds_each, throughput
-    from statetrack.results import run_key
+    from statetrack.runs.cost import estimate_seconds, seconds_each, throughput
+    from statetrack.runs.store import run_key
 
     rows: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
@@ -248,7 +248,7 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
     estimated memory is checked against this machine's device (``claims.preflight``) unless ``ignore_memory``
     or the runs go to Slurm (whose nodes are not this machine)."""
     from statetrack.claims import preflight
-    from statetrack.results import check_writable, forcing, results_dir
+    from statetrack.runs.store import check_writable, forcing, results_dir
 
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}; allowed: {', '.join(EXECUTORS)}")
@@ -315,7 +315,7 @@ def _submit(todo: list[Item], args: list[tuple], device: str, executor: str, slu
     except ImportError:
         raise ConfigError("the slurm executor needs submitit: pip install 'statetrack[cluster]' "
                           "(or submitit from requirements.txt)") from None
-    from statetrack.results import results_dir
+    from statetrack.runs.store import results_dir
 
     folder = Path(slurm.get("log_folder") or results_dir() / ".submitit" / time.strftime("%Y%m%d-%H%M%S"))
     if executor == "slurm" and shutil.which("sbatch") is None:

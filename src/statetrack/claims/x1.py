@@ -23,7 +23,7 @@ from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Ch
                                       from_paper)
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
-from statetrack.results import paper_numbers
+from statetrack.runs.store import paper_numbers
 from statetrack.theory import board_facts
 from statetrack.theory.predictions import counts_only, predict_model
 

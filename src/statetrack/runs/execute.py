@@ -17,7 +17,7 @@ seed alone, not on how many cores the machine or the process has. Parallelism co
 (``statetrack reproduce --workers``, ``sweep --workers``). ``STATETRACK_THREADS=N`` overrides it (a
 record says ``threads`` in its provenance); a GPU run keeps torch's CPU setting, which it barely uses.
 
-Used in: ``claims.run_claim``, ``statetrack.sweep``, ``statetrack train``.
+Used in: ``claims.run_claim``, ``statetrack.claims.sweep``, ``statetrack train``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from typing import Any
 import torch
 
 from statetrack.config import ConfigError, RunConfig
-from statetrack.provenance import provenance
-from statetrack.results import SCHEMA_VERSION, RecordError, checkpoint_path, forcing, load_or_make, run_key
+from statetrack.runs.provenance import provenance
+from statetrack.runs.store import SCHEMA_VERSION, RecordError, checkpoint_path, forcing, load_or_make, run_key
 
 
 def save_checkpoint(model: torch.nn.Module, path: Path) -> None:

@@ -8,7 +8,7 @@ the current scheme; any other record is left as it is (it is stale under both sc
 ``provenance.code_hash`` changes in a migrated record, and the run key (which hashes the config and
 the schema version, not the code) never changes.
 
-Run it on a store made before the change: ``python -m statetrack.migrate [FOLDER]`` (default: the
+Run it on a store made before the change: ``python -m statetrack.runs.migrate [FOLDER]`` (default: the
 results folder, ``STATETRACK_RESULTS_DIR`` or ``data/results``).
 
 Used in: the committed store (``data/results``), once; any older store a user keeps.
@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 from statetrack.config import ConfigError, RunConfig
-from statetrack.provenance import code_hash, whole_file_hash
-from statetrack.results import RecordError, results_dir, write_record
+from statetrack.runs.provenance import code_hash, whole_file_hash
+from statetrack.runs.store import RecordError, results_dir, write_record
 
 
 def migrate_code_hashes(root: Path | None = None) -> dict[str, int]:
@@ -60,4 +60,4 @@ if __name__ == "__main__":
     try:
         print(migrate_code_hashes(Path(sys.argv[1]) if len(sys.argv) > 1 else None))
     except RecordError as e:
-        sys.exit(f"statetrack.migrate: {e}")
+        sys.exit(f"statetrack.runs.migrate: {e}")

@@ -7,7 +7,7 @@ editing a comment or a docstring stales nothing, changing a line of code does. `
 whether ``src`` was dirty), code hash, package/torch/CUDA/Python versions, device and its name,
 threads, time of creation.
 
-Used in: ``statetrack.results`` (staleness), ``statetrack.runs`` (records), ``statetrack.bench``.
+Used in: ``statetrack.runs.store`` (staleness), ``statetrack.runs.execute`` (records), ``statetrack.tools.bench``.
 """
 
 from __future__ import annotations

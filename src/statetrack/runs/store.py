@@ -25,10 +25,10 @@ mismatch). Stale records still load; pages and ``statetrack verify`` say that th
 whichever results folder is in use (``.locks/``, ignored by git too).
 
 The store never trains: ``load_or_make`` is handed the function that makes a record
-(``statetrack.runs`` trains one; the sweep calls the same). Provenance lives in
-``statetrack.provenance``.
+(``statetrack.runs.execute`` trains one; the sweep calls the same). Provenance lives in
+``statetrack.runs.provenance``.
 
-Used in: every claim, ``statetrack.runs``, ``statetrack.sweep``.
+Used in: every claim, ``statetrack.runs.execute``, ``statetrack.claims.sweep``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import statetrack.models  # noqa: F401  (registers the model configs that RunCon
 import statetrack.tasks  # noqa: F401  (registers the task configs likewise)
 from statetrack.config import ConfigError, RunConfig
 from statetrack.models import known_model
-from statetrack.provenance import code_hash, repo_root
+from statetrack.runs.provenance import code_hash, repo_root
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "diverged", "failed")

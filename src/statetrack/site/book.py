@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from statetrack.results import repo_root
+from statetrack.runs.store import repo_root
 
 BUILD = "_build"
 
@@ -102,7 +102,7 @@ def declared_parameters(claim_id: str) -> list[str]:
 
 def check_extra(claim_id: str, extra: dict | None) -> None:
     """Refuse ``extra`` parameters the claim's notebook does not declare (``parameters.check_parameter_names``)."""
-    from statetrack.parameters import check_parameter_names
+    from statetrack.site.parameters import check_parameter_names
 
     if extra:
         check_parameter_names(claim_id, {k: repr(v) for k, v in extra.items()}, declared_parameters(claim_id))
@@ -119,8 +119,8 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     import jupytext
     import papermill as pm
 
-    from statetrack.kernel_client import PatientKernelManager
-    from statetrack.results import check_writable
+    from statetrack.site.kernel_client import PatientKernelManager
+    from statetrack.runs.store import check_writable
 
     src = notebook_source(claim_id)
     check_extra(claim_id, extra)  # papermill would only warn and run with the defaults
@@ -207,11 +207,11 @@ def add_launch_buttons(config: Path) -> None:
 
 
 def write_generated(folder: Path) -> None:
-    """The tables computed at build time, as MyST files: from the run records (``statetrack.scoreboard``) and the
+    """The tables computed at build time, as MyST files: from the run records (``statetrack.site.scoreboard``) and the
     theory's table of transition class × task (``figures.theory_grid``, linking the claim pages)."""
     from statetrack.claims import CLAIMS
-    from statetrack.figures.theory_grid import theory_grid_markdown
-    from statetrack.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
+    from statetrack.site.figures.theory_grid import theory_grid_markdown
+    from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "paper_cost.md").write_text(paper_cost_markdown())

@@ -52,7 +52,7 @@ class PatientKernelClient(AsyncKernelClient):
 class PatientKernelManager(AsyncKernelManager):
     """nbclient's kernel manager, handing out ``PatientKernelClient``s."""
 
-    client_class = DottedObjectName("statetrack.kernel_client.PatientKernelClient")
+    client_class = DottedObjectName("statetrack.site.kernel_client.PatientKernelClient")
     client_factory = Type(klass=PatientKernelClient)
 
 

@@ -15,7 +15,7 @@ the claim box with a ``{glue:md}`` directive; MyST-NB resolves glue from anywher
 The verdict's tables: ``show_statements`` (the statements, those not run in one line per reason) and ``show_cells``
 (the cells, the exact checks apart), over the frames ``statement_frame``, ``cell_frame`` and ``check_frame``.
 
-Used in: every claim notebook; ``statetrack.scoreboard`` (``chip``, ``deciding``, ``decisive``).
+Used in: every claim notebook; ``statetrack.site.scoreboard`` (``chip``, ``deciding``, ``decisive``).
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def statement_frame(v: Verdict) -> Any:
 def show_statements(v: Verdict) -> Any:
     """The statements as a page shows them (``tables.Shown``): the judged ones as a table, those not run at
     this preset in one line per reason."""
-    from statetrack import tables
+    from statetrack.site import tables
 
     t = statement_frame(v)
     if t.empty:
@@ -271,7 +271,7 @@ def show_cells(v: Verdict, paper: dict[str, str] | None = None, digits: int = 3,
     """The cell table as a page shows it (``tables.Shown``): the trained cells (``cell_frame``'s ``paper`` and
     ``more`` columns), numbers to ``digits``; the cells not run at this preset in one line, the list folded
     under it; the exact checks apart, in one line where all hold."""
-    from statetrack import tables
+    from statetrack.site import tables
 
     trained = cell_frame(v, paper, part="trained", more=more).round(digits)
     if len(trained):
@@ -295,7 +295,7 @@ class Page:
 
     def __init__(self, claim_id: str, **parameters: Any):
         from statetrack import claims
-        from statetrack.parameters import parameters as check_parameters
+        from statetrack.site.parameters import parameters as check_parameters
 
         self.claim = claim_id
         self.module = claims.get_claim(claim_id)
@@ -335,7 +335,7 @@ class Page:
         ``run_settings`` the cell does not name and what ``extra`` adds."""
         import pandas as pd
 
-        from statetrack.results import run_key
+        from statetrack.runs.store import run_key
 
         rows = []
         for c in self.grid:

@@ -5,7 +5,7 @@
 notebook does not declare (``injected_parameters``, ``check_parameter_names``: papermill itself only warns and runs
 with the defaults). Each bad value raises ``ConfigError`` naming it and what is allowed.
 
-Used in: ``statetrack.pages.Page`` (every claim notebook), ``statetrack reproduce -p`` (``cli``), ``book``.
+Used in: ``statetrack.site.page.Page`` (every claim notebook), ``statetrack reproduce -p`` (``cli``), ``book``.
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     their values. Under papermill an undeclared parameter is refused too (``injected_parameters``). A bad value
     raises ``ConfigError`` naming it. Returns a namespace with lower-case names (``MODELS`` → ``models``).
     """
-    from statetrack import tables
-    from statetrack.results import scratch_for_smoke
+    from statetrack.site import tables
+    from statetrack.runs.store import scratch_for_smoke
     from statetrack.training import resolve_device
 
     get_claim(claim_id)

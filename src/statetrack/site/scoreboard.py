@@ -12,7 +12,7 @@ include them. A claim's status is one of
 | not built yet | the claim has no notebook yet |
 
 Used in: book/intro.md (scoreboard), book/teaching.md (budget), book/gpu_runbook.md (paper cost),
-``statetrack.book.stage``.
+``statetrack.site.book.stage``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def rows() -> list[dict[str, Any]]:
     """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, the deciding
     statements' tally and the one statement that explains the word (``pages.decisive``)."""
     from statetrack.claims.common import tally
-    from statetrack.pages import deciding, decisive
+    from statetrack.site.page import deciding, decisive
 
     out = []
     for c in CLAIMS.values():
@@ -73,7 +73,7 @@ def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
 
 
 def _paper_cell(p: dict[str, Any]) -> str:
-    from statetrack.pages import chip
+    from statetrack.site.page import chip
 
     if p["status"] == "shown":
         return "(shown)"
@@ -112,7 +112,7 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
     """The scoreboard as MyST, about one screen: per claim a coloured verdict chip, the number behind the word
     and how many of the deciding statements hold; then, folded, the claims' sources with the paper preset, and every
     statement with the seeds that pass. ``table``: ``rows()`` (computed when not given)."""
-    from statetrack.pages import chip
+    from statetrack.site.page import chip
 
     table = rows() if table is None else table
     lines = ["| claim | verdict | deciding number | statements | preset |", "|---|---|---|---|---|"]
@@ -175,7 +175,7 @@ def budget_rows() -> list[dict[str, Any]]:
     every record: its runs, how many a claim above already holds, and the seconds (training + evaluation) of the
     rest, so that a run several claims share is counted once, at the first that holds it. A claim with no complete
     grid gives how many of its quick runs are recorded."""
-    from statetrack.results import load_records
+    from statetrack.runs.store import load_records
 
     out, seen = [], set()
     for c in CLAIMS.values():
@@ -234,7 +234,7 @@ def _hours(h: float) -> str:
 def recorded_hours(claim_id: str, preset: str = "paper") -> float:
     """Training hours of the finished ("ok") runs of ``claim_id``'s grid at ``preset`` that are recorded, each run
     once (their ``train_time_s``, on whatever device made them)."""
-    from statetrack.results import load_records
+    from statetrack.runs.store import load_records
 
     recs = load_records(list(dict.fromkeys(get_claim(claim_id).grid(preset))))
     return sum(r["provenance"]["train_time_s"] for r in recs if r["status"] == "ok") / 3600
@@ -244,7 +244,7 @@ def paper_cost_markdown() -> str:
     """Per built claim: runs of the paper grid, how many are recorded and their measured training hours, the
     estimated training hours for the rest (``sweep.dry_run``)."""
     from statetrack.claims import implemented
-    from statetrack.sweep import dry_run, plan
+    from statetrack.claims.sweep import dry_run, plan
 
     rows = dry_run(plan(implemented(), "paper"), "cuda")
     source = rows[0]["throughput_from"] if rows else "–"

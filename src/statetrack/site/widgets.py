@@ -2,7 +2,7 @@
 
 Each explorer returns a widget; a page must not depend on it (the static figure comes first), because a
 rendered book has no kernel: the embedded widget shows its initial state only. Each claim's own
-explorers live in ``statetrack.figures``.
+explorers live in ``statetrack.site.figures``.
 
 Used in: ne1, ne3, ne4, bl4, bl6 (``run_explorer``); x2 (``results_explorer``).
 """
@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from statetrack.claims.common import MODEL_NAMES
-from statetrack.plotting import explorer, style
+from statetrack.site.plotting import explorer, style
 
 
 def run_explorer(frame: pd.DataFrame, train_max_len: int) -> widgets.Widget:
@@ -59,7 +59,7 @@ def results_frame(claim_ids: list[str] | None = None) -> pd.DataFrame:
     Used in: x2 (the explorer over all recorded results).
     """
     from statetrack.claims import PRESETS, holders
-    from statetrack.results import load_records, tidy
+    from statetrack.runs.store import load_records, tidy
 
     records = load_records()
     held = {p: holders(p) for p in PRESETS if any(r.get("preset") == p for r in records)}

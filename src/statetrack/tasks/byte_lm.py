@@ -29,7 +29,7 @@ are the test split, the next as many the validation split, the rest training. Th
 names only, so it is the same on every machine that has the same files; the files themselves depend
 on the Python version, which is why every record stores the corpus's size and fingerprint.
 
-Evaluation (``evaluate``, called by ``statetrack.runs`` for this task instead of accuracy by length):
+Evaluation (``evaluate``, called by ``statetrack.runs.execute`` for this task instead of accuracy by length):
 
 - *validation perplexity*: exp of the mean next-byte cross-entropy (nats) over ``eval.num_seqs``
   validation windows of the training context ``train.max_len``; *bits per byte* = loss / ln 2;

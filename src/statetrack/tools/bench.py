@@ -252,7 +252,7 @@ def _training_step(model: torch.nn.Module, tokens: torch.Tensor, targets: torch.
 def environment(device: torch.device) -> dict[str, Any]:
     import datetime as dt
 
-    from statetrack.provenance import cpu_name, git
+    from statetrack.runs.provenance import cpu_name, git
 
     env = {"git_commit": git("rev-parse", "HEAD"), "git_dirty": bool(git("status", "--porcelain", "--", "src")),
            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),

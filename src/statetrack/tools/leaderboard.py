@@ -125,7 +125,7 @@ def cells(cfg: ModelConfig, preset: str, seeds: list[int] | None = None) -> dict
 
 def _recorded(cfg: RunConfig) -> bool:
     """Whether the store holds a finished record of ``cfg`` (nothing is written)."""
-    from statetrack import results
+    from statetrack.runs import store as results
 
     try:
         rec = results.stored(cfg)
@@ -142,9 +142,9 @@ def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] |
     Raises ``claims.NeedsConfirmation`` for the paper preset on a CPU unless ``confirm_long``.
     """
     from statetrack.claims import NeedsConfirmation
-    from statetrack.cost import seconds_each
-    from statetrack.memory import check_memory
-    from statetrack.results import check_writable, results_dir
+    from statetrack.runs.cost import seconds_each
+    from statetrack.runs.memory import check_memory
+    from statetrack.runs.store import check_writable, results_dir
     from statetrack.training import resolve_device
 
     from statetrack.claims import x1
@@ -218,7 +218,7 @@ def builtin_rows(preset: str) -> list[dict[str, Any]]:
 
     ``agrees``: the cell's statement holds (True), fails (False) or is not judged (None).
     """
-    from statetrack.analysis.x1 import board
+    from statetrack.site.analysis.x1 import board
     from statetrack.claims import verify_claim, x1
 
     v = verify_claim(x1.ID, preset)
@@ -233,7 +233,7 @@ def run(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] | 
         progress: bool = False, planned: dict[str, Any] | None = None) -> dict[str, Any]:
     """Train or load the model's runs on x1's board and return the leaderboard entry (see the module docstring)."""
     from statetrack.models import PLUGINS
-    from statetrack.runs import load_or_run
+    from statetrack.runs.execute import load_or_run
 
     p = planned or plan(cfg, preset, device, seeds)
     t0 = time.perf_counter()

@@ -253,7 +253,7 @@ def check_agreement(pair: PeerPair, inputs: tuple, tol: float = AGREE_TOL) -> di
 
 def bench_pair(pair: PeerPair, T: int, size: dict, repeat: int = 5, warmup: int = 1) -> dict[str, Any]:
     """Agreement first, then interleaved forward and forward+backward timings of ours and the peer."""
-    from statetrack.bench import forward_only, time_interleaved
+    from statetrack.tools.bench import forward_only, time_interleaved
 
     gen = torch.Generator().manual_seed(T)
     inputs = pair.make_inputs(size, T, gen)
@@ -283,7 +283,7 @@ def bench_pair(pair: PeerPair, T: int, size: dict, repeat: int = 5, warmup: int 
 def run(lengths=LENGTHS, scale: str = "cpu", repeat: int = 5, names: list[str] | None = None,
         pairs: list[PeerPair] | None = None) -> dict[str, Any]:
     """Every comparison at every T on the CPU, fp32, fp32 policy (TF32 off); with the environment."""
-    from statetrack.bench import environment
+    from statetrack.tools.bench import environment
     from statetrack.training import fp32_policy
 
     if scale not in SIZES:

@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 import torch
 
-from statetrack import results
+from statetrack.runs import store as results
 from statetrack.claims import bl1
-from statetrack.pilots import MARGIN
+from statetrack.claims.pilots import MARGIN
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import fsm_simulation as fs
 

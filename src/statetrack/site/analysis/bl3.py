@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from statetrack.analysis.bl2 import failing, rule_values
+from statetrack.site.analysis.bl2 import failing, rule_values
 from statetrack.claims import Verdict, bl1, bl3
 from statetrack.claims.common import PAPER_TOLERANCE
 
@@ -52,7 +52,7 @@ def sync_values(exact_rows: list[dict[str, Any]], preset: str) -> dict[str, Any]
 
 def shared_runs(preset: str) -> list[dict[str, Any]]:
     """bl1's recorded runs of ``SHARED`` at quick (none at another preset)."""
-    from statetrack import results
+    from statetrack.runs import store as results
 
     if preset != "quick":
         return []

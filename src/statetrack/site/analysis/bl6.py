@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from statetrack.analysis.bl2 import failing
+from statetrack.site.analysis.bl2 import failing
 from statetrack.claims import Verdict, bl6
 from statetrack.claims.common import PAPER_TOLERANCE
 

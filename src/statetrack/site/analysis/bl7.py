@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import torch
 
-from statetrack import results
+from statetrack.runs import store as results
 from statetrack.claims import bl7
 from statetrack.models import make_model, model_config
 from statetrack.theory.commuting import (commutator_norms, commuting_pairs, count_only_ceiling, swapped_word_gap,

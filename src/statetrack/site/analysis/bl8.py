@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 
 from statetrack.claims import bl8
-from statetrack.pages import normalized_scores
+from statetrack.site.page import normalized_scores
 from statetrack.theory import frozen_diagonal as fd
 
 #: each setting of ``bl8.SETTINGS`` as the sweep table and its figure name it.

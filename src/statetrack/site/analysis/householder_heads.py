@@ -35,7 +35,7 @@ def head_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     head with the run's seed and normalized test accuracy."""
     from statetrack import spectra
     from statetrack.config import RunConfig
-    from statetrack.runs import checkpoint_path, load_model
+    from statetrack.runs.execute import checkpoint_path, load_model
 
     out = []
     for r in records:

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 import torch
 
-from statetrack.analysis.grids import recipe_values
+from statetrack.site.analysis.grids import recipe_values
 from statetrack.claims import ne3
 from statetrack.claims.common import PAPER_TOLERANCE
 from statetrack.theory import cascade as kr

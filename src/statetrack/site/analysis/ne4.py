@@ -22,8 +22,8 @@ from typing import Any
 import pandas as pd
 import torch
 
-from statetrack import results
-from statetrack.analysis.grids import recipe_values
+from statetrack.runs import store as results
+from statetrack.site.analysis.grids import recipe_values
 from statetrack.claims import ne4
 from statetrack.claims.common import PAPER_TOLERANCE, score
 from statetrack.tasks import make_task

@@ -46,7 +46,7 @@ def run_values(runs: pd.DataFrame, quick: list[dict[str, Any]] | None = None) ->
     """``best_id`` (the best in-distribution normalized accuracy of the run table ``runs``), ``quick_best_id`` (that
     of the trained ``quick`` records, default the quick grid's stored ones, as text; "–" when none) and
     ``tolerance``."""
-    from statetrack import results
+    from statetrack.runs import store as results
 
     quick = results.load_records(ne6.grid("quick")) if quick is None else quick
     ids = [r["summary"]["id_normalized"] for r in quick if r["status"] == "ok"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from statetrack.analysis import corpus_splits, lm_summary
+from statetrack.site.analysis import corpus_splits, lm_summary
 from statetrack.claims import ne7
 from statetrack.claims.common import PAPER_TOLERANCE
 from statetrack.tasks import byte_lm
@@ -70,7 +70,7 @@ def corpus_values(table: pd.DataFrame) -> dict[str, Any]:
 def cost_line(grid: list[Any], device: str) -> str:
     """The paper preset's runs, training tokens and, where a benchmark of ``device`` covers them, estimated hours
     of training (``cost.grid_estimate``), in one line."""
-    from statetrack.cost import grid_estimate
+    from statetrack.runs.cost import grid_estimate
 
     cost = grid_estimate(grid, device)
     return (f"paper preset: {cost['runs']} runs, {cost['tokens'] / 1e9:.2f}B training tokens in all; "
@@ -107,7 +107,7 @@ def paper_values() -> dict[str, float]:
     """Table 4's Wiki perplexities (``paper_<model>_<pos|neg>`` at 340M/370M, ``paper_deltanet13_<pos|neg>`` at
     1.3B), the loss rise a stable run stays under (``rise_max``) and the largest gap Table 4 calls comparable, in
     percent (``ppl_margin``)."""
-    from statetrack import results
+    from statetrack.runs import store as results
 
     paper = ne7.paper_rows()
     out = {f"paper_{model}_{slug}": paper[(model, eig)]["paper_wiki_ppl"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from statetrack import results
+from statetrack.runs import store as results
 from statetrack.claims import get_claim
 
 #: The columns after a claim's cell columns.
@@ -60,7 +60,7 @@ def trained_outcomes(claim_id: str, recs: list[dict[str, Any]]) -> str:
     """The trained statements judged at the paper preset, one clause each ("fsm50-best holds: best of seeds ≥ 0.9,
     ours 1.000, 3 of 3 seeds pass"), once every run of the grid is recorded; before that, how many runs are still to
     train. The exact statements are left to the full verdict (they are computed at the paper preset's size)."""
-    from statetrack.pages import number
+    from statetrack.site.page import number
 
     runs = grid(claim_id)
     if len(recs) < len(runs):

@@ -10,7 +10,7 @@ owners'), and the values its prose reads of the statements, the runs and the boa
   claims whose runs these are); the figures and ``statetrack leaderboard`` read it.
 - ``board_values``: cells run and not run, the failing statements with their rules and values, the open cells.
 
-Used in: notebooks/x1_leaderboard.md, ``statetrack.leaderboard``, tests/test_page_x1.py.
+Used in: notebooks/x1_leaderboard.md, ``statetrack.tools.leaderboard``, tests/test_page_x1.py.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from statetrack.analysis import rotation_drift, shown_runs
+from statetrack.site.analysis import rotation_drift, shown_runs
 from statetrack.claims import x2
 from statetrack.claims.common import score
 from statetrack.config import RunConfig
@@ -101,7 +101,7 @@ def spectra_values(readings: list[dict[str, Any]], records: list[dict[str, Any]]
 
 def head_table(records: list[dict[str, Any]]) -> pd.DataFrame:
     """``householder_heads.head_rows`` of the records: one row per head of every trained DeltaNet."""
-    from statetrack.analysis import householder_heads
+    from statetrack.site.analysis import householder_heads
 
     return pd.DataFrame(householder_heads.head_rows(records))
 
@@ -181,7 +181,7 @@ def init_values(contrast: pd.DataFrame) -> dict[str, int]:
 def explorer_start(frame: pd.DataFrame) -> dict[str, str]:
     """The records browser's starting selection over ``widgets.results_frame`` rows: ``START`` where the records
     hold it (``widgets.first_selection``)."""
-    from statetrack.widgets import first_selection
+    from statetrack.site.widgets import first_selection
 
     return first_selection(frame, START)
 

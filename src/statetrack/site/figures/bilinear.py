@@ -32,7 +32,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.plotting import PAGE_WIDTH, PAPER, explorer, family, fmt, model_color, style
+from statetrack.site.plotting import PAGE_WIDTH, PAPER, explorer, family, fmt, model_color, style
 
 #: Colours of things that are not models (machines, pure and affine forms, widths).
 COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860"]
@@ -263,8 +263,8 @@ def paper_marks(rows: Sequence[dict], x_of: Callable[[dict], str], panel_of: Cal
 
 def runs_explorer(records: Sequence[dict], train_max_len: int, task: bool = False) -> widgets.Widget:
     """``widgets.run_explorer`` over the records, each run named by its model label (and its task)."""
-    from statetrack import results
-    from statetrack.widgets import run_explorer
+    from statetrack.runs import store as results
+    from statetrack.site.widgets import run_explorer
 
     frame = results.tidy(list(records))
     frame["model"] = frame["label"] + (", " + frame["task"] if task else "")
@@ -329,7 +329,7 @@ def arithmetic_scores(verdict: Any, records: Sequence[dict], preset: str) -> Fig
 
 def machine_windows(preset: str) -> Figure:
     """bl3 figure 1: ``window_curves`` of ``analysis.bl3.window_table`` for the preset's largest machine."""
-    from statetrack.analysis.bl3 import window_table
+    from statetrack.site.analysis.bl3 import window_table
     from statetrack.claims import bl3
 
     states = bl3.STATES[preset][-1]

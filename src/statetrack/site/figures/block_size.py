@@ -21,7 +21,7 @@ import numpy as np
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, OURS, PAPER, annotated_heatmap, explorer, fmt, style
+from statetrack.site.plotting import PAGE_WIDTH, OURS, PAPER, annotated_heatmap, explorer, fmt, style
 
 
 

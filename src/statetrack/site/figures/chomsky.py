@@ -24,7 +24,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, accuracy_by_length, annotated_heatmap, explorer, fmt, style
+from statetrack.site.plotting import PAGE_WIDTH, accuracy_by_length, annotated_heatmap, explorer, fmt, style
 
 
 

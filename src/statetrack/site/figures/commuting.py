@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from statetrack.plotting import accuracy_by_length, explorer, style
+from statetrack.site.plotting import accuracy_by_length, explorer, style
 
 
 def ceiling_curve(ceiling: pd.DataFrame, chance: float, sign_level: float, title: str | None = None) -> Figure:

@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.plotting import PAGE_WIDTH, explorer, style
 
 
 def frozen_success(rows: pd.DataFrame, title: str | None = None) -> Figure:
@@ -78,7 +78,7 @@ def frozen_explorer(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1") -> wid
     Shows each unit's two weights, its type (A: flips with every 1, B: with every 0, -: never) and
     sign(h_T) for the word, and the readout's answer beside the true parity.
     """
-    from statetrack.analysis.bl8 import unit_kinds
+    from statetrack.site.analysis.bl8 import unit_kinds
     from statetrack.theory.frozen_diagonal import draw_weights, features, fit_readout, log_state, predict
 
     size = widgets.IntSlider(value=H, min=1, max=32, description="H")

@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.plotting import PAGE_WIDTH, explorer, style
 
 
 def fsm_construction(trace: pd.DataFrame, scale: pd.DataFrame, title: str | None = None) -> Figure:

@@ -22,7 +22,7 @@ import seaborn as sns
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.plotting import accuracy_by_length, explorer, style
+from statetrack.site.plotting import accuracy_by_length, explorer, style
 
 
 def gh_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, explorer, model_color, style
+from statetrack.site.plotting import PAGE_WIDTH, explorer, model_color, style
 
 NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}
 STYLES = ["-", "--", ":", "-."]
@@ -152,7 +152,7 @@ def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> wid
 
 def _corpora(records: list[dict]) -> list[str]:
     """The panels of the records' corpora, in reading order (``lm_curves.panel_order``)."""
-    from statetrack.analysis import lm_curves
+    from statetrack.site.analysis import lm_curves
     from statetrack.claims import ne7
 
     return lm_curves.panel_order({ne7.cell_of(r)["corpus"] for r in records})
@@ -160,7 +160,7 @@ def _corpora(records: list[dict]) -> list[str]:
 
 def training_loss(records: list[dict], preset: str) -> Figure:
     """ne7's figure 1: ``loss_curves`` of the records' smoothed training losses (``lm_curves.loss_points``)."""
-    from statetrack.analysis import lm_curves
+    from statetrack.site.analysis import lm_curves
 
     return loss_curves(pd.DataFrame(lm_curves.loss_points(records)), _corpora(records),
                        title=f"Training loss, preset {preset}")
@@ -169,7 +169,7 @@ def training_loss(records: list[dict], preset: str) -> Figure:
 def position_perplexity(records: list[dict], context: int, preset: str) -> Figure:
     """ne7's figure 2: ``ppl_by_position`` of the records' test perplexity by position (``lm_curves.position_points``),
     the training ``context`` shaded."""
-    from statetrack.analysis import lm_curves
+    from statetrack.site.analysis import lm_curves
 
     return ppl_by_position(pd.DataFrame(lm_curves.position_points(records)), _corpora(records), context,
                            title=f"Test perplexity by position, preset {preset}")
@@ -177,7 +177,7 @@ def position_perplexity(records: list[dict], context: int, preset: str) -> Figur
 
 def records_explorer(records: list[dict], context: int) -> widgets.Widget:
     """``lm_explorer`` over the records' training losses and test perplexity by position."""
-    from statetrack.analysis import lm_curves
+    from statetrack.site.analysis import lm_curves
 
     return lm_explorer(pd.DataFrame(lm_curves.loss_points(records)), pd.DataFrame(lm_curves.position_points(records)),
                        context)

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from statetrack.plotting import annotated_heatmap, explorer, fmt
+from statetrack.site.plotting import annotated_heatmap, explorer, fmt
 
 MARK = {"can": "✓", "cannot": "✗", "open": "?"}
 

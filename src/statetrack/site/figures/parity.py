@@ -18,7 +18,7 @@ import seaborn as sns
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, accuracy_by_length, explorer, style
+from statetrack.site.plotting import PAGE_WIDTH, accuracy_by_length, explorer, style
 
 
 def scalar_states(states: pd.DataFrame, title: str | None = None) -> Figure:

@@ -16,7 +16,7 @@ import seaborn as sns
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.plotting import PAGE_WIDTH, explorer, style
 
 
 def orbit_periods(periods: pd.DataFrame, title: str | None = None) -> Figure:
@@ -111,9 +111,9 @@ def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
     """ne2's figure: accuracy by length of every Z3 run (``plotting.accuracy_by_length``, log length), one panel for
     the one-layer bilinear models and one for the Mamba and DeltaNet stacks, one colour per model
     (``claims.ne2.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
-    from statetrack import results
+    from statetrack.runs import store as results
     from statetrack.claims import ne2
-    from statetrack.plotting import accuracy_by_length
+    from statetrack.site.plotting import accuracy_by_length
 
     frame = results.tidy(records)
     names = {r["key"]: ne2.NAMES[ne2.model_of(r)] for r in records}

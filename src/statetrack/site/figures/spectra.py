@@ -22,7 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.plotting import PAGE_WIDTH, explorer, style
 
 TOKEN_COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B2", "#CCB974", "#64B5CD", "#937860", "#DA8BC3"]
 
@@ -170,7 +170,7 @@ def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
 def explorer_figure(frame: pd.DataFrame, start: dict[str, str]) -> Figure:
     """x2's figure 4: the records browser's starting selection ``start`` drawn statically
     (``widgets.results_figure``), or a panel saying there is no recorded run."""
-    from statetrack.widgets import results_figure
+    from statetrack.site.widgets import results_figure
 
     if start:
         return results_figure(frame, start["claim"], start["task"], start["model"], start["setting"])

@@ -23,8 +23,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.analysis.grids import train_lengths
-from statetrack.plotting import PAGE_WIDTH, explorer, model_color, style
+from statetrack.site.analysis.grids import train_lengths
+from statetrack.site.plotting import PAGE_WIDTH, explorer, model_color, style
 
 
 
@@ -169,7 +169,7 @@ def length_frame(records: list[dict], cell_of, names: dict[str, str], panel: str
     Args:
         cell_of: a claim's ``cell_of`` (record → cell with ``model``, ``eig_range``, ``depth`` and ``panel``).
     """
-    from statetrack import results
+    from statetrack.runs import store as results
 
     frame = results.tidy(records)
     cells = {r["key"]: cell_of(r) for r in records}
