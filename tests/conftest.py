@@ -1,5 +1,5 @@
-"""Shared fixtures. Every test writes run records into a temporary folder, never into data/results, and runs
-with one torch thread."""
+"""Shared fixtures. Every test writes run records into a temporary folder, never into data/results or
+data/retired, and runs with one torch thread."""
 
 import os
 from pathlib import Path
@@ -28,11 +28,12 @@ def _isolated_results(tmp_path, monkeypatch):
     torch.set_num_threads(1)
     from statetrack.runs.provenance import repo_root
 
-    real = repo_root() / "data" / "results"
-    before = _json_files(real)
+    stores = [repo_root() / "data" / name for name in ("results", "retired")]
+    before = [_json_files(real) for real in stores]
     yield
-    new = sorted(_json_files(real) - before)
-    assert not new, f"a test wrote into data/results: {new}"
+    for real, had in zip(stores, before):
+        new = sorted(_json_files(real) - had)
+        assert not new, f"a test wrote into data/{real.name}: {new}"
 
 
 class SmokeRuns:

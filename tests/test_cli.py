@@ -104,3 +104,78 @@ def test_scoreboard_counts_the_paper_presets_recorded_runs(monkeypatch):
     monkeypatch.setattr(results, "load_records", lambda grid: [fake_record(c, 1.0) for c in grid if c == paper[0]])
     assert paper_preset("bl8", "quick") == {"status": "not run", "recorded": 1, "runs": len(paper)}
     assert paper_preset("bl8", "paper") == {"status": "shown"}
+
+
+def _orphan(tmp_path, name="parity/deltanet-s0-0123abcd.json", text='{"claim": "t", "key": "0123abcd"}\n'):
+    """A file in the test's results store at a record's path that no grid names (its bytes are the evidence)."""
+    path = tmp_path / "results" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_retire_orphans_moves_each_record_byte_for_byte_and_indexes_it(capsys, tmp_path):
+    from statetrack.claims import ne1
+    from statetrack.runs.store import record_path
+
+    orphan = _orphan(tmp_path)
+    named = record_path(ne1.grid("quick")[0])  # a grid names it: it stays
+    named.parent.mkdir(parents=True, exist_ok=True)
+    named.write_text("{}")
+    assert main(["retire", "--orphans", "--why", "the cell left ne1's quick grid"]) == 0
+    assert "retired parity/deltanet-s0-0123abcd.json" in capsys.readouterr().out
+    moved = tmp_path / "retired" / "parity" / "deltanet-s0-0123abcd.json"
+    assert not orphan.exists() and moved.read_text() == '{"claim": "t", "key": "0123abcd"}\n' and named.exists()
+    index = json.loads((tmp_path / "retired" / "index.json").read_text())["records"]
+    assert [(e["path"], e["key"], e["claim"], e["why"]) for e in index] == [
+        ("parity/deltanet-s0-0123abcd.json", "0123abcd", "t", "the cell left ne1's quick grid")]
+    assert main(["retire", "--orphans", "--why", "again"]) == 0
+    assert "nothing to retire" in capsys.readouterr().out
+
+
+def test_retire_dry_run_lists_and_moves_nothing(capsys, tmp_path):
+    orphan = _orphan(tmp_path)
+    assert main(["retire", "--orphans", "--why", "x", "--dry-run"]) == 0
+    assert "would retire parity/deltanet-s0-0123abcd.json" in capsys.readouterr().out
+    assert orphan.exists() and not (tmp_path / "retired").exists()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    pytest.param(["retire", "--orphans", "--why", "  "], "--why '' is not allowed", id="empty-why"),
+    pytest.param(["retire", "parity/nope-s0-00000000.json", "--why", "x"], "'parity/nope-s0-00000000.json' is not a "
+                 "record of the results store", id="unknown-path"),
+    pytest.param(["retire", "--why", "x"], "either --orphans or record paths", id="neither"),
+    pytest.param(["retire", "--orphans", "parity/deltanet-s0-0123abcd.json", "--why", "x"],
+                 "either --orphans or record paths", id="both"),
+])
+def test_retire_bad_input_exits_2_with_one_line_and_moves_nothing(capsys, tmp_path, argv, needle):
+    orphan = _orphan(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+    assert orphan.exists() and not (tmp_path / "retired").exists()
+
+
+def test_retire_without_why_is_refused_by_the_parser(capsys, tmp_path):
+    _orphan(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        main(["retire", "--orphans"])
+    assert e.value.code == 2 and "--why" in capsys.readouterr().err
+    assert not (tmp_path / "retired").exists()
+
+
+def test_retire_keeps_both_records_of_a_path_retired_twice_and_resumes_a_half_done_move(tmp_path):
+    from statetrack.runs.retired import read_index, retire
+
+    first = _orphan(tmp_path, text="first\n")
+    retire([first], "first time")
+    second = _orphan(tmp_path, text="second\n")  # the run retrained, then retired again
+    retire([str(second)], "second time", commit="abc1234")
+    folder = tmp_path / "retired" / "parity"
+    assert (folder / "deltanet-s0-0123abcd.json").read_text() == "first\n"
+    assert (folder / "deltanet-s0-0123abcd.2.json").read_text() == "second\n"
+    assert [(e["path"], e["key"], e["commit"], e["why"]) for e in read_index()] == [
+        ("parity/deltanet-s0-0123abcd.json", "0123abcd", "", "first time"),
+        ("parity/deltanet-s0-0123abcd.2.json", "0123abcd", "abc1234", "second time")]
+    again = _orphan(tmp_path, text="second\n")  # a move interrupted after the index was written
+    assert retire([again], "third time") == [] and not again.exists() and len(read_index()) == 2

@@ -295,3 +295,22 @@ def test_two_claims_sharing_a_run_train_it_once_at_the_same_time(monkeypatch):
     assert calls == ["claim_a"]
     assert out["b"] == out["a"]
     assert results.run_lock_path(cfg).parent == results.results_dir() / ".locks"
+
+
+def test_a_retired_record_never_makes_its_grid_run_done():
+    """run_state, load_records and a claim's count read the results folder only: a record moved to the retired
+    store, with the key of a grid run, leaves that run missing."""
+    from statetrack.claims import recorded
+    from statetrack.runs.retired import retire, retired_dir
+
+    rec = load_or_run(tiny(), "t")
+    cfg = ne1.grid("quick")[0]
+    rec = {k: v for k, v in rec.items() if k != "stale"} | {"config": cfg.to_dict(), "key": results.run_key(cfg),
+                                                             "claim": "ne1"}
+    write_record(record_path(cfg), rec)
+    assert results.run_state(cfg) in ("done", "stale") and recorded("ne1", "quick")[0] == 1
+    retire([record_path(cfg)], "the cell left ne1's quick grid")
+    assert (retired_dir() / cfg.task.name / record_path(cfg).name).exists() and not record_path(cfg).exists()
+    assert results.run_state(cfg) == "missing" and results.stored(cfg) is None
+    assert results.load_records([cfg]) == [] and recorded("ne1", "quick")[0] == 0
+    assert [r["key"] for r in results.load_records()] == [results.run_key(tiny())]  # the tiny run's, still stored

@@ -8,6 +8,8 @@
     statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
               [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--force] [--partition ... --time ...]
     statetrack verify [IDS ...] [--json] [--preset P]      paper number, ours, preset, verdict per claim
+    statetrack retire (--orphans | PATH ...) --why TEXT    move records no grid names to data/retired (never delete)
+              [--dry-run]
     statetrack leaderboard --model M --preset P            one model (a plug-in too) on x1's board, judged by theory
               [--set model.k=v ...] [--device D] [--json] [--out FILE] [--force]
     statetrack book                                        build the HTML book from executed notebooks
@@ -345,6 +347,41 @@ def statement_line(st: dict[str, Any]) -> str:
             f"paper {num(st['paper'])}  ours {num(st['value'])}{seeds}: {st['outcome'].upper()}{tail}")
 
 
+def cmd_retire(args: argparse.Namespace) -> int:
+    """Move records out of the results store into the retired store (``statetrack.runs.retired``), saying why."""
+    from statetrack.runs.retired import retire, retired_dir
+    from statetrack.runs.store import results_dir
+
+    if args.orphans == bool(args.paths):
+        raise ConfigError("retire needs either --orphans or record paths, not both; allowed: "
+                          "statetrack retire (--orphans | PATH ...) --why TEXT [--dry-run]")
+    if not args.why.strip():
+        raise ConfigError("--why '' is not allowed: say which grid the cells left and why")
+    if args.orphans:
+        from statetrack.claims import orphans
+
+        paths = orphans()
+    else:
+        from statetrack.runs.retired import results_record
+
+        paths = [results_record(p) for p in args.paths]  # a bad path stops here, before anything moves
+    root = results_dir().resolve()
+    if not paths:
+        print(f"nothing to retire: every record in {results_dir()} is named by a grid or a pilot")
+        return 0
+    if args.dry_run:
+        for p in paths:
+            print(f"would retire {p.resolve().relative_to(root)}")
+        print(f"{len(paths)} record(s) would move to {retired_dir()} (dry run: nothing moved)")
+        return 0
+    entries = retire(paths, args.why)
+    for p in paths:
+        print(f"retired {p.resolve().relative_to(root)}")
+    print(f"{len(paths)} record(s) moved to {retired_dir()}, {len(entries)} new index entr"
+          f"{'y' if len(entries) == 1 else 'ies'}")
+    return 0
+
+
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """One model on x1's board (``statetrack.tools.leaderboard``): input checked, cost printed, runs trained or loaded."""
     from pathlib import Path
@@ -492,6 +529,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--preset", choices=PRESETS)
     s.set_defaults(fn=cmd_verify)
+
+    s = sub.add_parser("retire", help="move records no grid names from data/results to data/retired, with the reason")
+    s.add_argument("paths", nargs="*", metavar="PATH", help="records of the results store to retire")
+    s.add_argument("--orphans", action="store_true",
+                   help="retire every record that no grid (quick, paper) and no recorded pilot names")
+    s.add_argument("--why", required=True, help="which grid the cells left, and for what reason (kept in the index)")
+    s.add_argument("--dry-run", action="store_true", help="list what would move; move nothing")
+    s.set_defaults(fn=cmd_retire)
 
     s = sub.add_parser("bench", help="fast path vs reference: speed (ops, training steps) and precision")
     s.add_argument("--device", default="cpu")

@@ -11,7 +11,7 @@ passes them in). The notebooks (through ``statetrack.site.page.Page``) and ``sta
 Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected), ``quick`` (a 2-core CPU
 in minutes; the qualitative verdict where the compute allows), ``paper`` (a GPU box; the papers' settings).
 
-Used in: every notebook and ``statetrack verify`` / ``reproduce``.
+Used in: every notebook and ``statetrack verify`` / ``reproduce`` / ``retire``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -181,3 +182,21 @@ def recorded(claim_id: str, preset: str) -> tuple[int, int]:
 
     grid = list(dict.fromkeys(get_claim(claim_id).grid(check_preset(preset))))
     return len(load_records(grid)), len(grid)
+
+
+def orphans() -> list[Path]:
+    """The records of the results store that no claim's grid at quick or paper and no recorded pilot
+    (``pilots.of``) names, sorted: what ``statetrack retire --orphans`` moves to the retired store, and what the
+    committed store must not hold (tests/test_store_complete.py)."""
+    from statetrack.claims import pilots
+    from statetrack.runs.store import record_path, results_dir
+
+    named: set[Path] = set()
+    for cid in implemented():
+        claim = get_claim(cid)
+        for preset in ("quick", "paper"):
+            named |= {record_path(c).resolve() for c in claim.grid(preset)}
+        named |= {record_path(c).resolve() for cfgs in pilots.of(cid).values() for c in cfgs}
+    store = results_dir()
+    return sorted(p for p in store.rglob("*.json")
+                  if not any(part.startswith(".") for part in p.relative_to(store).parts) and p.resolve() not in named)

@@ -24,6 +24,9 @@ mismatch). Stale records still load; pages and ``statetrack verify`` say that th
 (ignored by git) for the command or notebook kernel that runs at smoke, and the run locks live inside
 whichever results folder is in use (``.locks/``, ignored by git too).
 
+Evidence is never deleted: a record whose cell leaves every grid moves, byte for byte, to the retired store
+beside the results folder (``statetrack.runs.retired``, ``statetrack retire``), which nothing here reads.
+
 The store never trains: ``load_or_make`` is handed the function that makes a record
 (``statetrack.runs.execute`` trains one; the sweep calls the same). Provenance lives in
 ``statetrack.runs.provenance``.
