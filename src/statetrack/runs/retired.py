@@ -156,7 +156,8 @@ def retire(paths: Iterable[Path | str], why: str, commit: str | None = None) -> 
         raise ConfigError("retiring needs a reason: say which grid the cells left and why (--why)")
     sources = list(dict.fromkeys(results_record(p) for p in paths))
     root = results_dir().resolve()
-    entries, indexed = read_index(), {e["path"] for e in read_index()}
+    entries = read_index()
+    indexed = {e["path"] for e in entries}
     date = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     added, moves = [], []
     for src in sources:
