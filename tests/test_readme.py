@@ -1,7 +1,7 @@
-"""Every command in the README's code blocks, run as written (its examples are part of the contract).
+"""Every command in the README's bash blocks, run as written (its examples are part of the contract).
 
-Set-up commands (make, conda, pip, git, python -m venv) are what CI itself runs, so they are listed
-and skipped here. The others run in a temporary folder (with the repository's notebooks linked in and
+Set-up commands (make, conda, pip, git, python -m venv, .ci/run) are what CI itself runs, so they are
+listed and skipped here; a command listed twice runs once. The others run in a temporary folder (with the repository's notebooks linked in and
 an isolated results folder) and must end as the README says: exit 0, or, on a machine without what
 they ask for, exit 2 with a one-line reason (no CUDA, no Slurm, the paper preset on a CPU without
 --confirm-long).
@@ -18,7 +18,8 @@ import torch
 
 from statetrack.runs.store import repo_root
 
-SETUP = ("make ", "conda ", "pip ", "git ", "python3 -m venv", "cd ")
+SETUP = ("make ", "conda ", "pip ", "git ", "python3 -m venv", "cd ", ".ci/")
+MAX_LINES = 120
 
 
 def readme_commands() -> list[str]:
@@ -26,8 +27,8 @@ def readme_commands() -> list[str]:
     out = []
     for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
         for cmd in block.replace("\\\n", " ").splitlines():
-            cmd = cmd.strip()
-            if cmd and not cmd.startswith("#"):
+            cmd = re.sub(r"(^|\s)#.*$", "", cmd).strip()  # a comment, alone or after the command
+            if cmd:
                 out.append(cmd)
     return out
 
@@ -43,12 +44,18 @@ def expected_failure(cmd: str) -> str | None:
     return None
 
 
-COMMANDS = [c for c in readme_commands() if not c.startswith(SETUP)]
+COMMANDS = list(dict.fromkeys(c for c in readme_commands() if not c.startswith(SETUP)))
 
 
-def test_readme_has_commands_and_names_the_setup_ones():
-    assert len(COMMANDS) >= 8
-    assert any(c.startswith("make test") for c in readme_commands())
+@pytest.mark.parametrize("start", ["make test ", "make book ", "statetrack train ", "statetrack verify ",
+                                   "statetrack sweep all --preset paper --dry-run", "make test-book ", ".ci/run "])
+def test_readme_has_the_quick_start_paper_and_test_commands(start):
+    assert any((c + " ").startswith(start) for c in readme_commands()), f"no README command starts with {start!r}"
+
+
+def test_readme_is_at_most_120_lines():
+    lines = (repo_root() / "README.md").read_text().splitlines()
+    assert len(lines) <= MAX_LINES, f"README.md has {len(lines)} lines; at most {MAX_LINES} are allowed"
 
 
 @pytest.mark.notebooks

@@ -74,7 +74,7 @@ __all__ = ["MODELS", "make_model", "model_config", "register"]
 #     transition_param: ClassVar[int] = 2              # only for PARAMETRIZED classes (n factors, block size b)
 #     lrs: ClassVar[tuple[float, ...]] = (1e-2, 3e-3)  # optional: its learning-rate grid
 #
-# See "Bring your own model" in README.md and examples/custom_model/.
+# See "Extending" in README.md and examples/custom_model/.
 
 import dataclasses as _dataclasses  # noqa: E402
 import inspect as _inspect  # noqa: E402

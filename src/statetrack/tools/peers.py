@@ -22,7 +22,7 @@ names the extra. On a CPU, fla's naive functions are loaded from ``fla/ops/delta
 by path when ``import fla.ops.delta_rule`` fails: that package's ``__init__`` imports the Triton
 kernels, and the naive file itself needs only torch and einops.
 
-Used in: ``statetrack bench --peers``, benchmarks/results/, README (model section), tests/test_peers.py.
+Used in: ``statetrack bench --peers``, benchmarks/results/, benchmarks/README.md (the peer run), tests/test_peers.py.
 """
 
 from __future__ import annotations
