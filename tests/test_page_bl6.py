@@ -29,7 +29,7 @@ def _records():
 
 
 def _verdict():
-    return bl6.verdict(_records(), "quick", checks=[Check("frozen H=1", 1.0, "≥ 1", True)])
+    return bl6.CLAIM.verdict(_records(), "quick", checks=[Check("frozen H=1", 1.0, "≥ 1", True)])
 
 
 def test_frozen_values_read_the_last_h_and_the_best_affine_rate():

@@ -63,7 +63,7 @@ def test_board_values_name_failing_statements_and_open_cells():
 
 
 def test_figures_draw_every_family_and_task():
-    board = analysis.board(x1.verdict([], "quick", checks=[]), [])
+    board = analysis.board(x1.CLAIM.verdict([], "quick", checks=[]), [])
     for fig in (board_predictions(board, "quick"), board_heatmap(board, "quick")):
         ax = fig.axes[0]
         assert len(ax.get_yticklabels()) == len(x1.ROWS) and len(ax.get_xticklabels()) == len(x1.TASKS)

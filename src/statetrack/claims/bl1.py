@@ -16,16 +16,15 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SEEDS, SMOKE_TRAIN, Cell, Check,
-                                      Statement, at_least, at_most, at_length, bl_numbers, claim_verdict,
-                                      exact_statement, expand, from_paper, sweep)
+                                      Statement, at_least, at_most, at_length, bl_numbers, exact_statement, expand, from_paper, sweep)
 from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 from statetrack.theory import fsm_exact
 
 ID = "bl1"
-HEADLINE = "construction"  # the scoreboard's statement
 PAPER_LRS = BL_PAPER_LRS
 
 _MACHINE = {"smoke": (5, 3, 3), "quick": (25, 4, 4), "paper": (50, 10, 10)}  # states, letters, permutation letters
@@ -116,5 +115,6 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
             "permutation letters": t["num_permutation_letters"]}
 
 
-LABEL, PAPER_KEY = "full bilinear, FSM {states} states", "states"  # a cell's row label, its key in paper_rows
-verdict = claim_verdict(__name__)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="construction",
+              label_of="full bilinear, FSM {states} states".format_map, paper_of=paper_at(paper_rows, "states"),
+              checks=checks, pilot_grid=pilot_grid, pilot_preset=PILOT_PRESET)

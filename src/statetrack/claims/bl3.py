@@ -19,8 +19,9 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.bl1 import _EVAL, _SEEDS, _TRAIN  # bl1's recipe: its quick cell is bl3's (full, 25, permutation)
+from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, bl_numbers,
-                                      check_choice, claim_verdict, exact_statement, expand, from_paper, sweep)
+                                      check_choice, exact_statement, expand, from_paper, sweep)
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -37,7 +38,6 @@ SYNC_LEVEL = 0.5  # a uniform table's window ceiling (normalized) must reach thi
 CHANCE_SLACK = 0.05  # a permutation machine's window ceiling (normalized) must stay within this of chance
 SYNC_WORDS = 4096  # random words per synchronisation estimate
 SYNC_LENGTH = 500  # the test length the window ceiling is computed for (BL's), at every preset
-HEADLINE = "full-25"  # the scoreboard's statement (BL: 1.00)
 
 STATES = {"smoke": (5,), "quick": (25,), "paper": (2, 5, 10, 25, 50)}
 _CELLS = {"smoke": tuple(product(("full", "lstm"), (5,), SAMPLINGS)),  # preset → its (model, states, sampling) cells
@@ -182,5 +182,6 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]}, {cell['states']} states, {cell['sampling']}"
 
 
-PAPER_KEY = ("model", "states")
-verdict = claim_verdict(__name__)
+# headline: the scoreboard's statement (BL: 1.00)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="full-25", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model", "states"), checks=checks, not_run=not_run)

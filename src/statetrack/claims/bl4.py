@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell,
-                                      Check, Statement, at_least, at_length, bl_numbers, check_choice, claim_verdict,
-                                      exact_statement, expand, from_paper, sweep)
+                                      Check, Statement, at_least, at_length, bl_numbers, check_choice, exact_statement, expand, from_paper, sweep)
 from statetrack.config import ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -28,7 +28,6 @@ from statetrack.theory import arithmetic_part
 ID = "bl4"
 MODELS = ("full", "block", "lstm", "mamba")
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
-HEADLINE = "full-m5"  # the scoreboard's statement
 MODULUS = {"smoke": 3, "quick": 5, "paper": 50}
 _MODELS = {"smoke": ("full", "lstm"), "quick": ("full",), "paper": MODELS}
 QUICK_REASON = ("the quick preset runs m = 5: at three seeds its budget holds the full model's cell only (its "
@@ -141,5 +140,5 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]} H={cell['width']}, m={cell['m']}"
 
 
-PAPER_KEY = ("model", "m")
-verdict = claim_verdict(__name__)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="full-m5", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run)

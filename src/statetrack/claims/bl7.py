@@ -16,8 +16,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand,
+                                      at_most, bl_numbers, check_choice, exact_statement, expand,
                                       from_paper, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
@@ -29,7 +30,6 @@ ID = "bl7"
 TASKS = ("Z5", "S3")
 MODELS = ("rotation", "rotation_wide", "diagonal", "full")
 PAPER_LRS = (1e-2, 3e-3, 1e-3)  # bl7's own sweep around its calibrated rates (not BL's grid)
-HEADLINE = "commuting-S3"  # the scoreboard's statement
 COMMUTING = ("rotation", "rotation_wide", "diagonal")
 NAMES = {**{m: MODEL_NAMES[m] for m in ("rotation", "diagonal", "full")}, "rotation_wide": "R2, wide (32 blocks)"}
 
@@ -129,5 +129,5 @@ def checks(preset: str) -> list[Check]:
     return [Check(*r) for r in check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])]
 
 
-PAPER_KEY = ("task", "model")
-verdict = claim_verdict(__name__)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="commuting-S3", label_of=label_of,
+              paper_of=paper_at(paper_rows, "task", "model"), checks=checks)

@@ -12,7 +12,6 @@ Used in: every module in ``statetrack.claims``; ``statetrack.tools.leaderboard``
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -436,12 +435,6 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
                    seeds_pass=seeds_pass, seeds=n, diverged=diverged, cells=labels)
 
 
-def exact_checks(module: str, preset: str, given: Sequence[Check] | None) -> list[Check]:
-    """A claim's exact checks at ``preset``: ``given`` (a page that already computed them), else computed by the
-    claim module's ``checks`` (``verdict``'s own argument is called ``checks`` too, hence the module by name)."""
-    return list(given) if given is not None else list(importlib.import_module(module).checks(preset))
-
-
 def with_metric(records: Sequence[dict[str, Any]], name: str, fn: Callable[[dict[str, Any]], float]
                 ) -> list[dict[str, Any]]:
     """Copies of ``records`` whose summary carries ``name`` = ``fn(record)``, for a statement's ``rule.metric``
@@ -543,43 +536,6 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     line += f"; {skipped} not run at this preset" if skipped else ""
     return Verdict(claim, preset, word == "reproduced", line, rows, stale=any(r.get("stale") for r in records),
                    word=word, statements=outcomes)
-
-
-def judge(module: str, records: Sequence[dict[str, Any]], preset: str, checks: Sequence[Check] | None = None
-          ) -> Verdict:
-    """A claim's verdict at ``preset`` (``decide``) from the attributes of its module: ``ID``, ``statements``,
-    ``cell_of`` and, where it has them, ``judged_records(records, preset)`` (the records with the statements'
-    metrics), ``label_of`` (else the template ``LABEL`` filled with the cell's fields), ``paper_of`` (else ``paper_rows`` read at ``paper_key(cell)`` or at the cell fields
-    ``PAPER_KEY``), ``checks`` (computed when ``checks`` is None) and ``not_run(records, preset)`` (the paper's cells
-    the records lack)."""
-    m = importlib.import_module(module)
-    records = m.judged_records(records, preset) if hasattr(m, "judged_records") else records
-    label_of = getattr(m, "label_of", None) or (m.LABEL.format_map if hasattr(m, "LABEL") else None)
-    return decide(m.ID, preset, records, m.statements(), cell_of=m.cell_of, label_of=label_of,
-                  paper_of=_paper_of(m), checks=exact_checks(module, preset, checks) if hasattr(m, "checks") else (),
-                  not_run=m.not_run(records, preset) if hasattr(m, "not_run") else ())
-
-
-def _paper_of(m: Any) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-    """A claim module's ``paper_of``, else its ``paper_rows`` read at ``paper_key(cell)`` or at the cell's
-    ``PAPER_KEY`` fields (a tuple of fields: their values; one field: its value), else None."""
-    if hasattr(m, "paper_of") or not hasattr(m, "paper_key") and not hasattr(m, "PAPER_KEY"):
-        return getattr(m, "paper_of", None)
-    rows, fields = m.paper_rows(), getattr(m, "PAPER_KEY", None)
-    key = getattr(m, "paper_key", None) or (
-        lambda c: tuple(c[f] for f in fields) if isinstance(fields, tuple) else c[fields])
-    return lambda c: rows.get(key(c), {})
-
-
-def claim_verdict(module: str) -> Callable[..., Verdict]:
-    """A claim module's ``verdict(records, preset, checks=None)``: ``judge`` on that module."""
-    def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-        return judge(module, records, preset, checks)
-
-    verdict.__doc__ = (f"{module.rpartition('.')[2]}'s statements judged on one preset's records and its exact checks "
-                       "(computed when None): ``claims.common.judge``.")
-    verdict.__module__ = module  # documented as the claim module's own (autodoc lists a module's own members)
-    return verdict
 
 
 # ----------------------------------------------------------------------------- paper numbers

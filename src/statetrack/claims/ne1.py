@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Statement,
-                                      check_choice, claim_verdict, expand, from_paper, paper_lookup, sweep)
+                                      check_choice, expand, from_paper, paper_lookup, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -23,7 +24,6 @@ ID = "ne1"
 MODELS = ("mamba", "deltanet")
 EIG_RANGES = ("[0,1]", "[-1,1]")
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
-HEADLINE = "mamba-neg-best"  # the scoreboard's statement
 
 _MODEL_FIELDS = {
     "smoke": {"mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=1),
@@ -93,4 +93,5 @@ def paper_key(cell: dict[str, Any]) -> tuple[str, str]:
     return cell["model"].lower(), cell["eig_range"]
 
 
-verdict = claim_verdict(__name__)  # ne1 has no exact checks
+CLAIM = Claim(ID, grid, statements, cell_of, headline="mamba-neg-best",
+              paper_of=paper_at(paper_rows, key=paper_key))

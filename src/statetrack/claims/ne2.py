@@ -15,8 +15,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check, Statement, at_least,
-                                      at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand, sweep)
+                                      at_most, bl_numbers, check_choice, exact_statement, expand, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -29,7 +30,6 @@ MODELS = ("diagonal", "rotation", "mamba", "deltanet1", "deltanet2")
 # nothing Thm 2 forbids) is shown in the cell table, unjudged, at paper or when named
 DEFAULT_MODELS = {"smoke": MODELS, "quick": MODELS[:4], "paper": MODELS}
 PAPER_LRS = (1e-2, 3e-3, 1e-3)  # ne2's own rate grid (NE gives none for Thm 2)
-HEADLINE = "diagonal-cannot-count"  # the scoreboard's statement: the theorem's impossibility side
 NAMES = {"diagonal": f"bilinear {MODEL_NAMES['diagonal']}", "rotation": f"bilinear {MODEL_NAMES['rotation']}",
          "mamba": f"{MODEL_NAMES['mamba']} [-1,1]", "deltanet1": f"{MODEL_NAMES['deltanet']} [-1,1], 1 layer",
          "deltanet2": f"{MODEL_NAMES['deltanet']} [-1,1], 2 layers"}
@@ -153,6 +153,6 @@ def label_of(cell: dict[str, Any]) -> str:
     return NAMES[cell["model"]]
 
 
-PAPER_KEY = "model"
-verdict = claim_verdict(__name__)
-
+# headline: the scoreboard's statement: the theorem's impossibility side
+CLAIM = Claim(ID, grid, statements, cell_of, headline="diagonal-cannot-count", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model"), checks=checks)

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.claims.claim import Claim
 from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
-                                      Check, Statement, at_least, at_most, check_choice, check_seeds, claim_verdict,
-                                      exact_statement, expand)
+                                      Check, Statement, at_least, at_most, check_choice, check_seeds, exact_statement, expand)
 from statetrack.config import RunConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -27,7 +27,6 @@ from statetrack.theory.counting_mod3 import ceiling
 
 ID = "ne3"
 EIG_RANGES = ("[-1,1]", "[0,1]")
-HEADLINE = "neg-solves-swaps"  # the scoreboard's statement
 LEVEL = 0.999  # the central interval of a coin-flip sign that the impossibility bound tops
 
 _TRAIN, _EVAL = NE_WORD_TRAIN, NE_WORD_EVAL  # NE's word-problem recipe, DeltaNet as NE_WORD_MODELS
@@ -115,5 +114,5 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": NAMES[eig], "eig_range": eig}
 
 
-LABEL = "{model}"  # a cell's row label
-verdict = claim_verdict(__name__)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="neg-solves-swaps", label_of="{model}".format_map,
+              checks=checks)

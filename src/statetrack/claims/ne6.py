@@ -17,8 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.claims.claim import Claim
 from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
-                                      Check, Statement, at_least, check_choice, claim_verdict, exact_statement, expand,
+                                      Check, Statement, at_least, check_choice, exact_statement, expand,
                                       sweep, with_metric)
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
@@ -30,7 +31,6 @@ SETTING_NAMES = {"L32": "train length 32", "L64": "train length 64", "2tokens": 
 MODELS = ("deltanet", "mamba")
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
 EIG_RANGES = ("[0,1]", "[-1,1]")
-HEADLINE = "deltanet-range-helps"  # the scoreboard's statement
 NOT_RUN_QUICK = ("the committed quick runs (DeltaNet only, 400 steps, one seed) do not fit even the training lengths: "
                  "in-distribution normalized accuracy at most 0.075")
 
@@ -128,5 +128,5 @@ def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str,
     return with_metric(records, "mean_seq_acc", score)
 
 
-verdict = claim_verdict(__name__)
-
+CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet-range-helps", label_of=label_of, checks=checks,
+              not_run=not_run, judged_records=judged_records)

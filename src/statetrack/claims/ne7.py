@@ -18,8 +18,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Statement, at_least, at_most, check_choice,
-                                      check_seeds, claim_verdict, expand, paper_lookup, with_metric)
+                                      check_seeds, expand, paper_lookup, with_metric)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -33,7 +34,6 @@ MODELS = ("deltanet", "mamba", "transformer")
 FAMILIES = ("deltanet", "mamba")  # the models with an eigenvalue range
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
 EIG_RANGES = ("[0,1]", "[-1,1]")
-HEADLINE = "deltanet-code-beyond"  # the scoreboard's statement
 LOSS_RISE_MAX = PAPER_TOLERANCE * math.log(EOD + 1)  # nats: a tenth of a uniform guess's loss over 257 classes
 SMOOTH = 5  # logged losses per moving mean
 QUICK_STEPS = 300
@@ -219,5 +219,5 @@ def statements() -> list[Statement]:
     return out
 
 
-judged_records, PAPER_KEY = with_metrics, ("model", "eig_range")
-verdict = claim_verdict(__name__)  # ne7 has no exact checks
+CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet-code-beyond", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model", "eig_range"), judged_records=with_metrics)

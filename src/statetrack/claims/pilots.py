@@ -163,12 +163,12 @@ def _label(cfg: RunConfig) -> str:
 
 def of(claim: str) -> dict[str, list[RunConfig]]:
     """Every recorded pilot of ``claim`` by preset: its recipe pilots (at quick) and its own ``pilot_grid`` (at its
-    ``PILOT_PRESET``, quick unless it says otherwise)."""
+    declared ``pilot_preset``)."""
     from statetrack.claims import get_claim
 
-    module, out = get_claim(claim), {}
-    if hasattr(module, "pilot_grid"):
-        out.setdefault(getattr(module, "PILOT_PRESET", PRESET), []).extend(module.pilot_grid())
+    declared, out = get_claim(claim), {}
+    if declared.pilot_grid is not None:
+        out.setdefault(declared.pilot_preset, []).extend(declared.pilot_grid())
     if claim in PILOTS:
         out.setdefault(PRESET, []).extend(grid(claim))
     return out

@@ -46,7 +46,7 @@ def rows() -> list[dict[str, Any]]:
         if v is None:
             out.append({**row, "status": "not run"})
             continue
-        use, key = deciding(v), decisive(v, getattr(get_claim(c.id), "HEADLINE", None))
+        use, key = deciding(v), decisive(v, get_claim(c.id).headline)
         out.append({**row, "status": v.word, "preset": v.preset,
                     "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
                     "deciding": {"held": sum(o.outcome == "holds" for o in use), "judged": len(use),
