@@ -11,7 +11,7 @@ import pytest
 
 from helpers import fake_record
 from statetrack.claims import bl7
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.tasks import make_task, task_config
@@ -140,7 +140,7 @@ def test_exact_checks_hold_at_smoke_and_match_the_exact_statements():
 
 
 def test_ours_full_s3_is_the_paper_presets():
-    from statetrack.claims.common import OURS_AT_PAPER
+    from statetrack.claims.statements import OURS_AT_PAPER
 
     (full_s3,) = [s for s in bl7.statements() if s.id == "full-S3"]
     assert full_s3.ours and full_s3.reason_not_run("quick") == OURS_AT_PAPER and full_s3.reason_not_run("paper") is None

@@ -11,7 +11,7 @@ from helpers import fake_record  # noqa: E402
 
 from statetrack.site.analysis import bl4 as analysis  # noqa: E402
 from statetrack.claims import bl4  # noqa: E402
-from statetrack.claims.common import PAPER_TOLERANCE  # noqa: E402
+from statetrack.claims.statements import PAPER_TOLERANCE  # noqa: E402
 from statetrack.site.figures.bilinear import arithmetic_scores, arithmetic_states  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 

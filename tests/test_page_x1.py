@@ -11,7 +11,7 @@ from helpers import fake_record  # noqa: E402
 
 from statetrack.site.analysis import x1 as analysis  # noqa: E402
 from statetrack.claims import Verdict, get_claim, x1  # noqa: E402
-from statetrack.claims.common import Outcome, Statement, at_least  # noqa: E402
+from statetrack.claims.statements import Outcome, Statement, at_least  # noqa: E402
 from statetrack.site.figures.leaderboard import board_heatmap, board_predictions  # noqa: E402
 
 

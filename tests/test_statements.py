@@ -23,8 +23,7 @@ import pytest
 from helpers import fake_record
 from statetrack.claims import get_claim, implemented
 from statetrack.claims.claim import Claim
-from statetrack.claims.common import (Check, Outcome, Statement, at_least, at_most, decide, from_paper,
-                                      verdict_word)
+from statetrack.claims.statements import Check, Outcome, Statement, at_least, at_most, decide, from_paper, verdict_word
 
 CONTRACT_PRESETS = ("quick",)
 MARGIN = 0.2  # how far past the threshold a violating score sits
@@ -102,7 +101,7 @@ def _comparison_values(s: Statement, good: bool) -> tuple[float, float]:
 
 @pytest.mark.parametrize("claim_id,statement_id,preset", _statement_cases())
 def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
-    from statetrack.claims.common import matches
+    from statetrack.claims.statements import matches
 
     claim = get_claim(claim_id)
     s = next(x for x in claim.statements() if x.id == statement_id)
@@ -151,7 +150,7 @@ def test_statements_are_well_formed(claim_id):
 
 @pytest.mark.parametrize("claim_id", _converted())
 def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
-    from statetrack.claims.common import matches
+    from statetrack.claims.statements import matches
 
     claim = get_claim(claim_id)
     by_cell: dict[tuple, set] = {}

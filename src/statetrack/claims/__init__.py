@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statetrack.claims.claim import Claim
-from statetrack.claims.common import Verdict, check_seeds
+from statetrack.claims.statements import Verdict
 from statetrack.config import ConfigError, RunConfig
 
 PRESETS = ("smoke", "quick", "paper")

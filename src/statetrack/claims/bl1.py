@@ -17,8 +17,10 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SEEDS, SMOKE_TRAIN, Cell, Check,
-                                      Statement, at_least, at_most, at_length, bl_numbers, exact_statement, expand, from_paper, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import BL_PAPER_LRS, BL_PAPER_TRAIN, SEEDS, SMOKE_TRAIN, Cell, at_length, expand, sweep
+from statetrack.claims.statements import Check, Statement, at_least, at_most, exact_statement, from_paper
 from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

@@ -18,9 +18,11 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SMOKE_TRAIN, Cell, Check, Statement,
-                                      at_length, bl_numbers, check_choice, exact_statement, expand,
-                                      from_paper, matches, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
+                                       sweep)
+from statetrack.claims.statements import Check, Statement, exact_statement, from_paper, matches
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

@@ -20,8 +20,10 @@ from typing import Any
 from statetrack.claims import check_preset
 from statetrack.claims.bl1 import _EVAL, _SEEDS, _TRAIN  # bl1's recipe: its quick cell is bl3's (full, 25, permutation)
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, bl_numbers,
-                                      check_choice, exact_statement, expand, from_paper, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import BL_PAPER_LRS, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config

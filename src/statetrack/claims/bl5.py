@@ -14,9 +14,10 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check,
-                                      Statement, at_length, check_choice, exact_statement, expand,
-                                      from_paper, paper_lookup, sweep)
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
+                                       sweep)
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, exact_statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config

@@ -15,8 +15,9 @@ from typing import Any
 
 from statetrack.claims import bl8, check_preset
 from statetrack.claims.claim import Claim
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, check_choice, exact_statement, expand, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.recipes import BL_PAPER_LRS, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

@@ -17,9 +17,11 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, bl_numbers, check_choice, exact_statement, expand,
-                                      from_paper, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import Cell, check_choice, expand, sweep
+from statetrack.claims.statements import (OURS_AT_PAPER, PAPER_TOLERANCE, Check, Statement, at_least, at_most,
+                                          exact_statement, from_paper)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
 from statetrack.models import model_config

@@ -14,8 +14,9 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, Check, Statement, at_most,
-                                      bl_numbers, exact_statement, expand, from_paper, sweep)
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, expand, sweep
+from statetrack.claims.statements import Check, Statement, at_most, exact_statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from statetrack.claims.common import Check, Statement, Verdict, decide
+from statetrack.claims.statements import Check, Statement, Verdict, decide
 from statetrack.config import RunConfig
 
 Record = dict[str, Any]

@@ -14,8 +14,10 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Statement,
-                                      check_choice, expand, from_paper, paper_lookup, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.recipes import NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import Statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

@@ -16,8 +16,10 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check, Statement, at_least,
-                                      at_most, bl_numbers, check_choice, exact_statement, expand, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import SMOKE_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

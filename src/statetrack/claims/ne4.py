@@ -18,9 +18,10 @@ from typing import Any
 
 from statetrack.claims import check_preset, ne1
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Check,
-                                      Statement, check_choice, exact_statement, expand, from_paper,
-                                      paper_lookup, sweep)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.recipes import NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

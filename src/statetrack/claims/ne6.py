@@ -18,9 +18,9 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
-from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
-                                      Check, Statement, at_least, check_choice, exact_statement, expand,
-                                      sweep, with_metric)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

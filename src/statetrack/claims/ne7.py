@@ -19,8 +19,10 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Statement, at_least, at_most, check_choice,
-                                      check_seeds, expand, paper_lookup, with_metric)
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.recipes import Cell, check_choice, check_seeds, expand
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, with_metric
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config

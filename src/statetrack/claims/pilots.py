@@ -127,7 +127,7 @@ def rows(claim: str) -> list[dict[str, Any]]:
     import statistics
 
     from statetrack.runs import store as results
-    from statetrack.claims.common import score
+    from statetrack.claims.statements import score
 
     metric, lower, _ = PILOTS[claim]
     by: dict[tuple[str, str], dict[str, Any]] = {}

@@ -19,9 +19,9 @@ from typing import Any
 
 from statetrack.claims import bl3, check_preset, get_claim
 from statetrack.claims.claim import Claim
-from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Check, Rule, Statement, at_least,
-                                      at_most, check_choice, check_seeds, exact_statement, expand,
-                                      from_paper)
+from statetrack.claims.recipes import Cell, check_choice, check_seeds, expand
+from statetrack.claims.statements import (PAPER_TOLERANCE, TRAINED_PRESETS, Check, Rule, Statement, at_least, at_most,
+                                          exact_statement, from_paper)
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
 from statetrack.runs.store import paper_numbers

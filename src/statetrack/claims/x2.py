@@ -18,8 +18,9 @@ from typing import Any
 
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.claim import Claim, judge
-from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds,
-                                      exact_statement, score, with_metric)
+from statetrack.claims.recipes import check_seeds
+from statetrack.claims.statements import (TRAINED_PRESETS, Check, Statement, at_least, at_most, exact_statement, score,
+                                          with_metric)
 from statetrack.config import RunConfig
 from statetrack.theory import spectral_readings as sr
 from statetrack.theory.spectral_readings import drift_bound, flip_bound

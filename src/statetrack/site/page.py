@@ -7,7 +7,7 @@ preset" paragraph names; ``page.runs`` is the run table, ``page.run_keys`` the t
 the verdict with its box, ``page.glue`` and ``page.figure`` glue values and figures for the prose.
 
 The box holds the verdict word as a coloured chip, the statements the word rests on (the paper's where any is
-judged, else ours, as ``claims.common.verdict_word`` decides), each with where it comes from (paper text, official
+judged, else ours, as ``claims.statements.verdict_word`` decides), each with where it comes from (paper text, official
 code, secondary source or ours), the paper's number beside ours, one line of reason and a link to the page's Verdict
 section (label ``<claim>-verdict``). A notebook glues it in its Verdict section (``glue_verdict``) and shows it under
 the claim box with a ``{glue:md}`` directive; MyST-NB resolves glue from anywhere in the same notebook.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from statetrack.claims.common import Outcome, Verdict
+from statetrack.claims.statements import Outcome, Verdict
 
 #: sphinx-design badge colour per verdict word.
 COLOURS = {"reproduced": "success", "partly reproduced": "warning", "not reproduced": "danger",
