@@ -18,11 +18,11 @@ from itertools import product
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.bl1 import _EVAL, _SEEDS, _TRAIN  # bl1's recipe: its quick cell is bl3's (full, 25, permutation)
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
-from statetrack.claims.recipes import BL_PAPER_LRS, Cell, check_choice, expand, sweep
+from statetrack.claims.recipes import (BL_FSM_EVAL, BL_FSM_TRAIN, BL_PAPER_LRS, SEEDS, Cell, check_choice, expand,
+                                       sweep)
 from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
@@ -82,14 +82,14 @@ def model_of(preset: str, name: str) -> ModelConfig:
 def train_of(preset: str, name: str) -> TrainConfig:
     edits = {k: v for k, v in (("lr", _LR.get(preset, {}).get(name)),
                                 ("num_steps", _STEPS.get(preset, {}).get(name))) if v}
-    return replace(_TRAIN[preset], **edits)
+    return replace(BL_FSM_TRAIN[preset], **edits)
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          samplings: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """bl3's runs at ``preset``: its (model, states, sampling) cells, or those of ``models`` and ``samplings``,
     × lr × seed."""
-    seeds, lrs = sweep(preset, seeds, lrs, _SEEDS, PAPER_LRS)
+    seeds, lrs = sweep(preset, seeds, lrs, SEEDS, PAPER_LRS)
     models = check_choice(ID, "model", models, sorted({c[0] for c in _CELLS[preset]}, key=MODELS.index))
     samplings = check_choice(ID, "sampling", samplings, SAMPLINGS)
     keep = [c for c in _CELLS[preset] if c[0] in models and c[2] in samplings]
@@ -98,7 +98,7 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
                           f"its cells: {list(_CELLS[preset])}")
     keep.sort(key=lambda c: (c[1], SAMPLINGS.index(c[2]), MODELS.index(c[0])))
     cells = [Cell(task_config("fsm", **machine_fields(m, s)), model_of(preset, name), train_of(preset, name),
-                  _EVAL[preset]) for name, m, s in keep]
+                  BL_FSM_EVAL[preset]) for name, m, s in keep]
     return expand(cells, seeds, lrs)
 
 

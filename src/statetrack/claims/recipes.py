@@ -49,6 +49,14 @@ NE_WORD_MODELS = {
     "paper": {"deltanet": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4),
               "mamba": dict(d_model=128, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0)},
 }
+#: BL's finite-state-machine recipe per preset (bl1's cell; bl3 trains its machines with it): words of 2–10 letters
+#: (smoke 2–6); quick from unrecorded CPU calibration runs (book/recipes.md).
+BL_FSM_TRAIN = {"smoke": replace(SMOKE_TRAIN, max_len=6),
+                "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
+                "paper": BL_PAPER_TRAIN}
+BL_FSM_EVAL = {"smoke": EvalConfig(min_len=20, max_len=20, num_seqs=16),  # preset → the test at one length
+               "quick": EvalConfig(min_len=500, max_len=500, num_seqs=256),
+               "paper": EvalConfig(min_len=500, max_len=500, num_seqs=1024)}
 
 
 # ----------------------------------------------------------------------------- arguments
