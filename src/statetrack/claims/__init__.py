@@ -4,9 +4,9 @@ A claim module ends with its declaration ``CLAIM = Claim(...)`` (``claims.claim`
 **overrides) -> list[RunConfig]``, ``statements()``, ``cell_of(record) -> dict``, ``headline`` (the statement the
 scoreboard shows first) and its optional parts; ``Claim.verdict(records, preset, checks=None) -> Verdict`` judges
 them. A claim with exact, training-free parts declares ``checks(preset) -> list[Check]``; its ``verdict`` computes
-them when not given (a notebook that displayed them passes them in). The notebooks (through ``statetrack.site.page.Page``) and ``statetrack verify`` go through
-``run_claim`` and ``verify_claim`` here, so the two can never disagree; a notebook's parameters cell is checked by
-``statetrack.site.parameters``.
+them when not given (a notebook that displayed them passes them in). The notebooks (through
+``statetrack.site.page.Page``) and ``statetrack verify`` go through ``run_claim`` and ``verify_claim`` here, so the
+two can never disagree; a notebook's parameters cell is checked by ``statetrack.site.parameters``.
 
 Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected), ``quick`` (a 2-core CPU
 in minutes; the qualitative verdict where the compute allows), ``paper`` (a GPU box; the papers' settings).

@@ -20,6 +20,7 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
                                        sweep)
 from statetrack.claims.statements import Check, Statement, exact_statement, from_paper, matches
@@ -175,6 +176,12 @@ def checks(preset: str) -> list[Check]:
             for r in exact_rows(preset) for hand in [r["what"] == "hand-set tracker"]]
 
 
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the full model at m = 25, H = 64", {**FULL, "task.modulus": 25}),
+    Pilot("H = 32", "a narrower full model", {**FULL, "task.modulus": 25}, {"model.d_model": 32})))
+
+
 # headline: the scoreboard's statement (BL: 1.00)
 CLAIM = Claim(ID, grid, statements, cell_of, headline="block2-m25", label_of=label_of,
-              paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run)
+              paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run, recipe_pilots=RECIPE_PILOTS)

@@ -21,6 +21,7 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (BL_FSM_EVAL, BL_FSM_TRAIN, BL_PAPER_LRS, SEEDS, Cell, check_choice, expand,
                                        sweep)
 from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
@@ -184,6 +185,19 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]}, {cell['states']} states, {cell['sampling']}"
 
 
+_UNIFORM_25 = {"task.num_permutation_letters": 0}
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the uniform 25-state table: the full model 1,600 steps, the LSTM 800", _UNIFORM_25),
+    Pilot("800 steps", "half the full model's steps (the earlier recipe)", {**_UNIFORM_25, **FULL},
+          {"train.num_steps": 800}),
+    Pilot("lr 1e-2 at 800 steps", "the full model at the LSTM's rate, against the earlier recipe",
+          {**_UNIFORM_25, **FULL}, {"train.lr": 1e-2, "train.num_steps": 800}),
+    Pilot("k = m letters", "25 letters instead of 4", {**_UNIFORM_25, "model.name": "lstm"},
+          {"task.alphabet_size": 25})))
+
+
 # headline: the scoreboard's statement (BL: 1.00)
 CLAIM = Claim(ID, grid, statements, cell_of, headline="full-25", label_of=label_of,
-              paper_of=paper_at(paper_rows, "model", "states"), checks=checks, not_run=not_run)
+              paper_of=paper_at(paper_rows, "model", "states"), checks=checks, not_run=not_run,
+              recipe_pilots=RECIPE_PILOTS)

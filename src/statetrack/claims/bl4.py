@@ -20,6 +20,7 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
                                        sweep)
 from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, exact_statement, from_paper
@@ -143,5 +144,11 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]} H={cell['width']}, m={cell['m']}"
 
 
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "3,000 steps at 1e-2", FULL, seeds=(100, 101)),
+    Pilot("lr 3e-3", "a smaller step (the earlier recipe)", FULL, {"train.lr": 3e-3}, seeds=(100, 101))))
+
+
 CLAIM = Claim(ID, grid, statements, cell_of, headline="full-m5", label_of=label_of,
-              paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run)
+              paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run, recipe_pilots=RECIPE_PILOTS)

@@ -16,6 +16,7 @@ from typing import Any
 from statetrack.claims import bl8, check_preset
 from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import BL_PAPER_LRS, Cell, check_choice, expand, sweep
 from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
 from statetrack.config import RunConfig, TaskConfig
@@ -122,4 +123,14 @@ def checks(preset: str, part: list | None = None) -> list[Check]:
     return [Check(*r) for r in ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)]
 
 
-CLAIM = Claim(ID, grid, statements, cell_of, headline="diagonal-parity-helps", label_of=label_of, checks=checks)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the block model on mod 5, 600 steps", {"model.variant": "block", "model.additive": False,
+                                                         "task.name": "modular_addition"}),
+    Pilot("2,000 steps", "over three times the steps (the earlier recipe)",
+          {"model.variant": "block", "model.additive": False, "task.name": "modular_addition"},
+          {"train.num_steps": 2000})))
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="diagonal-parity-helps", label_of=label_of, checks=checks,
+              recipe_pilots=RECIPE_PILOTS)

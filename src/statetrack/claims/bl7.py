@@ -19,6 +19,7 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, ROTATION_ONE_BLOCK, Pilot, RecipePilots
 from statetrack.claims.recipes import Cell, check_choice, expand, sweep
 from statetrack.claims.statements import (OURS_AT_PAPER, PAPER_TOLERANCE, Check, Statement, at_least, at_most,
                                           exact_statement, from_paper)
@@ -131,5 +132,13 @@ def checks(preset: str) -> list[Check]:
     return [Check(*r) for r in check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])]
 
 
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "one rotation block on Z5, eight pilot seeds",
+          {**ROTATION_ONE_BLOCK, "task.name": "modular_addition"}, seeds=tuple(range(100, 108))),
+    Pilot(RECIPE, "the full model on Z5, H = 32", {**FULL, "task.name": "modular_addition"}),
+    Pilot("H = 16", "a narrower full model", {**FULL, "task.name": "modular_addition"}, {"model.d_model": 16})))
+
+
 CLAIM = Claim(ID, grid, statements, cell_of, headline="commuting-S3", label_of=label_of,
-              paper_of=paper_at(paper_rows, "task", "model"), checks=checks)
+              paper_of=paper_at(paper_rows, "task", "model"), checks=checks, recipe_pilots=RECIPE_PILOTS)

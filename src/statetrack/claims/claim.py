@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from statetrack.claims.pilots import RecipePilots
 from statetrack.claims.statements import Check, Statement, Verdict, decide
 from statetrack.config import RunConfig
 
@@ -49,7 +50,7 @@ class Claim:
     keep_weights: bool = False
     pilot_grid: Callable[[], list[RunConfig]] | None = None
     pilot_preset: str = "quick"
-    recipe_pilots: Any = None  # claims.pilots.RecipePilots (that module reads claims through get_claim)
+    recipe_pilots: RecipePilots | None = None
     own_verdict: Callable[..., Verdict] | None = None
 
     def verdict(self, records: Sequence[Record], preset: str, checks: Sequence[Check] | None = None,

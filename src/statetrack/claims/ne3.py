@@ -18,6 +18,7 @@ from typing import Any
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.pilots import DELTANET_NEG, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, check_seeds,
                                        expand)
 from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
@@ -116,5 +117,12 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": NAMES[eig], "eig_range": eig}
 
 
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "DeltaNet [-1,1] without an MLP", DELTANET_NEG),
+    Pilot("4× MLP", "the calibration's 4× MLP", DELTANET_NEG, {"model.mlp_ratio": 4}),
+    Pilot("1,000 steps", "twice the steps", DELTANET_NEG, {"train.num_steps": 1000})))
+
+
 CLAIM = Claim(ID, grid, statements, cell_of, headline="neg-solves-swaps", label_of="{model}".format_map,
-              checks=checks)
+              checks=checks, recipe_pilots=RECIPE_PILOTS)

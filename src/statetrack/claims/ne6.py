@@ -19,6 +19,7 @@ from typing import Any
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, expand, sweep
 from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
@@ -128,5 +129,10 @@ def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str,
     return with_metric(records, "mean_seq_acc", score)
 
 
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the 400-step slice, both ranges and both tokenisations", {}, seeds=(100,)),))
+
+
 CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet-range-helps", label_of=label_of, checks=checks,
-              not_run=not_run, judged_records=judged_records)
+              not_run=not_run, judged_records=judged_records, recipe_pilots=RECIPE_PILOTS)

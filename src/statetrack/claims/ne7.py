@@ -21,6 +21,7 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import paper_lookup
+from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import Cell, check_choice, check_seeds, expand
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, with_metric
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
@@ -221,5 +222,12 @@ def statements() -> list[Statement]:
     return out
 
 
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``test_ppl_within``, lower is better.
+RECIPE_PILOTS = RecipePilots("test_ppl_within", True, (
+    Pilot(RECIPE, "DeltaNet's pair on code, 300 steps", {}, seeds=(100, 101)),
+    Pilot("150 steps", "half the steps", {}, {"train.num_steps": 150, "train.warmup_steps": 15}, seeds=(100,))))
+
+
 CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet-code-beyond", label_of=label_of,
-              paper_of=paper_at(paper_rows, "model", "eig_range"), judged_records=with_metrics)
+              paper_of=paper_at(paper_rows, "model", "eig_range"), judged_records=with_metrics,
+              recipe_pilots=RECIPE_PILOTS)

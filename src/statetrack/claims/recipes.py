@@ -1,4 +1,4 @@
-"""What several claims' grids share: seeds and training recipes per preset, the argument checks, ``Cell`` and ``expand``.
+"""What claims' grids share: seeds and training recipes per preset, the argument checks, ``Cell`` and ``expand``.
 
 A claim's grid is a list of ``Cell``s (everything of a run but its seed) expanded over seeds and learning rates;
 ``sweep`` checks a grid's preset, seeds and rates. Learning rates follow the NE protocol (NE App. E.1.1): a cell run at
