@@ -43,9 +43,9 @@ def _plain(value):
 def snapshot(claim_id: str) -> dict:
     claim = get_claim(claim_id)
     out = {"grids": {p: [run_key(c) for c in claim.grid(p)] for p in PRESETS}}
-    if hasattr(claim, "pilot_grid"):
+    if claim.pilot_grid is not None:
         out["pilots"] = [run_key(c) for c in claim.pilot_grid()]
-    out["statements"] = _plain(claim.statements()) if hasattr(claim, "statements") else None
+    out["statements"] = _plain(claim.statements())
     out["verdicts"] = {p: v.to_dict() for p, v in all_verdicts(claim_id, ("quick", "paper")).items()}
     executed = executed_dir() / f"{CLAIMS[claim_id].notebook}.ipynb"
     if executed.exists():

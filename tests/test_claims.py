@@ -5,8 +5,9 @@ import math
 import pytest
 
 from helpers import fake_record
-from statetrack.claims.common import (Cell, Statement, Verdict, at_least, at_most, check_choice, check_lrs, check_seeds,
-                                      decide, expand, paper_lookup, score, select_lr, summary)
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.recipes import Cell, check_choice, check_lrs, check_seeds, expand
+from statetrack.claims.statements import Statement, Verdict, at_least, at_most, decide, score, select_lr, summary
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.runs.store import run_key
@@ -134,7 +135,7 @@ def test_a_page_shows_every_row_of_a_long_table():
 
 def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_not_run_in_one_line():
     from statetrack.site import tables
-    from statetrack.claims.common import Check
+    from statetrack.claims.statements import Check
     from statetrack.site.page import show_cells, show_statements, statement_frame
 
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]

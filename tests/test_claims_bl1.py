@@ -8,7 +8,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl1
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 
@@ -22,7 +22,7 @@ def _checks(construction=True, scale=True, additive=True):
 
 def _verdict(scores, checks=None, preset="quick"):
     recs = [fake_record(c, s) for c, s in zip(bl1.grid(preset), scores)]
-    return bl1.verdict(recs, preset, checks=_checks() if checks is None else checks)
+    return bl1.CLAIM.verdict(recs, preset, checks=_checks() if checks is None else checks)
 
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl2
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 
 BL_LRS = [1e-3, 1e-4, 1e-5]
@@ -89,7 +89,7 @@ def test_statements_are_bls_numbers_with_the_tolerance():
     pytest.param({("lstm", 25): lambda s: None if s == 0 else 0.0}, ["lstm-m25"], id="diverged-lstm-fails"),
 ])
 def test_verdict_from_statements(change, failing):
-    v = bl2.verdict(_records(change), "quick", checks=PASSING)
+    v = bl2.CLAIM.verdict(_records(change), "quick", checks=PASSING)
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
     word = "partly reproduced" if failing else "reproduced"
     assert v.word == word and v.reproduced is (not failing)
@@ -98,24 +98,24 @@ def test_verdict_from_statements(change, failing):
 
 def test_nothing_holds_is_not_reproduced():
     bad = {c: (0.0 if good(*c) else 1.0) for c in QUICK_CELLS}
-    assert bl2.verdict(_records(bad), "quick", checks=PASSING).word == "not reproduced"
+    assert bl2.CLAIM.verdict(_records(bad), "quick", checks=PASSING).word == "not reproduced"
 
 
 def test_a_failed_exact_check_fails_ours_not_the_papers():
-    v = bl2.verdict(_records(), "quick", checks=[PASSING[0], Check("cp hand-set, m=3", 0.9, "= 1", False),
+    v = bl2.CLAIM.verdict(_records(), "quick", checks=[PASSING[0], Check("cp hand-set, m=3", 0.9, "= 1", False),
                                                  PASSING[1]])
     assert _outcomes(v)["hand-set"] == "fails" and _outcomes(v)["diagonal-limit"] == "holds"
     assert v.word == "reproduced" and "ours 1/2" in v.line  # the word is the paper's statements'
 
 
 def test_cells_and_statements_the_preset_does_not_run():
-    v = bl2.verdict(_records(), "quick", checks=PASSING)
+    v = bl2.CLAIM.verdict(_records(), "quick", checks=PASSING)
     missing = [r for r in v.rows if r["part"] == "not run"]
     assert len(missing) == 13 * 6 - 8
     assert {(r["model"], r["m"]) for r in missing} >= {("elman", 50), ("mamba4", 25), ("full", 50), ("cp", 25)}
     assert all("quick slice" in r["rule"] for r in missing)
     assert sum(o.outcome == "not run" for o in v.statements) == 44 - 8
-    smoke = bl2.verdict(_records(preset="smoke"), "smoke", checks=PASSING)
+    smoke = bl2.CLAIM.verdict(_records(preset="smoke"), "smoke", checks=PASSING)
     assert {k for k, o in _outcomes(smoke).items() if o != "not run"} == {"hand-set", "diagonal-limit"}
 
 
@@ -132,7 +132,7 @@ def test_exact_part_at_smoke_holds_and_names_the_diagonal_limit():
     assert all(r["holds"] for r in rows)
     limits = [r for r in rows if r["model"] == "diagonal" and r["m"] > 2]
     assert limits and all("2-periodic" in r["what"] for r in limits)
-    v = bl2.verdict(_records(preset="smoke"), "smoke", checks=bl2.checks("smoke"))
+    v = bl2.CLAIM.verdict(_records(preset="smoke"), "smoke", checks=bl2.checks("smoke"))
     assert _outcomes(v) == {**{o.statement.id: "not run" for o in v.statements}, "hand-set": "holds",
                             "diagonal-limit": "holds"}
 

@@ -8,7 +8,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl3
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 
@@ -68,25 +68,25 @@ def test_statements_are_bls_numbers_on_uniform_tables_and_ours_on_permutations()
     pytest.param({("lstm", "uniform"): lambda s: None if s == 1 else 0.0}, ["lstm-25"], id="diverged-lstm-fails"),
 ])
 def test_papers_statements(change, failing):
-    v = bl3.verdict(_records(change), "quick", checks=PASSING)
+    v = bl3.CLAIM.verdict(_records(change), "quick", checks=PASSING)
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails" and k in ("full-25", "lstm-25")) == failing
     word = {0: "reproduced", 1: "partly reproduced", 2: "not reproduced"}[len(failing)]
     assert v.word == word and v.line.startswith(f"bl3 verdict (quick): {word.upper()}: {2 - len(failing)}/2 of")
 
 
 def test_ours_on_permutations_does_not_move_the_word():
-    v = bl3.verdict(_records({("lstm", "permutation"): 0.5}), "quick", checks=PASSING)
+    v = bl3.CLAIM.verdict(_records({("lstm", "permutation"): 0.5}), "quick", checks=PASSING)
     assert _outcomes(v)["perm-lstm-25"] == "fails" and v.word == "reproduced" and "ours 2/3" in v.line
 
 
 def test_a_failed_exact_check_fails_its_statement():
-    v = bl3.verdict(_records(), "quick", checks=[PASSING[0], Check("25 states, permutation: window-40 ceiling",
+    v = bl3.CLAIM.verdict(_records(), "quick", checks=[PASSING[0], Check("25 states, permutation: window-40 ceiling",
                                                                    0.3, "<= 0.05", False)])
     assert _outcomes(v)["permutation-never"] == "fails" and _outcomes(v)["uniform-synchronises"] == "holds"
 
 
 def test_not_run_cells_and_statements():
-    v = bl3.verdict(_records(), "quick", checks=PASSING)
+    v = bl3.CLAIM.verdict(_records(), "quick", checks=PASSING)
     missing = {(r["model"], r["states"], r["sampling"]): r for r in v.rows if r["part"] == "not run"}
     assert ("full", 25, "permutation") in missing and "bl1" in missing[("full", 25, "permutation")]["rule"]
     assert {("full", 50, "uniform"), ("lstm", 50, "permutation"), ("mamba", 50, "uniform")} <= set(missing)

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl4
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 
 PASSING = [Check("tracking: m²-state automaton vs task labels", 1.0, "= 1", True),
@@ -59,7 +59,7 @@ def test_statements_are_bls_numbers_with_the_tolerance():
     pytest.param({"full": None}, ["full-m5"], id="all-diverged"),
 ])
 def test_quick_judges_ours_only(scores, failing):
-    v = bl4.verdict(_records("quick", scores), "quick", checks=PASSING)
+    v = bl4.CLAIM.verdict(_records("quick", scores), "quick", checks=PASSING)
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == failing
     # no paper statement is judged at quick: the word is ours (the two exact statements and full-m5)
     assert v.word == ("partly reproduced" if failing else "reproduced")
@@ -74,14 +74,14 @@ def test_quick_judges_ours_only(scores, failing):
                  id="block-works-mamba-diverged"),
 ])
 def test_paper_preset(scores, failing):
-    v = bl4.verdict(_records("paper", scores), "paper", checks=PASSING)
+    v = bl4.CLAIM.verdict(_records("paper", scores), "paper", checks=PASSING)
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
     assert _outcomes(v)["full-m50"] == "not run" and _outcomes(v)["full-m5"] == "not run"
     assert v.word == {0: "reproduced", 1: "partly reproduced", 2: "partly reproduced"}[len(failing)]
 
 
 def test_m50_cells_are_not_run_at_quick():
-    v = bl4.verdict(_records("quick", {"full": 1.0}), "quick", checks=PASSING)
+    v = bl4.CLAIM.verdict(_records("quick", {"full": 1.0}), "quick", checks=PASSING)
     missing = [r for r in v.rows if r["part"] == "not run"]
     assert {r["model"] for r in missing} == set(bl4.MODELS) and {r["m"] for r in missing} == {50}
     assert all(r.get("paper_best") is not None and "m = 5" in r["rule"] for r in missing)
@@ -96,7 +96,7 @@ def test_exact_part_at_smoke_passes_and_each_rule_can_fail():
                       "tracking: bilinear construction H = m² (every_step)"}
     short = bl4.checks("smoke", {**part, "distinct": {3: 8}})
     assert not short[-1].passed
-    v = bl4.verdict(_records("smoke", {"full": 0.0, "lstm": 0.0}), "smoke", checks=short)
+    v = bl4.CLAIM.verdict(_records("smoke", {"full": 0.0, "lstm": 0.0}), "smoke", checks=short)
     assert _outcomes(v)["states-needed"] == "fails" and _outcomes(v)["tracking"] == "holds"
     assert v.word == "partly reproduced"  # at smoke only ours is judged
 

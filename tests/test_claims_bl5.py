@@ -6,7 +6,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl5
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 
 #: statement → (op, threshold): BL's best number ± the tolerance 0.1 (normalized accuracy at length 500)
@@ -84,11 +84,11 @@ def test_statements_are_bls_numbers_with_the_tolerance():
         else:
             assert s.provenance == "secondary source" and s.statistic == "best"
             assert s.judged_at() == (("quick", "paper") if s.id in QUICK else ("paper",))
-    assert bl5.HEADLINE == "Z5-b2"
+    assert bl5.CLAIM.headline == "Z5-b2"
 
 
 def test_bls_shape_reproduces():
-    v = bl5.verdict(_records(), "quick", checks=PASSING)
+    v = bl5.CLAIM.verdict(_records(), "quick", checks=PASSING)
     assert v.word == "reproduced" and v.reproduced
     assert all(_outcomes(v)[s] == "holds" for s in QUICK + EXACT)
     assert all(o.seeds == 3 for o in v.statements if o.statement.id in QUICK)
@@ -106,33 +106,33 @@ def test_bls_shape_reproduces():
     pytest.param({("S5machine", 60): lambda seed: None if seed else 1.0}, [], id="one-good-seed-of-diverged"),
 ])
 def test_a_violating_record_set_fails_the_named_statement(change, failing):
-    v = bl5.verdict(_records(change), "quick", checks=PASSING)
+    v = bl5.CLAIM.verdict(_records(change), "quick", checks=PASSING)
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
     assert v.word == ("reproduced" if not failing else "partly reproduced")
 
 
 def test_a_diverged_run_is_a_failing_seed_of_a_fails_statement():
     # a diverged diagonal run cannot be shown to stay at chance: best of seeds reads it as the worst score
-    v = bl5.verdict(_records({("Z5", 1): lambda seed: None if seed == 1 else 0.0}), "quick", checks=PASSING)
+    v = bl5.CLAIM.verdict(_records({("Z5", 1): lambda seed: None if seed == 1 else 0.0}), "quick", checks=PASSING)
     o = next(o for o in v.statements if o.statement.id == "Z5-b1")
     assert (o.outcome, o.diverged, o.seeds_pass, o.seeds) == ("fails", 1, 2, 3)
 
 
 def test_nothing_of_bls_holds_is_not_reproduced_and_ours_do_not_decide_the_word():
     flipped = {("Z5", 1): 1.0, ("Z5", 2): 0.0, ("Z5", 60): 0.0, ("S5machine", 2): 1.0, ("S5machine", 60): 0.0}
-    assert bl5.verdict(_records(flipped), "quick", checks=PASSING).word == "not reproduced"
+    assert bl5.CLAIM.verdict(_records(flipped), "quick", checks=PASSING).word == "not reproduced"
     failed = [Check(c.label, c.value, c.rule, False, c.detail) for c in PASSING]
-    v = bl5.verdict(_records(), "quick", checks=failed)
+    v = bl5.CLAIM.verdict(_records(), "quick", checks=failed)
     assert v.word == "reproduced" and {_outcomes(v)[s] for s in EXACT} == {"fails"}
 
 
 def test_smoke_judges_only_the_exact_part():
-    v = bl5.verdict(_records(preset="smoke"), "smoke", checks=PASSING)
+    v = bl5.CLAIM.verdict(_records(preset="smoke"), "smoke", checks=PASSING)
     assert {s for s, o in _outcomes(v).items() if o != "not run"} == set(EXACT)
 
 
 def test_paper_cells_are_not_run_at_quick_with_the_reason_and_bls_numbers():
-    v = bl5.verdict(_records(), "quick", checks=PASSING)
+    v = bl5.CLAIM.verdict(_records(), "quick", checks=PASSING)
     missing = {(r["task"], r["b"]): r for r in v.rows if r["part"] == "not run"}
     assert set(missing) == {("Z50", 1), ("Z50", 128), ("machine50", 1), ("machine50", 64), ("arith50", 64),
                             ("arith50", 128)}
@@ -144,7 +144,7 @@ def test_paper_cells_are_not_run_at_quick_with_the_reason_and_bls_numbers():
 
 
 def test_paper_preset_judges_m50_cells():
-    v = bl5.verdict(_records(preset="paper", change={("arith50", 64): 0.35}), "paper", checks=PASSING)
+    v = bl5.CLAIM.verdict(_records(preset="paper", change={("arith50", 64): 0.35}), "paper", checks=PASSING)
     out = _outcomes(v)
     assert out["arith50-b64"] == "fails" and out["Z50-full"] == out["machine50-b1"] == out["Z5-b2"] == "holds"
 
@@ -156,5 +156,5 @@ def test_exact_part_holds_at_smoke():
     rows = bl5.exact_rows("smoke")
     assert all(r["holds"] for r in rows), [r for r in rows if not r["holds"]]
     assert any(r["what"] == "the machine's letters generate S5" and r["value"] == 120 for r in rows)
-    v = bl5.verdict(_records(), "quick", checks=bl5.checks("smoke"))
+    v = bl5.CLAIM.verdict(_records(), "quick", checks=bl5.checks("smoke"))
     assert {_outcomes(v)[s] for s in EXACT} == {"holds"}  # every exact statement matches a check

@@ -7,7 +7,7 @@ import pytest
 
 from helpers import fake_record
 from statetrack.claims import bl6
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 
@@ -67,7 +67,7 @@ def test_statements_are_bls_directions_with_the_tolerance():
 
 
 def test_bls_shape_reproduces():
-    v = bl6.verdict(_records(), "quick", checks=PASSING)
+    v = bl6.CLAIM.verdict(_records(), "quick", checks=PASSING)
     assert _failing(v) == [] and v.word == "reproduced"
     assert v.line.startswith("bl6 verdict (quick): REPRODUCED: 8/8 of the paper's statements hold")
     o = next(o for o in v.statements if o.statement.id == "diagonal-parity-helps")
@@ -84,17 +84,17 @@ def test_bls_shape_reproduces():
     pytest.param({("full", "parity", "affine"): 0.92}, [], id="full-within-the-tolerance"),
 ])
 def test_a_violating_record_set_fails_the_named_statement(change, failing):
-    v = bl6.verdict(_records(change), "quick", checks=PASSING)
+    v = bl6.CLAIM.verdict(_records(change), "quick", checks=PASSING)
     assert _failing(v) == sorted(failing)
     assert v.word == "partly reproduced" if failing else "reproduced"
 
 
 def test_a_diverged_run_counts_against_the_statement():
     # every pure diagonal run diverged: its side scores the worst, so "removing helps" fails
-    v = bl6.verdict(_records({("diagonal", "parity", "pure"): None}), "quick", checks=PASSING)
+    v = bl6.CLAIM.verdict(_records({("diagonal", "parity", "pure"): None}), "quick", checks=PASSING)
     assert _failing(v) == ["diagonal-parity-helps"]
     # one diverged pure seed of three: the best of the other two still beats the best affine run
-    v = bl6.verdict(_records({("diagonal", "parity", "pure"): lambda seed: None if seed == 0 else 1.0}), "quick",
+    v = bl6.CLAIM.verdict(_records({("diagonal", "parity", "pure"): lambda seed: None if seed == 0 else 1.0}), "quick",
                     checks=PASSING)
     o = next(o for o in v.statements if o.statement.id == "diagonal-parity-helps")
     assert (o.outcome, o.diverged, o.seeds_pass) == ("holds", 1, 2)
@@ -105,12 +105,12 @@ def test_nothing_holds_is_not_reproduced():
     # full model fails both
     flipped = {k: (0.0 if k[2] == "pure" else 1.0) for k in GOOD}
     flipped.update({("full", "parity", "pure"): None, ("full", "Z5", "pure"): None})
-    v = bl6.verdict(_records(flipped), "quick", checks=[dataclasses.replace(PASSING[0], passed=False)])
+    v = bl6.CLAIM.verdict(_records(flipped), "quick", checks=[dataclasses.replace(PASSING[0], passed=False)])
     assert v.word == "not reproduced"
 
 
 def test_a_failed_frozen_check_fails_frozen_helps_only():
-    v = bl6.verdict(_records(), "quick", checks=[dataclasses.replace(PASSING[0], passed=False)])
+    v = bl6.CLAIM.verdict(_records(), "quick", checks=[dataclasses.replace(PASSING[0], passed=False)])
     assert _failing(v) == ["frozen-helps"] and v.word == "partly reproduced"
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import fake_record
 from statetrack.claims import bl7
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.tasks import make_task, task_config
@@ -91,7 +91,7 @@ def test_statements():
         "full-S3": ("possible", "best", ">=", 0.9)}
     assert s["commuting-S3"].where == {"task": "S3", "model": ("rotation", "rotation_wide", "diagonal")}
     assert s["full-S3"].ours and not s["commuting-S3"].ours and not s["rotation-Z5"].ours
-    assert bl7.HEADLINE == "commuting-S3"
+    assert bl7.CLAIM.headline == "commuting-S3"
 
 
 @pytest.mark.parametrize("scores,failing", [
@@ -106,7 +106,7 @@ def test_statements():
     pytest.param({"S3_diagonal": 0.22}, [], id="diagonal-at-the-sign-level-below-the-ceiling"),
 ])
 def test_a_violating_record_set_fails_the_named_statement(scores, failing):
-    v = bl7.verdict(_records(**scores), "quick", checks=PASSING)
+    v = bl7.CLAIM.verdict(_records(**scores), "quick", checks=PASSING)
     assert sorted(o.statement.id for o in v.statements if o.outcome == "fails") == failing
     if not failing or failing == ["full-S3"]:  # ours: shown, does not decide the word while BL's are judged
         assert v.word == "reproduced"
@@ -117,30 +117,30 @@ def test_a_violating_record_set_fails_the_named_statement(scores, failing):
 
 
 def test_a_diverged_commuting_run_is_left_out_and_reported():
-    v = bl7.verdict(_records(S3_diagonal=lambda seed: None if seed == 0 else 0.2), "quick", checks=PASSING)
+    v = bl7.CLAIM.verdict(_records(S3_diagonal=lambda seed: None if seed == 0 else 0.2), "quick", checks=PASSING)
     o = _outcome(v, "commuting-S3")
     assert (o.outcome, o.diverged, o.seeds, o.seeds_pass) == ("holds", 1, 8, 8)
 
 
 def test_a_failed_exact_check_fails_its_statement():
     bad = [PASSING[0], Check("full model: smallest commutator", 0.0, "> 0.01", False), PASSING[2]]
-    v = bl7.verdict(_records(), "quick", checks=bad)
+    v = bl7.CLAIM.verdict(_records(), "quick", checks=bad)
     assert _outcome(v, "full-does-not-commute").outcome == "fails" and v.word == "reproduced"  # ours only
     bad = [Check("shared eigenbasis, rotation: largest commutator", 1.0, "≤ 1e-12", False), *PASSING[1:]]
-    assert bl7.verdict(_records(), "quick", checks=bad).word == "partly reproduced"
+    assert bl7.CLAIM.verdict(_records(), "quick", checks=bad).word == "partly reproduced"
 
 
 def test_exact_checks_hold_at_smoke_and_match_the_exact_statements():
     checks = bl7.checks("smoke")
     assert len(checks) == 7 and all(c.passed for c in checks), [c for c in checks if not c.passed]
-    v = bl7.verdict(_records("smoke"), "smoke", checks=checks)
+    v = bl7.CLAIM.verdict(_records("smoke"), "smoke", checks=checks)
     judged = {o.statement.id: (o.outcome, o.seeds) for o in v.statements if o.outcome != "not run"}
     assert judged == {"shared-eigenbasis-commutes": ("holds", 4), "full-does-not-commute": ("holds", 1),
                       "s3-counts": ("holds", 2)}
 
 
 def test_ours_full_s3_is_the_paper_presets():
-    from statetrack.claims.common import OURS_AT_PAPER
+    from statetrack.claims.statements import OURS_AT_PAPER
 
     (full_s3,) = [s for s in bl7.statements() if s.id == "full-S3"]
     assert full_s3.ours and full_s3.reason_not_run("quick") == OURS_AT_PAPER and full_s3.reason_not_run("paper") is None

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl8
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 
 
@@ -25,7 +25,7 @@ def _checks(**failing):
 
 def _verdict(scores, checks=None, preset="quick"):
     recs = [fake_record(c, s) for c, s in zip(bl8.grid(preset), scores)]
-    return bl8.verdict(recs, preset, checks=_checks() if checks is None else checks)
+    return bl8.CLAIM.verdict(recs, preset, checks=_checks() if checks is None else checks)
 
 
 
@@ -49,7 +49,7 @@ def test_statements_are_prop_3_and_bls_parity_number():
     t = got["trained-contrast"]
     assert (t.statistic, t.rule.op, t.paper, t.provenance) == ("best", ">=", 1.0, "secondary source")
     assert t.rule.threshold == pytest.approx(1.00 - 0.1) and t.judged_at() == ("quick", "paper")
-    assert bl8.HEADLINE == "frozen-rate"
+    assert bl8.CLAIM.headline == "frozen-rate"
 
 
 @pytest.mark.parametrize("scores,failing", [
@@ -83,7 +83,7 @@ def test_nothing_holds_is_not_reproduced():
 
 
 def test_smoke_judges_the_exact_statements(smoke_part):
-    v = bl8.verdict([fake_record(c, 0.0) for c in bl8.grid("smoke")], "smoke", checks=bl8.checks("smoke", smoke_part))
+    v = bl8.CLAIM.verdict([fake_record(c, 0.0) for c in bl8.grid("smoke")], "smoke", checks=bl8.checks("smoke", smoke_part))
     assert _outcomes(v) == {**dict.fromkeys(("frozen-rate", "per-draw", "length-trap", "normalized-trap"), "holds"),
                             "trained-contrast": "not run"}
 

@@ -125,7 +125,7 @@ def test_statements_are_ne_tables_3_and_5_with_the_tolerance():
     pytest.param(dict(mamba_neg=lambda c: None if c.seed else 1.0), ["mamba-neg-median"], id="two-diverged"),
 ])
 def test_verdict_from_statements(scores, failing):
-    v = ne1.verdict(_records(**scores), "quick")
+    v = ne1.CLAIM.verdict(_records(**scores), "quick")
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
     word = "reproduced" if not failing else "partly reproduced"
     assert v.word == word and v.reproduced is (not failing)
@@ -134,36 +134,36 @@ def test_verdict_from_statements(scores, failing):
 
 
 def test_nothing_holds_is_not_reproduced():
-    v = ne1.verdict(_records(mamba_neg=0.0, deltanet_neg=0.0, mamba_pos=1.0, deltanet_pos=1.0), "quick")
+    v = ne1.CLAIM.verdict(_records(mamba_neg=0.0, deltanet_neg=0.0, mamba_pos=1.0, deltanet_pos=1.0), "quick")
     assert v.word == "not reproduced"
 
 
 def test_seeds_passing_are_counted():
-    v = ne1.verdict(_records(deltanet_neg=lambda c: 0.5 if c.seed == 1 else 0.95), "quick")
+    v = ne1.CLAIM.verdict(_records(deltanet_neg=lambda c: 0.5 if c.seed == 1 else 0.95), "quick")
     o = next(o for o in v.statements if o.statement.id == "deltanet-neg-best")
     assert (o.seeds_pass, o.seeds, o.value) == (2, 3, 0.95)
 
 
 def test_smoke_is_not_judged():
-    v = ne1.verdict(_records("smoke"), "smoke")
+    v = ne1.CLAIM.verdict(_records("smoke"), "smoke")
     assert v.word == "not run at this preset" and all(o.outcome == "not run" for o in v.statements)
 
 
 def test_paper_preset_judges_the_rate_with_the_best_median():
     # [-1,1] runs solve parity at lr 1e-3 only; [0,1] runs are 0.3 at lr 1e-2 (beyond the bound) and 0 elsewhere
-    good = ne1.verdict(_records("paper", mamba_neg=lambda c: 1.0 if c.train.lr == 1e-3 else 0.2,
+    good = ne1.CLAIM.verdict(_records("paper", mamba_neg=lambda c: 1.0 if c.train.lr == 1e-3 else 0.2,
                                 deltanet_neg=lambda c: 1.0 if c.train.lr == 1e-3 else 0.2), "paper")
     assert good.reproduced and {r["lr"] for r in good.rows if r["eig_range"] == "[-1,1]"} == {1e-3}
     assert all(o.seeds == 3 for o in good.statements)  # one rate's three seeds per cell, not all twelve runs
     # the [0,1] cell keeps its best-median rate, 1e-2, where it is above the paper's number plus the tolerance
-    bad = ne1.verdict(_records("paper", mamba_pos=lambda c: 0.3 if c.train.lr == 1e-2 else 0.0), "paper")
+    bad = ne1.CLAIM.verdict(_records("paper", mamba_pos=lambda c: 0.3 if c.train.lr == 1e-2 else 0.0), "paper")
     row = next(r for r in bad.rows if r["label"] == "Mamba [0,1]")
     assert not bad.reproduced and row["lr"] == 1e-2
     assert _outcomes(bad)["mamba-pos-median"] == "fails"
 
 
 def test_paper_numbers_are_ne_tables_3_and_5():
-    rows = {r["label"]: r for r in ne1.verdict(_records(), "quick").rows}
+    rows = {r["label"]: r for r in ne1.CLAIM.verdict(_records(), "quick").rows}
     assert {k: (r["paper_best"], r["paper_median"]) for k, r in rows.items()} == {
         "Mamba [0,1]": (0.0, 0.0), "Mamba [-1,1]": (1.0, 1.0),
         "DeltaNet [0,1]": (0.017, 0.010), "DeltaNet [-1,1]": (1.0, 0.999)}

@@ -16,7 +16,7 @@ import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne2
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.theory.counting_mod3 import ceiling, layered_rows
@@ -119,27 +119,27 @@ def test_statements_are_thm2_per_model_our_rotation_and_four_exact_groups():
     assert (rot.kind, rot.statistic, rot.ours, rot.rule.op, rot.rule.threshold, rot.rule.metric) == (
         "possible", "best", True, ">=", 0.9, "ood_normalized")
     assert not any(x.where.get("model") == "deltanet2" for x in s.values())  # shown, not judged
-    assert ne2.HEADLINE == "diagonal-cannot-count"
+    assert ne2.CLAIM.headline == "diagonal-cannot-count"
 
 
 # ----------------------------------------------------------------------------- the verdict
 
 
 def test_all_statements_hold(exact):
-    v = ne2.verdict(_records(), "quick", checks=exact)
+    v = ne2.CLAIM.verdict(_records(), "quick", checks=exact)
     assert all(o.outcome == "holds" for o in v.statements), [o for o in v.statements if o.outcome != "holds"]
     assert v.word == "reproduced" and v.reproduced
     assert v.line == "ne2 verdict (quick): REPRODUCED: 7/7 of the paper's statements hold; ours 1/1"
     labels = [r["label"] for r in v.rows if r["part"] == "trained"]
     assert len(labels) == 4 and ne2.NAMES["deltanet2"] not in labels  # quick runs only the cells it judges
-    paper = [r["label"] for r in ne2.verdict(_records("paper"), "paper", checks=exact).rows if r["part"] == "trained"]
+    paper = [r["label"] for r in ne2.CLAIM.verdict(_records("paper"), "paper", checks=exact).rows if r["part"] == "trained"]
     assert len(paper) == 5 and ne2.NAMES["deltanet2"] in paper  # the two-layer DeltaNet is in paper's cell table
 
 
 @pytest.mark.parametrize("model", ["diagonal", "mamba", "deltanet1"])
 def test_one_seed_above_the_bound_violates_the_theorem(exact, model):
     scores = {model: lambda c: (0.0, 0.45 if c.seed == 1 else 1 / 3)}
-    v = ne2.verdict(_records(**scores), "quick", checks=exact)
+    v = ne2.CLAIM.verdict(_records(**scores), "quick", checks=exact)
     o = _outcomes(v)[f"{model}-cannot-count"]
     assert (o.outcome, o.seeds_pass, o.seeds, o.value) == ("fails", 2, 3, 0.45)
     assert v.word == "not reproduced"  # a violated impossibility is never "partly"
@@ -148,40 +148,40 @@ def test_one_seed_above_the_bound_violates_the_theorem(exact, model):
 
 def test_the_bound_itself_holds_and_the_mean_over_lengths_is_not_read(exact):
     # at the bound exactly; a high score at the shorter test lengths (ood_normalized) is no evidence against Thm 2
-    v = ne2.verdict(_records(diagonal=(0.5, BOUND)), "quick", checks=exact)
+    v = ne2.CLAIM.verdict(_records(diagonal=(0.5, BOUND)), "quick", checks=exact)
     assert _outcomes(v)["diagonal-cannot-count"].outcome == "holds"
 
 
 def test_a_diverged_run_is_left_out_of_an_impossibility(exact):
-    v = ne2.verdict(_records(mamba=lambda c: None if c.seed == 0 else (0.0, 0.3)), "quick", checks=exact)
+    v = ne2.CLAIM.verdict(_records(mamba=lambda c: None if c.seed == 0 else (0.0, 0.3)), "quick", checks=exact)
     o = _outcomes(v)["mamba-cannot-count"]
     assert (o.outcome, o.diverged, o.seeds, o.seeds_pass) == ("holds", 1, 2, 2)
-    v = ne2.verdict(_records(mamba=None), "quick", checks=exact)
+    v = ne2.CLAIM.verdict(_records(mamba=None), "quick", checks=exact)
     assert _outcomes(v)["mamba-cannot-count"].outcome == "not run"
     assert v.word == "reproduced"  # the other six paper statements hold
 
 
 def test_rotation_is_best_of_seeds_and_counted_apart(exact):
-    one = ne2.verdict(_records(rotation=lambda c: (1.0 if c.seed == 2 else 0.09, 1 / 3)), "quick", checks=exact)
+    one = ne2.CLAIM.verdict(_records(rotation=lambda c: (1.0 if c.seed == 2 else 0.09, 1 / 3)), "quick", checks=exact)
     o = _outcomes(one)["rotation-counts"]
     assert (o.outcome, o.seeds_pass, o.value) == ("holds", 1, 1.0)
-    none = ne2.verdict(_records(rotation=(0.89, 1 / 3)), "quick", checks=exact)
+    none = ne2.CLAIM.verdict(_records(rotation=(0.89, 1 / 3)), "quick", checks=exact)
     assert _outcomes(none)["rotation-counts"].outcome == "fails"
     assert none.word == "reproduced"  # ours does not decide the paper's word
     assert none.line.endswith("ours 0/1; failing: rotation-counts")
-    diverged = ne2.verdict(_records(rotation=lambda c: None if c.seed else (1.0, 1.0)), "quick", checks=exact)
+    diverged = ne2.CLAIM.verdict(_records(rotation=lambda c: None if c.seed else (1.0, 1.0)), "quick", checks=exact)
     assert _outcomes(diverged)["rotation-counts"].outcome == "holds"  # a diverged seed is a failing seed
 
 
 def test_a_failing_exact_check_fails_its_theorem(exact):
     broken = [dataclasses.replace(c, passed=False) if c.label.startswith("Thm 6") else c for c in exact]
-    v = ne2.verdict(_records(), "quick", checks=broken)
+    v = ne2.CLAIM.verdict(_records(), "quick", checks=broken)
     assert [k for k, o in _outcomes(v).items() if o.outcome == "fails"] == ["thm6-reflections"]
     assert v.word == "partly reproduced"
 
 
 def test_smoke_judges_the_exact_statements_only(exact):
-    v = ne2.verdict(_records("smoke"), "smoke", checks=exact)
+    v = ne2.CLAIM.verdict(_records("smoke"), "smoke", checks=exact)
     judged = {k for k, o in _outcomes(v).items() if o.outcome != "not run"}
     assert judged == {"thm2-one-layer", "thm2-two-layers", "thm3-rotation", "thm6-reflections"}
     assert v.word == "reproduced"
@@ -198,7 +198,7 @@ def test_paper_rows_are_the_secondary_bl_numbers_at_m3():
 
 def test_exact_checks_hold_at_smoke_and_fall_into_the_four_groups(exact):
     assert len(exact) == 9 and all(c.passed for c in exact), [c for c in exact if not c.passed]
-    v = ne2.verdict(_records(), "quick", checks=exact)
+    v = ne2.CLAIM.verdict(_records(), "quick", checks=exact)
     assert {k: o.seeds for k, o in _outcomes(v).items() if o.statement.kind == "exact"} == {
         "thm2-one-layer": 2, "thm2-two-layers": 2, "thm3-rotation": 4, "thm6-reflections": 1}
 

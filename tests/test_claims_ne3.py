@@ -14,7 +14,7 @@ import torch
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne3
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.theory import cascade as kr
@@ -124,14 +124,14 @@ def test_statements():
     assert {k: x.checks for k, x in s.items() if x.kind == "exact"} == {
         "prop1-norm": "Prop 1.1*", "prop1-spectra": "Prop 1.3*", "prop1-factors": "Prop 1.2*", "thm3-groups": "Thm 3*",
         "thm4-cascades": "Thm 4*", "thm6-adders": "Thm 6*"}
-    assert ne3.HEADLINE == "neg-solves-swaps"
+    assert ne3.CLAIM.headline == "neg-solves-swaps"
 
 
 # ----------------------------------------------------------------------------- the verdict
 
 
 def test_quick_holds_and_leaves_the_sign_bound_to_paper(exact):
-    v = ne3.verdict(_records(), "quick", checks=exact)
+    v = ne3.CLAIM.verdict(_records(), "quick", checks=exact)
     out = _outcomes(v)
     assert out["pos-cannot-track-sign"].outcome == "not run"
     assert all(o.outcome == "holds" for k, o in out.items() if k != "pos-cannot-track-sign")
@@ -148,7 +148,7 @@ def test_quick_holds_and_leaves_the_sign_bound_to_paper(exact):
     pytest.param(lambda c: (0.99, 1.0) if c.seed else None, "holds", 2, id="one-diverged"),
 ])
 def test_neg_is_best_of_seeds_in_sequence_accuracy(exact, neg, outcome, passing):
-    v = ne3.verdict(_records(neg=neg), "quick", checks=exact)
+    v = ne3.CLAIM.verdict(_records(neg=neg), "quick", checks=exact)
     o = _outcomes(v)["neg-solves-swaps"]
     assert (o.outcome, o.seeds_pass, o.seeds) == (outcome, passing, 3)
     assert v.word == ("reproduced" if outcome == "holds" else "partly reproduced")
@@ -156,7 +156,7 @@ def test_neg_is_best_of_seeds_in_sequence_accuracy(exact, neg, outcome, passing)
 
 def test_normalized_accuracy_alone_does_not_solve_swaps(exact):
     # every token right on average but not one whole sequence: Fig. 4's measure fails
-    v = ne3.verdict(_records(neg=(0.0, 1.0)), "quick", checks=exact)
+    v = ne3.CLAIM.verdict(_records(neg=(0.0, 1.0)), "quick", checks=exact)
     assert _outcomes(v)["neg-solves-swaps"].outcome == "fails"
 
 
@@ -168,20 +168,20 @@ def test_normalized_accuracy_alone_does_not_solve_swaps(exact):
     pytest.param(None, "not run", "reproduced", id="all-diverged"),
 ])
 def test_pos_at_paper_is_every_seed_under_the_sign_bound(exact, pos, outcome, word):
-    v = ne3.verdict(_records("paper", pos=pos), "paper", checks=exact)
+    v = ne3.CLAIM.verdict(_records("paper", pos=pos), "paper", checks=exact)
     assert _outcomes(v)["pos-cannot-track-sign"].outcome == outcome
     assert v.word == word
 
 
 def test_a_failing_check_fails_its_group_only(exact):
     broken = [dataclasses.replace(c, passed=False) if c.label.startswith("Prop 1.2") else c for c in exact]
-    v = ne3.verdict(_records(), "quick", checks=broken)
+    v = ne3.CLAIM.verdict(_records(), "quick", checks=broken)
     assert [k for k, o in _outcomes(v).items() if o.outcome == "fails"] == ["prop1-factors"]
     assert v.word == "partly reproduced"
 
 
 def test_smoke_judges_the_exact_statements(exact):
-    v = ne3.verdict(_records("smoke"), "smoke")  # computes the checks itself
+    v = ne3.CLAIM.verdict(_records("smoke"), "smoke")  # computes the checks itself
     assert {k for k, o in _outcomes(v).items() if o.outcome != "not run"} == set(GROUPS)
     assert v.word == "reproduced"
 
@@ -195,7 +195,7 @@ def _check(row):
 
 def test_checks_at_smoke_all_hold_in_their_groups(exact):
     assert len(exact) == 18 and all(c.passed for c in exact), [c for c in exact if not c.passed]
-    v = ne3.verdict(_records(), "quick", checks=exact)
+    v = ne3.CLAIM.verdict(_records(), "quick", checks=exact)
     assert {k: o.seeds for k, o in _outcomes(v).items() if o.statement.kind == "exact"} == GROUPS
 
 

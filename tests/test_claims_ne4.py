@@ -8,7 +8,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne1, ne4
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 
@@ -138,7 +138,7 @@ def _quick(**changes):
     pytest.param({"Mamba [-1,1]": lambda s: None if s else 1.0}, ["mamba-neg-parity-median"], id="two-diverged"),
 ])
 def test_parity_statements(changes, failing):
-    v = ne4.verdict(_quick(**changes), "quick", checks=PASSING_CHECKS)
+    v = ne4.CLAIM.verdict(_quick(**changes), "quick", checks=PASSING_CHECKS)
     got = _outcomes(v)
     assert sorted(k for k, o in got.items() if o == "fails") == sorted(failing)
     assert all(got[k] in ("holds", "fails") for k in PARITY) and {got[k] for k in EXPECTED if k not in PARITY} \
@@ -154,7 +154,7 @@ def test_parity_statements(changes, failing):
 def test_nothing_holds_is_not_reproduced():
     flip = {f"{ne4.NAMES[m]} {e}".strip(): (lambda s: 0.0) if (m, e) in ne4.SOLVERS else (lambda s: 1.0)
             for m, e in ne4.ROWS}
-    v = ne4.verdict(_quick(**flip), "quick", checks=PASSING_CHECKS)
+    v = ne4.CLAIM.verdict(_quick(**flip), "quick", checks=PASSING_CHECKS)
     assert v.word == "not reproduced" and not v.reproduced
 
 
@@ -182,7 +182,7 @@ PAPER_ARITH = {("DeltaNet", eig, task): v for (eig, task), v in {  # near the pa
                  id="mult-above-paper"),
 ])
 def test_arithmetic_statements_at_the_paper_preset(change, failing):
-    v = ne4.verdict(_paper({**PAPER_ARITH, **change}), "paper", checks=PASSING_CHECKS)
+    v = ne4.CLAIM.verdict(_paper({**PAPER_ARITH, **change}), "paper", checks=PASSING_CHECKS)
     got = _outcomes(v)
     assert sorted(k for k, o in got.items() if o == "fails") == sorted(failing)
     assert all(got[k] != "not run" for k in EXPECTED) and not [r for r in v.rows if r["part"] == "not run"]
@@ -207,15 +207,15 @@ def test_a_tampered_exact_part_fails_its_check_and_statement(smoke_part, edit, l
     checks = ne4.checks("smoke", part)
     assert [c.label for c in checks if not c.passed] == [label]
     recs = [fake_record(c, _paper_like(c)) for c in ne4.grid("smoke")]
-    smoke = ne4.verdict(recs, "smoke", checks=checks)  # smoke judges the exact part only: ours decides the word
+    smoke = ne4.CLAIM.verdict(recs, "smoke", checks=checks)  # smoke judges the exact part only: ours decides the word
     assert _outcomes(smoke)[statement] == "fails" and smoke.word == "partly reproduced"
     # at quick the paper's statements decide the word; ours failing is named in the line
-    quick = ne4.verdict(_quick(), "quick", checks=checks)
+    quick = ne4.CLAIM.verdict(_quick(), "quick", checks=checks)
     assert quick.word == "reproduced" and f"failing: {statement}" in quick.line and "ours 1/2" in quick.line
 
 
 def test_smoke_judges_only_the_exact_part(smoke_part):
-    v = ne4.verdict([fake_record(c, _paper_like(c)) for c in ne4.grid("smoke")], "smoke",
+    v = ne4.CLAIM.verdict([fake_record(c, _paper_like(c)) for c in ne4.grid("smoke")], "smoke",
                     checks=ne4.checks("smoke", smoke_part))
     judged = [o.statement.id for o in v.statements if o.outcome != "not run"]
     assert judged == ["automaton", "word-spectra"] and v.word == "reproduced"
@@ -223,7 +223,7 @@ def test_smoke_judges_only_the_exact_part(smoke_part):
 
 def test_the_fourth_column_has_table_5s_numbers():
     cfgs = ne4.grid("smoke")
-    v = ne4.verdict([fake_record(c, _paper_like(c)) for c in cfgs], "smoke", checks=PASSING_CHECKS)
+    v = ne4.CLAIM.verdict([fake_record(c, _paper_like(c)) for c in cfgs], "smoke", checks=PASSING_CHECKS)
     shown = [r for r in v.rows if r.get("task") == "mod_arith_brackets_mult" and r["part"] == "trained"]
     assert len(shown) == 2 and {r["paper_median"] for r in shown} == {0.113, 0.129}  # data/paper/ne_table5.csv
     assert all(r.get("paper_best") is None for r in shown)  # Table 3 has no fourth column

@@ -5,7 +5,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne3, ne5
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 
@@ -67,7 +67,7 @@ def test_statements_read_the_plot_with_the_tolerance():
     pytest.param(dict(neg=1.0, pos=None, seeds={0}), ["swaps-pos"], id="pos-diverged-counts-as-above"),
 ])
 def test_quick_statements(kwargs, failing):
-    v = ne5.verdict(_quick(**kwargs), "quick", checks=ne5.checks("smoke"))
+    v = ne5.CLAIM.verdict(_quick(**kwargs), "quick", checks=ne5.checks("smoke"))
     got = _outcomes(v)
     assert sorted(k for k, o in got.items() if o == "fails") == sorted(failing)
     assert [k for k, o in got.items() if o == "not run"] == ["3cycles-neg-5layers", "3cycles-degrade",
@@ -79,7 +79,7 @@ def test_quick_statements(kwargs, failing):
 
 def test_nothing_holds_is_not_reproduced():
     bad = [Check(c.label, c.value, c.rule, False, c.detail) for c in ne5.checks("smoke")]
-    v = ne5.verdict(_quick(0.0, 1.0), "quick", checks=bad)
+    v = ne5.CLAIM.verdict(_quick(0.0, 1.0), "quick", checks=bad)
     assert v.word == "not reproduced" and not v.reproduced
 
 
@@ -100,7 +100,7 @@ def _paper_good(cell, seed):
 
 
 def test_paper_statements_hold_on_the_papers_picture():
-    v = ne5.verdict(_paper(_paper_good), "paper", checks=ne5.checks("smoke"))
+    v = ne5.CLAIM.verdict(_paper(_paper_good), "paper", checks=ne5.checks("smoke"))
     assert v.word == "reproduced", v.line
     assert all(o.outcome == "holds" for o in v.statements)
     assert not [r for r in v.rows if r.get("part") == "not run"]
@@ -126,14 +126,14 @@ def test_paper_statements_fail(change, failing):
         v = change(c, s)
         return _paper_good(c, s) if v is None else None if v != v else v
 
-    v = ne5.verdict(_paper(value), "paper", checks=ne5.checks("smoke"))
+    v = ne5.CLAIM.verdict(_paper(value), "paper", checks=ne5.checks("smoke"))
     got = [k for k, o in _outcomes(v).items() if o == "fails"]
     assert failing in got and v.word == "partly reproduced", (got, v.line)
 
 
 def test_the_old_degradation_rule_was_vacuous_the_new_one_is_not():
     """Both sides at 0 (nothing learned) passed the old "no setting gains more than 0.02"; it fails now."""
-    v = ne5.verdict(_paper(lambda c, s: 1.0 if c["model"] == "full" else 0.0), "paper", checks=[])
+    v = ne5.CLAIM.verdict(_paper(lambda c, s: 1.0 if c["model"] == "full" else 0.0), "paper", checks=[])
     assert _outcomes(v)["3cycles-degrade"] == "fails"
 
 

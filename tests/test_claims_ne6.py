@@ -5,7 +5,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne6
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import ConfigError
 
 TRAINED = ["deltanet-range-helps", "mamba-range-helps", "mamba-neg-best-L32", "mamba-neg-best-L64",
@@ -47,7 +47,7 @@ def _fig8(c):
 
 
 def test_paper_statements_hold_on_the_papers_picture():
-    v = ne6.verdict(_records("paper", _fig8), "paper", checks=ne6.checks("smoke"))
+    v = ne6.CLAIM.verdict(_records("paper", _fig8), "paper", checks=ne6.checks("smoke"))
     assert v.word == "reproduced" and all(o.outcome == "holds" for o in v.statements), v.line
     assert not [r for r in v.rows if r.get("part") == "not run"]
 
@@ -72,19 +72,19 @@ def test_paper_statements_fail(change, failing):
         v = change(c)
         return _fig8(c) if v is None else None if v != v else v
 
-    v = ne6.verdict(_records("paper", value), "paper", checks=ne6.checks("smoke"))
+    v = ne6.CLAIM.verdict(_records("paper", value), "paper", checks=ne6.checks("smoke"))
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
     assert v.word == ("partly reproduced" if failing else "reproduced")
 
 
 def test_quick_judges_the_exact_part_only():
     for value in (lambda c: 0.0, lambda c: 0.3 if c["eig_range"] == "[-1,1]" else 0.0, lambda c: None):
-        v = ne6.verdict(_records("quick", value), "quick", checks=ne6.checks("smoke"))
+        v = ne6.CLAIM.verdict(_records("quick", value), "quick", checks=ne6.checks("smoke"))
         got = _outcomes(v)
         assert [k for k, o in got.items() if o == "not run"] == TRAINED
         assert v.word == "reproduced" and v.line.startswith("ne6 verdict (quick): REPRODUCED: 3/3 of the paper's")
     bad = [Check(c.label, c.value, c.rule, not c.label.startswith("generator"), c.detail) for c in ne6.checks("smoke")]
-    v = ne6.verdict(_records("quick", lambda c: 0.0), "quick", checks=bad)
+    v = ne6.CLAIM.verdict(_records("quick", lambda c: 0.0), "quick", checks=bad)
     assert _outcomes(v)["nonreal"] == "fails" and v.word == "partly reproduced"
 
 

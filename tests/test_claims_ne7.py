@@ -215,7 +215,7 @@ def test_statements_are_ne_section_5_3_table_4_and_fig_5():
     assert quick == {"deltanet-stable", "deltanet-code-ppl", "deltanet-code-beyond"}
     assert all("CPU-minutes" in got[k].reason_not_run("quick") for k in set(got) - quick)
     assert all(s.reason_not_run("paper") is None for s in got.values())
-    assert ne7.HEADLINE == "deltanet-code-beyond"
+    assert ne7.CLAIM.headline == "deltanet-code-beyond"
 
 
 _VAL, _BEYOND = math.log(3.0), math.log(2.5)
@@ -248,11 +248,11 @@ def _failing(v):
 
 
 def test_the_papers_direction_holds():
-    v = ne7.verdict(_records(value=_neg("test_loss_beyond", 0.98)), "quick")
+    v = ne7.CLAIM.verdict(_records(value=_neg("test_loss_beyond", 0.98)), "quick")
     assert v.word == "reproduced" and v.reproduced, v.line
     assert v.line.startswith("ne7 verdict (quick): REPRODUCED: 3/3 of the paper's statements hold; 5 not run")
     assert {o.statement.id: o.outcome for o in v.statements}["mamba-code-beyond"] == "not run"
-    paper = ne7.verdict(_records("paper", value=_neg("test_loss_beyond", 0.98)), "paper")
+    paper = ne7.CLAIM.verdict(_records("paper", value=_neg("test_loss_beyond", 0.98)), "paper")
     assert any(r["label"] == "code: Transformer" for r in paper.rows)  # shown at paper, never judged
 
 
@@ -266,13 +266,13 @@ def test_the_papers_direction_holds():
     pytest.param("test_loss_beyond", 1.0, (0, 1, 2), [], id="beyond-equal"),
 ])
 def test_comparisons_are_medians_against_table_4_and_fig_5(metric, ratio, seeds, failing):
-    v = ne7.verdict(_records(value=_neg(metric, ratio, seeds)), "quick")
+    v = ne7.CLAIM.verdict(_records(value=_neg(metric, ratio, seeds)), "quick")
     assert _failing(v) == failing, v.line
     assert v.word == ("partly reproduced" if failing else "reproduced")
 
 
 def test_mamba_and_docs_do_not_count_at_quick():
-    v = ne7.verdict(_records(value=_neg("val_loss", 2.0, model="mamba")), "quick")
+    v = ne7.CLAIM.verdict(_records(value=_neg("val_loss", 2.0, model="mamba")), "quick")
     assert v.word == "reproduced"  # no Mamba run is in the quick grid, and its statements are not judged there
 
 
@@ -287,26 +287,26 @@ def _spike(height, seeds=(1,)):
 
 @pytest.mark.parametrize("height,ok", [(0.5, True), (0.6, False)])
 def test_stability_is_every_seed_below_a_tenth_of_chance_loss(height, ok):
-    v = ne7.verdict(_records(history=_spike(height)), "quick")
+    v = ne7.CLAIM.verdict(_records(history=_spike(height)), "quick")
     assert _failing(v) == ([] if ok else ["deltanet-stable"])
     o = next(o for o in v.statements if o.statement.id == "deltanet-stable")
     assert (o.seeds, o.seeds_pass) == (6, 6 if ok else 5) and o.value == pytest.approx(height)
 
 
 def test_a_diverged_run_fails_stability_and_counts_against_the_comparisons():
-    one = ne7.verdict(_records(status=lambda c, s: "diverged" if c["eig_range"] == "[-1,1]" and s == 0 else "ok"),
+    one = ne7.CLAIM.verdict(_records(status=lambda c, s: "diverged" if c["eig_range"] == "[-1,1]" and s == 0 else "ok"),
                       "quick")
     assert _failing(one) == ["deltanet-stable"]  # the median of three still holds with one diverged seed
-    two = ne7.verdict(_records(status=lambda c, s: "diverged" if c["eig_range"] == "[-1,1]" and s else "ok"), "quick")
+    two = ne7.CLAIM.verdict(_records(status=lambda c, s: "diverged" if c["eig_range"] == "[-1,1]" and s else "ok"), "quick")
     assert _failing(two) == ["deltanet-code-beyond", "deltanet-code-ppl", "deltanet-stable"]
     assert two.word == "not reproduced"
 
 
 def test_paper_preset_judges_every_statement():
-    v = ne7.verdict(_records("paper", value=_neg("test_loss_beyond", 1.05, model="mamba")), "paper")
+    v = ne7.CLAIM.verdict(_records("paper", value=_neg("test_loss_beyond", 1.05, model="mamba")), "paper")
     assert all(o.outcome == "holds" for o in v.statements), v.line
     assert all(o.seeds == 3 for o in v.statements if o.statement.kind == "comparison")
-    bad = ne7.verdict(_records("paper", value=_neg("test_loss_beyond", 0.95, model="mamba")), "paper")
+    bad = ne7.CLAIM.verdict(_records("paper", value=_neg("test_loss_beyond", 0.95, model="mamba")), "paper")
     assert _failing(bad) == ["mamba-code-beyond"]  # NE: Mamba [-1,1] is worse beyond the training context
 
 

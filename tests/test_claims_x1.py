@@ -229,7 +229,7 @@ def _good(cell, cfg):
 
 
 def test_all_statements_hold_and_the_word_is_reproduced(quick):
-    v = x1.verdict(_records(quick, _good), "quick")
+    v = x1.CLAIM.verdict(_records(quick, _good), "quick")
     failing = [k for k, o in _outcomes(v).items() if o.outcome == "fails"]
     assert not failing and v.word == "reproduced" and v.reproduced
     assert v.line.startswith(f"x1 verdict (quick): REPRODUCED: {len(PAPER_QUICK)}/{len(PAPER_QUICK)} of the paper's")
@@ -243,7 +243,7 @@ def test_a_violating_record_set_fails_the_named_statement(quick):
             return 0.35  # one seed above the count-only bound: a counterexample to BL Prop 2
         return _good(cell, cfg)
 
-    v = x1.verdict(_records(quick, bad), "quick")
+    v = x1.CLAIM.verdict(_records(quick, bad), "quick")
     o = _outcomes(v)
     assert o["rotation-Z3"].outcome == "fails" and o["diagonal-S3"].outcome == "fails"
     assert sorted(k for k, x in o.items() if x.outcome == "fails") == ["diagonal-S3", "rotation-Z3"]
@@ -258,22 +258,22 @@ def test_diverged_runs(quick):
             return None
         return _good(cell, cfg)
 
-    o = _outcomes(x1.verdict(_records(quick, diverge), "quick"))
+    o = _outcomes(x1.CLAIM.verdict(_records(quick, diverge), "quick"))
     assert o["diagonal-S3"].outcome == "holds" and (o["diagonal-S3"].seeds, o["diagonal-S3"].diverged) == (2, 1)
     assert o["mamba_neg-parity"].outcome == "holds"  # best of seeds: two seeds still solve it
     assert o["mamba_pos-parity"].outcome == "fails"  # a diverged seed is a failing one: the worst score, above 0.1
 
 
 def test_nothing_learned_is_not_reproduced(quick):
-    v = x1.verdict(_records(quick, lambda cell, cfg: 0.5), "quick")
+    v = x1.CLAIM.verdict(_records(quick, lambda cell, cfg: 0.5), "quick")
     assert v.word == "not reproduced"  # every paper number is ≤ 0.187 or ≥ 0.9: 0.5 misses each
-    v = x1.verdict(_records(quick, lambda cell, cfg: 1.0 if cell == ("diagonal", "S3") else _good(cell, cfg)),
+    v = x1.CLAIM.verdict(_records(quick, lambda cell, cfg: 1.0 if cell == ("diagonal", "S3") else _good(cell, cfg)),
                    "quick")
     assert v.word == "reproduced"  # our impossible statement fails, but the word is the paper's
 
 
 def test_smoke_judges_the_exact_statements_only():
-    v = x1.verdict(_records(x1.grid("smoke")), "smoke")
+    v = x1.CLAIM.verdict(_records(x1.grid("smoke")), "smoke")
     judged = [o.statement.id for o in v.statements if o.outcome != "not run"]
     assert judged == ["letters", "ceilings"] and v.word == "reproduced"
 
@@ -284,7 +284,7 @@ def test_board_frame_and_exact_checks(quick):
     assert {c.label.split(":")[0] for c in checks} == {"letters", "ceiling"}
     cfgs = [c for c in quick if _cell(c) in (("full", "parity"), ("lstm", "fsm_perm"), ("rotation", "Z3"))]
     records = [fake_record(c, 1.0, claim="x1") for c in cfgs]
-    v = x1.verdict(records, "quick", checks=checks)
+    v = x1.CLAIM.verdict(records, "quick", checks=checks)
     board = analysis.board(v, records)
     assert len(board) == len(x1.ROWS) * len(x1.TASKS)
     cell = {(r["row"], r["column"]): r for r in board.to_dict("records")}

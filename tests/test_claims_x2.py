@@ -17,7 +17,7 @@ from helpers import fake_record
 from statetrack import spectra as sp
 from statetrack.site.analysis import x2 as page
 from statetrack.claims import x2
-from statetrack.claims.common import Check
+from statetrack.claims.statements import Check
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import make_model, model_config
 from statetrack.tasks import task_config
@@ -169,7 +169,7 @@ def test_statements_are_ours_and_judge_every_exact_solution():
     assert all(s.ours and s.kind == "impossible" and s.statistic == "every" for s in x2.statements()
                if s.kind != "exact")
     (exact,) = [s for s in x2.statements() if s.kind == "exact"]
-    assert exact.id == "reads-constructions" and x2.HEADLINE == "mamba-flip"
+    assert exact.id == "reads-constructions" and x2.CLAIM.headline == "mamba-flip"
 
 
 def test_an_exact_solution_is_accuracy_one_at_every_test_length():

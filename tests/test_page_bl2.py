@@ -12,7 +12,7 @@ from helpers import fake_record  # noqa: E402
 
 from statetrack.site.analysis import bl2 as analysis  # noqa: E402
 from statetrack.claims import Verdict, bl2  # noqa: E402
-from statetrack.claims.common import Outcome, from_paper  # noqa: E402
+from statetrack.claims.statements import Outcome, from_paper  # noqa: E402
 from statetrack.site.figures.block_size import modulus_table  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 

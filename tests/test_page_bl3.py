@@ -66,7 +66,7 @@ def test_sync_values_read_the_largest_uniform_machine():
 def test_values_quote_bl_and_its_rules():
     with open(repo_root() / "data" / "paper" / "bl_fsm.csv") as f:
         lstm_25 = next(float(r["value"]) for r in csv.DictReader(f) if r["model"] == "LSTM" and r["setting"] == "m=25")
-    v = analysis.values(bl3.verdict([], "quick", checks=[]))
+    v = analysis.values(bl3.CLAIM.verdict([], "quick", checks=[]))
     assert v["bl_lstm_25"] == lstm_25 and v["rule_lstm_25"] == f"≤ {lstm_25 + 0.1:g}"  # BL fails: at most + 0.1
     assert v["failing"] == "none"  # nothing judged, nothing fails
 
@@ -81,7 +81,7 @@ def test_figures_draw_three_machines_and_one_panel_per_sampling(monkeypatch):
     fig = machine_windows("smoke")
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == list(analysis.MACHINES)
     records = [fake_record(c, 0.5) for c in bl3.grid("quick")]
-    fig = machine_scores(bl3.verdict(records, "quick", checks=[]), records, "quick")
+    fig = machine_scores(bl3.CLAIM.verdict(records, "quick", checks=[]), records, "quick")
     assert [ax.get_title() for ax in fig.axes] == ["uniform table", "all letters permutations"]
     assert sum(len(c.get_offsets()) for ax in fig.axes for c in ax.collections if len(c.get_offsets()) > 1) \
         == len(records)

@@ -11,7 +11,7 @@ from helpers import fake_record  # noqa: E402
 
 from statetrack.site.analysis import bl4 as analysis  # noqa: E402
 from statetrack.claims import bl4  # noqa: E402
-from statetrack.claims.common import PAPER_TOLERANCE  # noqa: E402
+from statetrack.claims.statements import PAPER_TOLERANCE  # noqa: E402
 from statetrack.site.figures.bilinear import arithmetic_scores, arithmetic_states  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 
@@ -47,7 +47,7 @@ def test_figures_draw_the_widths_and_one_panel_per_modulus():
     fig = arithmetic_states("quick")
     assert len(fig.axes[0].lines) == 1 + 3  # m² and three widths
     records = [fake_record(c, 0.9) for c in bl4.grid("quick")]
-    verdict = bl4.verdict(records, "quick", checks=[])
+    verdict = bl4.CLAIM.verdict(records, "quick", checks=[])
     fig = arithmetic_scores(verdict, records, "quick")
     assert [ax.get_title() for ax in fig.axes] == ["m = 5", "m = 50"]
     assert sum(len(c.get_offsets()) for c in fig.axes[0].collections) == len(records)  # one dot per run

@@ -9,7 +9,7 @@ from helpers import fake_record  # noqa: E402
 
 from statetrack.site.analysis import bl6 as analysis  # noqa: E402
 from statetrack.claims import bl6  # noqa: E402
-from statetrack.claims.common import Check  # noqa: E402
+from statetrack.claims.statements import Check  # noqa: E402
 from statetrack.site.figures.bilinear import additive_scores, frozen_ablation, runs_explorer  # noqa: E402
 from statetrack.theory.additive_terms import AblationRow  # noqa: E402
 
@@ -29,7 +29,7 @@ def _records():
 
 
 def _verdict():
-    return bl6.verdict(_records(), "quick", checks=[Check("frozen H=1", 1.0, "≥ 1", True)])
+    return bl6.CLAIM.verdict(_records(), "quick", checks=[Check("frozen H=1", 1.0, "≥ 1", True)])
 
 
 def test_frozen_values_read_the_last_h_and_the_best_affine_rate():

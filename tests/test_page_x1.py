@@ -11,7 +11,7 @@ from helpers import fake_record  # noqa: E402
 
 from statetrack.site.analysis import x1 as analysis  # noqa: E402
 from statetrack.claims import Verdict, get_claim, x1  # noqa: E402
-from statetrack.claims.common import Outcome, Statement, at_least  # noqa: E402
+from statetrack.claims.statements import Outcome, Statement, at_least  # noqa: E402
 from statetrack.site.figures.leaderboard import board_heatmap, board_predictions  # noqa: E402
 
 
@@ -63,7 +63,7 @@ def test_board_values_name_failing_statements_and_open_cells():
 
 
 def test_figures_draw_every_family_and_task():
-    board = analysis.board(x1.verdict([], "quick", checks=[]), [])
+    board = analysis.board(x1.CLAIM.verdict([], "quick", checks=[]), [])
     for fig in (board_predictions(board, "quick"), board_heatmap(board, "quick")):
         ax = fig.axes[0]
         assert len(ax.get_yticklabels()) == len(x1.ROWS) and len(ax.get_xticklabels()) == len(x1.TASKS)

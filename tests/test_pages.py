@@ -1,6 +1,6 @@
 """The verdict box a claim page shows under its claim box, on hand-built verdicts."""
 
-from statetrack.claims.common import Outcome, Statement, Verdict, at_least, at_most, verdict_word
+from statetrack.claims.statements import Outcome, Statement, Verdict, at_least, at_most, verdict_word
 from statetrack.site.page import chip, decisive, deciding, reason, verdict_box
 
 
@@ -121,7 +121,7 @@ def test_statement_values_name_every_statement_with_its_value_and_seeds():
     from types import SimpleNamespace
 
     from statetrack.claims import bl1
-    from statetrack.claims.common import Outcome
+    from statetrack.claims.statements import Outcome
     from statetrack.site.page import statement_values
 
     a, b = bl1.statements()[:2]

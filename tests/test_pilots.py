@@ -17,7 +17,7 @@ def _flat(cfg):
     return {f"{s}.{k}": v for s in ("task", "model", "train", "eval") for k, v in d[s].items()}
 
 
-@pytest.mark.parametrize("claim", sorted(pilots.PILOTS))
+@pytest.mark.parametrize("claim", sorted(pilots.piloted()))
 def test_pilots_use_their_own_seeds_and_change_only_what_they_name(claim):
     verdict_seeds = {c.seed for p in ("quick", "paper") for c in get_claim(claim).grid(p)}
     cells = get_claim(claim).grid("quick", seeds=[0])
@@ -83,11 +83,11 @@ def test_the_recipes_chapter_table_has_a_row_per_pilot_and_cell(monkeypatch):
     frame = pilots.frame()
     table = module._table(frame)
     body = next(iter(table.findall(nodes.tbody)))
-    assert len(body.children) == len(frame) == sum(len(pilots.rows(c)) for c in pilots.PILOTS)
+    assert len(body.children) == len(frame) == sum(len(pilots.rows(c)) for c in pilots.piloted())
     assert "–" in body.astext()  # nothing recorded: no number, a dash
 
 
-@pytest.mark.parametrize("claim", sorted(pilots.PILOTS))
+@pytest.mark.parametrize("claim", sorted(pilots.piloted()))
 def test_each_row_is_one_pilot_on_one_cell(claim, monkeypatch):
     """Two cells that differ (e.g. one or two tokens per element) never share a row: every row holds its seeds."""
     _store(monkeypatch, {run_key(c): fake_record(c, 0.5, summary={"test_ppl_within": 5.0})

@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from statetrack.claims import x1  # noqa: E402
-from statetrack.claims.common import MODEL_NAMES  # noqa: E402
+from statetrack.claims.names import MODEL_NAMES  # noqa: E402
 from statetrack.site.plotting import FAMILY_COLORS, accuracy_by_length, annotated_heatmap, family, fmt, model_color  # noqa: E402
 
 

@@ -16,7 +16,7 @@ from statetrack.site.figures.leaderboard import prediction_cells, prediction_gri
 @pytest.fixture(scope="module")
 def board():
     """The board at quick with no records: every cell "not run", the theory's prediction in each."""
-    return analysis.board(x1.verdict([], "quick", checks=[]), [])
+    return analysis.board(x1.CLAIM.verdict([], "quick", checks=[]), [])
 
 
 def _observed(board, scores):

@@ -200,7 +200,7 @@ def _fake(cfg: RunConfig, score: float | None) -> dict:
 ])
 def test_ne1_rule(scores, expected):
     recs = [_fake(c, scores[c.model.eig_range]) for c in ne1.grid("quick")]
-    v = ne1.verdict(recs, "quick")
+    v = ne1.CLAIM.verdict(recs, "quick")
     assert v.reproduced is expected
     assert v.line.startswith("ne1 verdict (quick): " + ("REPRODUCED" if expected else "PARTLY REPRODUCED"))
     assert {r["paper_best"] for r in v.rows} == {0.0, 1.0, 0.017}
@@ -235,7 +235,7 @@ def test_ne1_rule_picks_the_rate_with_the_best_median():
     for c in ne1.grid("quick", lrs=[1e-2, 3e-3]):
         s = scores[c.train.lr] if c.model.eig_range == "[-1,1]" else 0.0
         recs.append(_fake(c, s))
-    v = ne1.verdict(recs, "quick")
+    v = ne1.CLAIM.verdict(recs, "quick")
     assert v.reproduced and {r["lr"] for r in v.rows if r["eig_range"] == "[-1,1]"} == {1e-2}
 
 

@@ -15,14 +15,15 @@ The synthetic records are never results; ``helpers.fake_record`` marks them as m
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 
 import pytest
 
 from helpers import fake_record
 from statetrack.claims import get_claim, implemented
-from statetrack.claims.common import (Check, Outcome, Statement, at_least, at_most, decide, from_paper,
-                                      verdict_word)
+from statetrack.claims.claim import Claim
+from statetrack.claims.statements import Check, Outcome, Statement, at_least, at_most, decide, from_paper, verdict_word
 
 CONTRACT_PRESETS = ("quick",)
 MARGIN = 0.2  # how far past the threshold a violating score sits
@@ -31,15 +32,23 @@ MARGIN = 0.2  # how far past the threshold a violating score sits
 @functools.lru_cache(maxsize=None)
 def _checks(claim_id: str, preset: str) -> tuple[Check, ...]:
     claim = get_claim(claim_id)
-    return tuple(claim.checks(preset)) if hasattr(claim, "checks") else ()
+    return tuple(claim.checks(preset)) if claim.checks is not None else ()
 
 
 def _converted() -> list[str]:
-    return [cid for cid in implemented() if hasattr(get_claim(cid), "statements")]
+    return implemented()
 
 
-def test_every_claim_is_a_table_of_statements():
-    assert _converted() == implemented()
+def test_every_claim_module_declares_its_claim():
+    for cid in implemented():
+        module = importlib.import_module(f"statetrack.claims.{cid}")
+        assert isinstance(module.CLAIM, Claim) and module.CLAIM.id == cid and get_claim(cid) is module.CLAIM
+
+
+def test_a_misspelt_part_of_a_declaration_fails_at_once():
+    claim = get_claim("ne1")
+    with pytest.raises(TypeError, match="HEADLINE"):
+        Claim(claim.id, claim.grid, claim.statements, claim.cell_of, HEADLINE="mamba-neg-best")
 
 
 def _statement_cases():
@@ -92,7 +101,7 @@ def _comparison_values(s: Statement, good: bool) -> tuple[float, float]:
 
 @pytest.mark.parametrize("claim_id,statement_id,preset", _statement_cases())
 def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
-    from statetrack.claims.common import matches
+    from statetrack.claims.statements import matches
 
     claim = get_claim(claim_id)
     s = next(x for x in claim.statements() if x.id == statement_id)
@@ -136,13 +145,12 @@ def test_statements_are_well_formed(claim_id):
         assert s.text and s.source and s.why, f"{claim_id}.{s.id}: text, source and why are required"
         if s.provenance == "ours":
             assert "ours" in s.source.lower() or s.source, s.id
-    headline = getattr(claim, "HEADLINE", None)
-    assert headline in ids, f"{claim_id}: HEADLINE {headline!r} is not one of its statement ids"
+    assert claim.headline in ids, f"{claim_id}: headline {claim.headline!r} is not one of its statement ids"
 
 
 @pytest.mark.parametrize("claim_id", _converted())
 def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
-    from statetrack.claims.common import matches
+    from statetrack.claims.statements import matches
 
     claim = get_claim(claim_id)
     by_cell: dict[tuple, set] = {}

@@ -283,7 +283,7 @@ def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
     assert [it.cfg for it in plan(["ne4"], "quick", pilot=True)] == ne4.pilot_grid()
     assert [it.cfg for it in plan(["ne1"], "quick", pilot=True)] == pilots.grid("ne1")  # its recipe pilots
     every = plan(["all"], "quick", pilot=True)  # every claim with pilots at quick, and no other
-    assert {it.claim for it in every} == {i for i in pilots.PILOTS} | {"ne4"}
+    assert {it.claim for it in every} == set(pilots.piloted()) | {"ne4"}
     with pytest.raises(ConfigError, match="x1 has no recorded pilots; --pilot is allowed for: ne1, ne2, ne3, ne4, "):
         plan(["x1"], "quick", pilot=True)
     with pytest.raises(ConfigError, match="--preset quick is not allowed with --pilot for bl1: its pilots are at paper"):

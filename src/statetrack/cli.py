@@ -304,7 +304,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         check_preset(args.preset)
         scratch_for_smoke(args.preset)  # smoke records live in the scratch folder
     out = []
-    wanted = {get_claim(i).ID for i in select(args.ids)} if args.ids and args.ids != ["all"] else None
+    wanted = {get_claim(i).id for i in select(args.ids)} if args.ids and args.ids != ["all"] else None
     for c in CLAIMS.values():
         if wanted is not None and c.id not in wanted:
             continue

@@ -1,12 +1,12 @@
 """Claims: one module per paper claim, each with its run grid per preset and its table of statements.
 
-A claim module provides ``grid(preset, seeds=None, **overrides) -> list[RunConfig]``, ``statements()``,
-``cell_of(record) -> dict``, ``HEADLINE`` (the statement the scoreboard shows first) and ``verdict(records, preset,
-checks=None) -> Verdict``, built from ``claims.common``. A claim with exact, training-free parts also provides
-``checks(preset) -> list[Check]``; its ``verdict`` computes them when not given (a notebook that displayed them
-passes them in). The notebooks (through ``statetrack.site.page.Page``) and ``statetrack verify`` go through
-``run_claim`` and ``verify_claim`` here, so the two can never disagree; a notebook's parameters cell is checked by
-``statetrack.site.parameters``.
+A claim module ends with its declaration ``CLAIM = Claim(...)`` (``claims.claim``): its ``grid(preset, seeds=None,
+**overrides) -> list[RunConfig]``, ``statements()``, ``cell_of(record) -> dict``, ``headline`` (the statement the
+scoreboard shows first) and its optional parts; ``Claim.verdict(records, preset, checks=None) -> Verdict`` judges
+them. A claim with exact, training-free parts declares ``checks(preset) -> list[Check]``; its ``verdict`` computes
+them when not given (a notebook that displayed them passes them in). The notebooks (through
+``statetrack.site.page.Page``) and ``statetrack verify`` go through ``run_claim`` and ``verify_claim`` here, so the
+two can never disagree; a notebook's parameters cell is checked by ``statetrack.site.parameters``.
 
 Presets: ``smoke`` (CI: the pipeline runs end to end in seconds; no accuracy is expected), ``quick`` (a 2-core CPU
 in minutes; the qualitative verdict where the compute allows), ``paper`` (a GPU box; the papers' settings).
@@ -20,10 +20,10 @@ import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from statetrack.claims.common import Verdict, check_seeds
+from statetrack.claims.claim import Claim
+from statetrack.claims.statements import Verdict
 from statetrack.config import ConfigError, RunConfig
 
 PRESETS = ("smoke", "quick", "paper")
@@ -76,22 +76,17 @@ def check_preset(preset: str) -> str:
     return preset
 
 
-def get_claim(claim_id: str) -> ModuleType:
-    """The module of an implemented claim; unknown or not-yet-built ids raise ``ConfigError``."""
+def get_claim(claim_id: str) -> Claim:
+    """The declaration of an implemented claim; unknown or not-yet-built ids raise ``ConfigError``."""
     if claim_id not in CLAIMS:
         raise ConfigError(f"unknown claim id {claim_id!r}; allowed: {', '.join(CLAIMS)}")
     if not CLAIMS[claim_id].notebook:
         raise ConfigError(f"claim {claim_id!r} has no notebook yet; implemented: {', '.join(implemented())}")
-    return importlib.import_module(f"statetrack.claims.{claim_id}")
+    return importlib.import_module(f"statetrack.claims.{claim_id}").CLAIM
 
 
 class NeedsConfirmation(ConfigError):
     """A long run (the paper preset on a CPU) that was not confirmed; the message says how long it would take."""
-
-
-def _keeps_weights(claim_id: str) -> bool:
-    """Whether the claim module sets ``KEEP_WEIGHTS = True`` (x2): its runs keep their trained weights."""
-    return bool(getattr(get_claim(claim_id), "KEEP_WEIGHTS", False))
 
 
 def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force: bool = False,
@@ -109,7 +104,7 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
 
     cfgs = get_claim(claim_id).grid(check_preset(preset), seeds=seeds, **overrides)
     dev = resolve_device(device)
-    keep = _keeps_weights(claim_id)
+    keep = get_claim(claim_id).keep_weights
     missing = [c for c in dict.fromkeys(cfgs) if run_state(c, weights=keep) in ("missing", "forced") or force]
     if missing:
         from statetrack.runs.memory import check_memory
@@ -137,7 +132,7 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
 
     cfgs = preflight(claim_id, preset, seeds=seeds, force=force, device=device, confirm_long=confirm_long,
                      **overrides)
-    keep = _keeps_weights(claim_id)  # beside each record (``results.checkpoint_path``)
+    keep = get_claim(claim_id).keep_weights  # beside each record (``results.checkpoint_path``)
     return [load_or_run(c, claim_id, force=force, device=device, progress=progress, preset=preset, checkpoint=keep)
             for c in cfgs]
 

@@ -16,25 +16,21 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SEEDS, SMOKE_TRAIN, Cell, Check,
-                                      Statement, at_least, at_most, at_length, bl_numbers, claim_verdict,
-                                      exact_statement, expand, from_paper, sweep)
-from statetrack.config import RunConfig, TrainConfig
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import BL_FSM_EVAL, BL_FSM_TRAIN, BL_PAPER_LRS, Cell, expand, sweep
+from statetrack.claims.statements import Check, Statement, at_least, at_most, exact_statement, from_paper
+from statetrack.config import RunConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 from statetrack.theory import fsm_exact
 
 ID = "bl1"
-HEADLINE = "construction"  # the scoreboard's statement
 PAPER_LRS = BL_PAPER_LRS
 
 _MACHINE = {"smoke": (5, 3, 3), "quick": (25, 4, 4), "paper": (50, 10, 10)}  # states, letters, permutation letters
 _WIDTH = {"smoke": 8, "quick": 64, "paper": 128}
-_TRAIN = {"smoke": replace(SMOKE_TRAIN, max_len=6),
-          "quick": TrainConfig(num_steps=800, batch_size=128, lr=3e-3, warmup_steps=25, min_len=2, max_len=10),
-          "paper": BL_PAPER_TRAIN}
-_EVAL = at_length({"smoke": (20, 16), "quick": (500, 256), "paper": (500, 1024)})
-_SEEDS = SEEDS
 
 #: Exact part per preset: blocks of (machines, words per machine, length). Quick adds a 10,000-letter horizon on
 #: two machines: 1,000 words of 10,000 letters take about 45 s on one thread (1,000 letters about 4 s).
@@ -48,7 +44,7 @@ def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = 
     states, letters, perm = _MACHINE[preset]
     task = task_config("fsm", num_states=states, alphabet_size=letters, num_permutation_letters=perm, table_seed=0)
     model = model_config("bilinear", variant="full", d_model=_WIDTH[preset])
-    return expand([Cell(task, model, _TRAIN[preset], _EVAL[preset])], seeds, lrs)
+    return expand([Cell(task, model, BL_FSM_TRAIN[preset], BL_FSM_EVAL[preset])], seeds, lrs)
 
 
 PILOT_PRESET = "paper"
@@ -116,5 +112,6 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
             "permutation letters": t["num_permutation_letters"]}
 
 
-LABEL, PAPER_KEY = "full bilinear, FSM {states} states", "states"  # a cell's row label, its key in paper_rows
-verdict = claim_verdict(__name__)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="construction",
+              label_of="full bilinear, FSM {states} states".format_map, paper_of=paper_at(paper_rows, "states"),
+              checks=checks, pilot_grid=pilot_grid, pilot_preset=PILOT_PRESET)

@@ -17,9 +17,13 @@ from itertools import product
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SMOKE_TRAIN, Cell, Check, Statement,
-                                      at_length, bl_numbers, check_choice, claim_verdict, exact_statement, expand,
-                                      from_paper, matches, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
+                                       sweep)
+from statetrack.claims.statements import Check, Statement, exact_statement, from_paper, matches
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -35,7 +39,6 @@ NAMES = {**{k: MODEL_NAMES[k] for k in (*BILINEAR, "lstm", "elman")},
 #: BL's rows → our models (the notes merge Mamba's and the Transformer's depths into one row).
 ROWS = {**{k: (k,) for k in (*BILINEAR, "lstm", "elman")}, "mamba": ("mamba1", "mamba2", "mamba4"),
         "transformer": ("transformer1", "transformer2", "transformer4")}
-HEADLINE = "block2-m25"  # the scoreboard's statement (BL: 1.00)
 PAPER_MODULI = (2, 3, 5, 10, 25, 50)
 PAPER_LRS = BL_PAPER_LRS
 _CELLS = {"smoke": tuple(product(("full", "block2", "diagonal", "lstm", "mamba1", "transformer1"), (2, 3))),
@@ -173,6 +176,12 @@ def checks(preset: str) -> list[Check]:
             for r in exact_rows(preset) for hand in [r["what"] == "hand-set tracker"]]
 
 
-PAPER_KEY = ("model", "m")
-verdict = claim_verdict(__name__)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the full model at m = 25, H = 64", {**FULL, "task.modulus": 25}),
+    Pilot("H = 32", "a narrower full model", {**FULL, "task.modulus": 25}, {"model.d_model": 32})))
 
+
+# headline: the scoreboard's statement (BL: 1.00)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="block2-m25", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run, recipe_pilots=RECIPE_PILOTS)

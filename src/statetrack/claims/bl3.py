@@ -18,9 +18,13 @@ from itertools import product
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.bl1 import _EVAL, _SEEDS, _TRAIN  # bl1's recipe: its quick cell is bl3's (full, 25, permutation)
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, bl_numbers,
-                                      check_choice, claim_verdict, exact_statement, expand, from_paper, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import (BL_FSM_EVAL, BL_FSM_TRAIN, BL_PAPER_LRS, SEEDS, Cell, check_choice, expand,
+                                       sweep)
+from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -37,7 +41,6 @@ SYNC_LEVEL = 0.5  # a uniform table's window ceiling (normalized) must reach thi
 CHANCE_SLACK = 0.05  # a permutation machine's window ceiling (normalized) must stay within this of chance
 SYNC_WORDS = 4096  # random words per synchronisation estimate
 SYNC_LENGTH = 500  # the test length the window ceiling is computed for (BL's), at every preset
-HEADLINE = "full-25"  # the scoreboard's statement (BL: 1.00)
 
 STATES = {"smoke": (5,), "quick": (25,), "paper": (2, 5, 10, 25, 50)}
 _CELLS = {"smoke": tuple(product(("full", "lstm"), (5,), SAMPLINGS)),  # preset → its (model, states, sampling) cells
@@ -80,14 +83,14 @@ def model_of(preset: str, name: str) -> ModelConfig:
 def train_of(preset: str, name: str) -> TrainConfig:
     edits = {k: v for k, v in (("lr", _LR.get(preset, {}).get(name)),
                                 ("num_steps", _STEPS.get(preset, {}).get(name))) if v}
-    return replace(_TRAIN[preset], **edits)
+    return replace(BL_FSM_TRAIN[preset], **edits)
 
 
 def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None = None,
          samplings: list[str] | None = None, lrs: list[float] | None = None) -> list[RunConfig]:
     """bl3's runs at ``preset``: its (model, states, sampling) cells, or those of ``models`` and ``samplings``,
     × lr × seed."""
-    seeds, lrs = sweep(preset, seeds, lrs, _SEEDS, PAPER_LRS)
+    seeds, lrs = sweep(preset, seeds, lrs, SEEDS, PAPER_LRS)
     models = check_choice(ID, "model", models, sorted({c[0] for c in _CELLS[preset]}, key=MODELS.index))
     samplings = check_choice(ID, "sampling", samplings, SAMPLINGS)
     keep = [c for c in _CELLS[preset] if c[0] in models and c[2] in samplings]
@@ -96,7 +99,7 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
                           f"its cells: {list(_CELLS[preset])}")
     keep.sort(key=lambda c: (c[1], SAMPLINGS.index(c[2]), MODELS.index(c[0])))
     cells = [Cell(task_config("fsm", **machine_fields(m, s)), model_of(preset, name), train_of(preset, name),
-                  _EVAL[preset]) for name, m, s in keep]
+                  BL_FSM_EVAL[preset]) for name, m, s in keep]
     return expand(cells, seeds, lrs)
 
 
@@ -182,5 +185,19 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]}, {cell['states']} states, {cell['sampling']}"
 
 
-PAPER_KEY = ("model", "states")
-verdict = claim_verdict(__name__)
+_UNIFORM_25 = {"task.num_permutation_letters": 0}
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the uniform 25-state table: the full model 1,600 steps, the LSTM 800", _UNIFORM_25),
+    Pilot("800 steps", "half the full model's steps (the earlier recipe)", {**_UNIFORM_25, **FULL},
+          {"train.num_steps": 800}),
+    Pilot("lr 1e-2 at 800 steps", "the full model at the LSTM's rate, against the earlier recipe",
+          {**_UNIFORM_25, **FULL}, {"train.lr": 1e-2, "train.num_steps": 800}),
+    Pilot("k = m letters", "25 letters instead of 4", {**_UNIFORM_25, "model.name": "lstm"},
+          {"task.alphabet_size": 25})))
+
+
+# headline: the scoreboard's statement (BL: 1.00)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="full-25", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model", "states"), checks=checks, not_run=not_run,
+              recipe_pilots=RECIPE_PILOTS)

@@ -17,9 +17,13 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell,
-                                      Check, Statement, at_least, at_length, bl_numbers, check_choice, claim_verdict,
-                                      exact_statement, expand, from_paper, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
+                                       sweep)
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, exact_statement, from_paper
 from statetrack.config import ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -28,7 +32,6 @@ from statetrack.theory import arithmetic_part
 ID = "bl4"
 MODELS = ("full", "block", "lstm", "mamba")
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
-HEADLINE = "full-m5"  # the scoreboard's statement
 MODULUS = {"smoke": 3, "quick": 5, "paper": 50}
 _MODELS = {"smoke": ("full", "lstm"), "quick": ("full",), "paper": MODELS}
 QUICK_REASON = ("the quick preset runs m = 5: at three seeds its budget holds the full model's cell only (its "
@@ -141,5 +144,11 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]} H={cell['width']}, m={cell['m']}"
 
 
-PAPER_KEY = ("model", "m")
-verdict = claim_verdict(__name__)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "3,000 steps at 1e-2", FULL, seeds=(100, 101)),
+    Pilot("lr 3e-3", "a smaller step (the earlier recipe)", FULL, {"train.lr": 3e-3}, seeds=(100, 101))))
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="full-m5", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run, recipe_pilots=RECIPE_PILOTS)

@@ -13,9 +13,11 @@ import functools
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check,
-                                      Statement, at_length, check_choice, claim_verdict, exact_statement, expand,
-                                      from_paper, paper_lookup, sweep)
+from statetrack.claims.claim import Claim
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
+                                       sweep)
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, exact_statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -27,7 +29,6 @@ TASKS = ("Z5", "S5machine", "Z50", "machine50", "arith50")
 NAMES = {"Z5": "Z5 (modular addition, m = 5)", "S5machine": "S5 machine (5 states, 2 permutation letters)",
          "Z50": "Z50 (modular addition, m = 50)", "machine50": "50-state permutation machine (4 letters)",
          "arith50": "modular arithmetic, m = 50"}
-HEADLINE = "Z5-b2"  # the scoreboard's statement: BL's "blocks of size 2 suffice for modular addition"
 WIDTH = {"smoke": 12, "quick": 60, "paper": 128}
 BLOCKS = {"smoke": dict.fromkeys(("Z5", "S5machine"), (1, 2, 4, 12)),  # preset → task → block sizes run
           "quick": {"Z5": (1, 2, 60), "S5machine": (2, 60)},  # BL's five m = 5 cells where the block size varies
@@ -163,4 +164,6 @@ def checks(preset: str) -> list[Check]:
             for r in exact_rows(preset)]
 
 
-verdict = claim_verdict(__name__)
+# headline: the scoreboard's statement: BL's "blocks of size 2 suffice for modular addition"
+CLAIM = Claim(ID, grid, statements, cell_of, headline="Z5-b2", label_of=label_of, paper_of=paper_of, checks=checks,
+              not_run=not_run)

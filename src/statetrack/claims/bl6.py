@@ -14,8 +14,11 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import bl8, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, check_choice, claim_verdict, exact_statement, expand, sweep)
+from statetrack.claims.claim import Claim
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import BL_PAPER_LRS, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -26,7 +29,6 @@ ID = "bl6"
 VARIANTS = ("full", "block2", "diagonal")
 TASKS = ("parity", "Z5", "Z25")
 NAMES = {v: MODEL_NAMES[v] for v in VARIANTS}
-HEADLINE = "diagonal-parity-helps"  # the scoreboard's statement
 FROZEN_SUCCESS = 0.99  # a frozen draw solves parity when its test accuracy is at least this
 #: task → the variants run on it: all three on parity, on Z_m the two that can add mod m (a real diagonal cannot, bl5)
 CELLS = {"parity": VARIANTS, "Z5": ("full", "block2"), "Z25": ("full", "block2")}
@@ -121,4 +123,14 @@ def checks(preset: str, part: list | None = None) -> list[Check]:
     return [Check(*r) for r in ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)]
 
 
-verdict = claim_verdict(__name__)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the block model on mod 5, 600 steps", {"model.variant": "block", "model.additive": False,
+                                                         "task.name": "modular_addition"}),
+    Pilot("2,000 steps", "over three times the steps (the earlier recipe)",
+          {"model.variant": "block", "model.additive": False, "task.name": "modular_addition"},
+          {"train.num_steps": 2000})))
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="diagonal-parity-helps", label_of=label_of, checks=checks,
+              recipe_pilots=RECIPE_PILOTS)

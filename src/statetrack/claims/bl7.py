@@ -16,9 +16,13 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
-                                      at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand,
-                                      from_paper, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import FULL, RECIPE, ROTATION_ONE_BLOCK, Pilot, RecipePilots
+from statetrack.claims.recipes import Cell, check_choice, expand, sweep
+from statetrack.claims.statements import (OURS_AT_PAPER, PAPER_TOLERANCE, Check, Statement, at_least, at_most,
+                                          exact_statement, from_paper)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
 from statetrack.models import model_config
@@ -29,7 +33,6 @@ ID = "bl7"
 TASKS = ("Z5", "S3")
 MODELS = ("rotation", "rotation_wide", "diagonal", "full")
 PAPER_LRS = (1e-2, 3e-3, 1e-3)  # bl7's own sweep around its calibrated rates (not BL's grid)
-HEADLINE = "commuting-S3"  # the scoreboard's statement
 COMMUTING = ("rotation", "rotation_wide", "diagonal")
 NAMES = {**{m: MODEL_NAMES[m] for m in ("rotation", "diagonal", "full")}, "rotation_wide": "R2, wide (32 blocks)"}
 
@@ -129,5 +132,13 @@ def checks(preset: str) -> list[Check]:
     return [Check(*r) for r in check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])]
 
 
-PAPER_KEY = ("task", "model")
-verdict = claim_verdict(__name__)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "one rotation block on Z5, eight pilot seeds",
+          {**ROTATION_ONE_BLOCK, "task.name": "modular_addition"}, seeds=tuple(range(100, 108))),
+    Pilot(RECIPE, "the full model on Z5, H = 32", {**FULL, "task.name": "modular_addition"}),
+    Pilot("H = 16", "a narrower full model", {**FULL, "task.name": "modular_addition"}, {"model.d_model": 16})))
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="commuting-S3", label_of=label_of,
+              paper_of=paper_at(paper_rows, "task", "model"), checks=checks, recipe_pilots=RECIPE_PILOTS)

@@ -13,15 +13,16 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, Check, Statement, at_most,
-                                      bl_numbers, claim_verdict, exact_statement, expand, from_paper, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.recipes import BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, expand, sweep
+from statetrack.claims.statements import Check, Statement, at_most, exact_statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 from statetrack.theory.frozen_checks import sweep_rows, sweep_settings
 
 ID = "bl8"
-HEADLINE = "frozen-rate"  # the scoreboard's statement
 MODEL = "diagonal bilinear"  # the trained contrast's cell
 SUCCESS = 0.99  # a draw succeeds when its test accuracy is at least this
 
@@ -98,5 +99,6 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": MODEL, "H": r["config"]["model"]["d_model"]}
 
 
-LABEL, PAPER_KEY = "diagonal bilinear trained end to end, H={H}", "model"  # a cell's row label, its paper_rows key
-verdict = claim_verdict(__name__)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="frozen-rate",
+              label_of="diagonal bilinear trained end to end, H={H}".format_map,
+              paper_of=paper_at(paper_rows, "model"), checks=checks)

@@ -13,8 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Statement,
-                                      check_choice, claim_verdict, expand, from_paper, paper_lookup, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.pilots import DELTANET_NEG, RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import Statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -23,7 +27,6 @@ ID = "ne1"
 MODELS = ("mamba", "deltanet")
 EIG_RANGES = ("[0,1]", "[-1,1]")
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
-HEADLINE = "mamba-neg-best"  # the scoreboard's statement
 
 _MODEL_FIELDS = {
     "smoke": {"mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=1),
@@ -93,4 +96,16 @@ def paper_key(cell: dict[str, Any]) -> tuple[str, str]:
     return cell["model"].lower(), cell["eig_range"]
 
 
-verdict = claim_verdict(__name__)  # ne1 has no exact checks
+_MAMBA_NEG = {"model.name": "mamba", "model.eig_range": "[-1,1]"}
+_NEG = {"model.eig_range": "[-1,1]"}
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the recipe on the [-1,1] cells", _NEG),
+    Pilot("lr 3e-3", "the prototype's learning rate", _MAMBA_NEG, {"train.lr": 3e-3}),
+    Pilot("with convolution", "DeltaNet with the paper's short convolution (the earlier recipe)", DELTANET_NEG,
+          {"model.d_conv": 4}),
+    Pilot("label at the end only", "the NE code's final-answer label", _MAMBA_NEG, {"task.supervision": "final"})))
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="mamba-neg-best",
+              paper_of=paper_at(paper_rows, key=paper_key), recipe_pilots=RECIPE_PILOTS)

@@ -15,8 +15,12 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check, Statement, at_least,
-                                      at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import bl_numbers
+from statetrack.claims.pilots import DELTANET_NEG, RECIPE, ROTATION_ONE_BLOCK, Pilot, RecipePilots
+from statetrack.claims.recipes import SMOKE_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -29,7 +33,6 @@ MODELS = ("diagonal", "rotation", "mamba", "deltanet1", "deltanet2")
 # nothing Thm 2 forbids) is shown in the cell table, unjudged, at paper or when named
 DEFAULT_MODELS = {"smoke": MODELS, "quick": MODELS[:4], "paper": MODELS}
 PAPER_LRS = (1e-2, 3e-3, 1e-3)  # ne2's own rate grid (NE gives none for Thm 2)
-HEADLINE = "diagonal-cannot-count"  # the scoreboard's statement: the theorem's impossibility side
 NAMES = {"diagonal": f"bilinear {MODEL_NAMES['diagonal']}", "rotation": f"bilinear {MODEL_NAMES['rotation']}",
          "mamba": f"{MODEL_NAMES['mamba']} [-1,1]", "deltanet1": f"{MODEL_NAMES['deltanet']} [-1,1], 1 layer",
          "deltanet2": f"{MODEL_NAMES['deltanet']} [-1,1], 2 layers"}
@@ -153,6 +156,14 @@ def label_of(cell: dict[str, Any]) -> str:
     return NAMES[cell["model"]]
 
 
-PAPER_KEY = "model"
-verdict = claim_verdict(__name__)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "one rotation block, lr 1e-2, on ten pilot seeds", ROTATION_ONE_BLOCK, seeds=tuple(range(100, 110))),
+    Pilot("32 blocks at 3e-3", "the wide rotation model", ROTATION_ONE_BLOCK, {"model.d_model": 64, "train.lr": 3e-3}),
+    Pilot(RECIPE, "DeltaNet [-1,1] at 500 steps", DELTANET_NEG),
+    Pilot("1,000 steps", "DeltaNet [-1,1] trained twice as long", DELTANET_NEG, {"train.num_steps": 1000})))
 
+
+# headline: the scoreboard's statement: the theorem's impossibility side
+CLAIM = Claim(ID, grid, statements, cell_of, headline="diagonal-cannot-count", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model"), checks=checks, recipe_pilots=RECIPE_PILOTS)

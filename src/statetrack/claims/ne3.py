@@ -16,9 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
-                                      Check, Statement, at_least, at_most, check_choice, check_seeds, claim_verdict,
-                                      exact_statement, expand)
+from statetrack.claims.claim import Claim
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.pilots import DELTANET_NEG, RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import (NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, check_seeds,
+                                       expand)
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
 from statetrack.config import RunConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -27,7 +30,6 @@ from statetrack.theory.counting_mod3 import ceiling
 
 ID = "ne3"
 EIG_RANGES = ("[-1,1]", "[0,1]")
-HEADLINE = "neg-solves-swaps"  # the scoreboard's statement
 LEVEL = 0.999  # the central interval of a coin-flip sign that the impossibility bound tops
 
 _TRAIN, _EVAL = NE_WORD_TRAIN, NE_WORD_EVAL  # NE's word-problem recipe, DeltaNet as NE_WORD_MODELS
@@ -115,5 +117,12 @@ def cell_of(r: dict[str, Any]) -> dict[str, Any]:
     return {"model": NAMES[eig], "eig_range": eig}
 
 
-LABEL = "{model}"  # a cell's row label
-verdict = claim_verdict(__name__)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "DeltaNet [-1,1] without an MLP", DELTANET_NEG),
+    Pilot("4× MLP", "the calibration's 4× MLP", DELTANET_NEG, {"model.mlp_ratio": 4}),
+    Pilot("1,000 steps", "twice the steps", DELTANET_NEG, {"train.num_steps": 1000})))
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="neg-solves-swaps", label_of="{model}".format_map,
+              checks=checks, recipe_pilots=RECIPE_PILOTS)

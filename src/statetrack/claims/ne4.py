@@ -17,9 +17,11 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset, ne1
-from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Check,
-                                      Statement, check_choice, claim_verdict, exact_statement, expand, from_paper,
-                                      paper_lookup, sweep)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.recipes import NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -41,7 +43,6 @@ NOT_RUN_REASON = {  # preset → column → why this preset does not run it (mea
 }
 SOLVERS = {("slstm", ""), ("mamba", "[-1,1]"), ("deltanet", "[-1,1]")}  # NE Table 3: the rows that learn parity
 PAPER_LRS = NE_PAPER_LRS  # best median per model (NE App. E.1.1)
-HEADLINE = "slstm-parity-best"  # the scoreboard's statement
 
 _XLSTM_ARITH = dict(d_model=64, num_layers=2, num_heads=1)  # NE App. E.1.1: the xLSTMs on arithmetic, both presets
 _MODEL_FIELDS = {  # preset → "parity" / "arith" → model → fields (Mamba and DeltaNet parity come from ne1)
@@ -226,4 +227,5 @@ def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
             if tuple((c := {"model": NAMES[m], "eig_range": eig, "task": task}).items()) not in present]
 
 
-verdict = claim_verdict(__name__)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="slstm-parity-best", label_of=label_of,
+              paper_of=paper_at(paper_rows, key=paper_key), checks=checks, not_run=not_run, pilot_grid=pilot_grid)

@@ -17,9 +17,11 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE,
-                                      Cell, Check, Statement, at_least, at_most, check_choice, claim_verdict,
-                                      exact_statement, expand, sweep, with_metric)
+from statetrack.claims.claim import Claim
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import (PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement,
+                                          with_metric)
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -32,7 +34,6 @@ MODELS = ("deltanet", "mamba", "full")
 NAMES = {"deltanet": MODEL_NAMES["deltanet"], "mamba": MODEL_NAMES["mamba"], "full": "full matrix"}  # NE's baseline
 EIG_RANGES = ("[0,1]", "[-1,1]")
 DEPTHS = (1, 2, 3, 4, 5)
-HEADLINE = "swaps-neg-1layer"  # the scoreboard's statement
 L_GEN = {"smoke": 16, "quick": 100, "paper": 500}  # swaps-neg-1layer's length (quick's test stops at 128)
 L_ZERO, L_4TOKENS = 30, 200  # the lengths all-zero and 4tokens-neg-5layers read
 NOT_RUN_QUICK = ("the quick grid is the swaps-only panel, DeltaNet with one layer in both ranges (3 seeds each); the "
@@ -184,6 +185,5 @@ def checks(preset: str) -> list[Check]:
     return [Check(*row) for row in check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])]
 
 
-judged_records = with_metrics
-verdict = claim_verdict(__name__)
-
+CLAIM = Claim(ID, grid, statements, cell_of, headline="swaps-neg-1layer", label_of=label_of, checks=checks,
+              not_run=not_run, judged_records=with_metrics)

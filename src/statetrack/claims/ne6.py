@@ -17,9 +17,11 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
-                                      Check, Statement, at_least, check_choice, claim_verdict, exact_statement, expand,
-                                      sweep, with_metric)
+from statetrack.claims.claim import Claim
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -30,7 +32,6 @@ SETTING_NAMES = {"L32": "train length 32", "L64": "train length 64", "2tokens": 
 MODELS = ("deltanet", "mamba")
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
 EIG_RANGES = ("[0,1]", "[-1,1]")
-HEADLINE = "deltanet-range-helps"  # the scoreboard's statement
 NOT_RUN_QUICK = ("the committed quick runs (DeltaNet only, 400 steps, one seed) do not fit even the training lengths: "
                  "in-distribution normalized accuracy at most 0.075")
 
@@ -128,5 +129,10 @@ def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str,
     return with_metric(records, "mean_seq_acc", score)
 
 
-verdict = claim_verdict(__name__)
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.
+RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
+    Pilot(RECIPE, "the 400-step slice, both ranges and both tokenisations", {}, seeds=(100,)),))
 
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet-range-helps", label_of=label_of, checks=checks,
+              not_run=not_run, judged_records=judged_records, recipe_pilots=RECIPE_PILOTS)

@@ -18,8 +18,12 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, Cell, Statement, at_least, at_most, check_choice,
-                                      check_seeds, claim_verdict, expand, paper_lookup, with_metric)
+from statetrack.claims.claim import Claim, paper_at
+from statetrack.claims.names import MODEL_NAMES
+from statetrack.claims.paper import paper_lookup
+from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
+from statetrack.claims.recipes import Cell, check_choice, check_seeds, expand
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, with_metric
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -33,7 +37,6 @@ MODELS = ("deltanet", "mamba", "transformer")
 FAMILIES = ("deltanet", "mamba")  # the models with an eigenvalue range
 NAMES = {m: MODEL_NAMES[m] for m in MODELS}
 EIG_RANGES = ("[0,1]", "[-1,1]")
-HEADLINE = "deltanet-code-beyond"  # the scoreboard's statement
 LOSS_RISE_MAX = PAPER_TOLERANCE * math.log(EOD + 1)  # nats: a tenth of a uniform guess's loss over 257 classes
 SMOOTH = 5  # logged losses per moving mean
 QUICK_STEPS = 300
@@ -219,5 +222,12 @@ def statements() -> list[Statement]:
     return out
 
 
-judged_records, PAPER_KEY = with_metrics, ("model", "eig_range")
-verdict = claim_verdict(__name__)  # ne7 has no exact checks
+#: The quick recipe's recorded pilots (``claims.pilots``): judged on ``test_ppl_within``, lower is better.
+RECIPE_PILOTS = RecipePilots("test_ppl_within", True, (
+    Pilot(RECIPE, "DeltaNet's pair on code, 300 steps", {}, seeds=(100, 101)),
+    Pilot("150 steps", "half the steps", {}, {"train.num_steps": 150, "train.warmup_steps": 15}, seeds=(100,))))
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet-code-beyond", label_of=label_of,
+              paper_of=paper_at(paper_rows, "model", "eig_range"), judged_records=with_metrics,
+              recipe_pilots=RECIPE_PILOTS)

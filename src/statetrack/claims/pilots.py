@@ -1,8 +1,9 @@
 """Recorded pilots of the quick recipes: recipe(cell, seed ≥ 100) beside one change at a time, on seeds no verdict reads.
 
-A quick recipe is our choice. Each claim below names the cells its recipe was chosen for and the alternatives its
-page's "Choices we made" weighs; ``grid(claim)`` trains the recipe and every alternative on ``SEEDS`` (100 and up),
-and ``rows(claim)`` reads their records for the page and the book's recipes chapter. The rule, fixed before any pilot
+A quick recipe is our choice. A claim declares its ``RecipePilots`` (``Claim.recipe_pilots``): the cells its recipe
+was chosen for and the alternatives its page's "Choices we made" weighs; ``grid(claim)`` trains the recipe and every
+alternative on ``SEEDS`` (100 and up), and ``rows(claim)`` reads their records for the page and the book's recipes
+chapter. The rule, fixed before any pilot
 ran: the recipe stands on a cell when its median over the pilot seeds is no worse than the alternative's by more than
 ``MARGIN`` (lower is better for a perplexity); otherwise the page says that the alternative did better.
 """
@@ -30,61 +31,36 @@ class Pilot:
     seeds: tuple[int, ...] = SEEDS
 
 
-MAMBA_NEG = {"model.name": "mamba", "model.eig_range": "[-1,1]"}
 DELTANET_NEG = {"model.name": "deltanet", "model.eig_range": "[-1,1]"}
-NEG = {"model.eig_range": "[-1,1]"}
 ROTATION_ONE_BLOCK = {"model.variant": "rotation", "model.d_model": 2}
 FULL = {"model.variant": "full"}
-UNIFORM_25 = {"task.num_permutation_letters": 0}
 RECIPE = "the quick recipe"
-#: claim → (the summary metric it is judged on, lower is better?, its pilots)
-PILOTS: dict[str, tuple[str, bool, tuple[Pilot, ...]]] = {
-    "ne1": ("ood_normalized", False, (
-        Pilot(RECIPE, "the recipe on the [-1,1] cells", NEG),
-        Pilot("lr 3e-3", "the prototype's learning rate", MAMBA_NEG, {"train.lr": 3e-3}),
-        Pilot("with convolution", "DeltaNet with the paper's short convolution (the earlier recipe)", DELTANET_NEG,
-              {"model.d_conv": 4}),
-        Pilot("label at the end only", "the NE code's final-answer label", MAMBA_NEG, {"task.supervision": "final"}))),
-    "ne2": ("ood_normalized", False, (
-        Pilot(RECIPE, "one rotation block, lr 1e-2, on ten pilot seeds", ROTATION_ONE_BLOCK, seeds=tuple(range(100, 110))),
-        Pilot("32 blocks at 3e-3", "the wide rotation model", ROTATION_ONE_BLOCK, {"model.d_model": 64, "train.lr": 3e-3}),
-        Pilot(RECIPE, "DeltaNet [-1,1] at 500 steps", DELTANET_NEG),
-        Pilot("1,000 steps", "DeltaNet [-1,1] trained twice as long", DELTANET_NEG, {"train.num_steps": 1000}))),
-    "ne3": ("ood_normalized", False, (
-        Pilot(RECIPE, "DeltaNet [-1,1] without an MLP", DELTANET_NEG),
-        Pilot("4× MLP", "the calibration's 4× MLP", DELTANET_NEG, {"model.mlp_ratio": 4}),
-        Pilot("1,000 steps", "twice the steps", DELTANET_NEG, {"train.num_steps": 1000}))),
-    "ne6": ("ood_normalized", False, (
-        Pilot(RECIPE, "the 400-step slice, both ranges and both tokenisations", {}, seeds=(100,)),)),
-    "ne7": ("test_ppl_within", True, (
-        Pilot(RECIPE, "DeltaNet's pair on code, 300 steps", {}, seeds=(100, 101)),
-        Pilot("150 steps", "half the steps", {}, {"train.num_steps": 150, "train.warmup_steps": 15}, seeds=(100,)))),
-    "bl2": ("ood_normalized", False, (
-        Pilot(RECIPE, "the full model at m = 25, H = 64", {**FULL, "task.modulus": 25}),
-        Pilot("H = 32", "a narrower full model", {**FULL, "task.modulus": 25}, {"model.d_model": 32}))),
-    "bl3": ("ood_normalized", False, (
-        Pilot(RECIPE, "the uniform 25-state table: the full model 1,600 steps, the LSTM 800", UNIFORM_25),
-        Pilot("800 steps", "half the full model's steps (the earlier recipe)", {**UNIFORM_25, **FULL},
-              {"train.num_steps": 800}),
-        Pilot("lr 1e-2 at 800 steps", "the full model at the LSTM's rate, against the earlier recipe",
-              {**UNIFORM_25, **FULL}, {"train.lr": 1e-2, "train.num_steps": 800}),
-        Pilot("k = m letters", "25 letters instead of 4", {**UNIFORM_25, "model.name": "lstm"},
-              {"task.alphabet_size": 25}))),
-    "bl4": ("ood_normalized", False, (
-        Pilot(RECIPE, "3,000 steps at 1e-2", FULL, seeds=(100, 101)),
-        Pilot("lr 3e-3", "a smaller step (the earlier recipe)", FULL, {"train.lr": 3e-3}, seeds=(100, 101)))),
-    "bl6": ("ood_normalized", False, (
-        Pilot(RECIPE, "the block model on mod 5, 600 steps", {"model.variant": "block", "model.additive": False,
-                                                             "task.name": "modular_addition"}),
-        Pilot("2,000 steps", "over three times the steps (the earlier recipe)",
-              {"model.variant": "block", "model.additive": False, "task.name": "modular_addition"},
-              {"train.num_steps": 2000}))),
-    "bl7": ("ood_normalized", False, (
-        Pilot(RECIPE, "one rotation block on Z5, eight pilot seeds", {**ROTATION_ONE_BLOCK, "task.name": "modular_addition"},
-              seeds=tuple(range(100, 108))),
-        Pilot(RECIPE, "the full model on Z5, H = 32", {**FULL, "task.name": "modular_addition"}),
-        Pilot("H = 16", "a narrower full model", {**FULL, "task.name": "modular_addition"}, {"model.d_model": 16}))),
-}
+
+
+@dataclass(frozen=True)
+class RecipePilots:
+    """A claim's quick-recipe pilots (its declared ``recipe_pilots``): the summary metric they are judged on, whether
+    lower is better, and the pilots."""
+
+    metric: str
+    lower: bool
+    pilots: tuple[Pilot, ...]
+
+
+def piloted() -> list[str]:
+    """The implemented claims that declare recipe pilots, in registry order."""
+    from statetrack.claims import get_claim, implemented
+
+    return [c for c in implemented() if get_claim(c).recipe_pilots is not None]
+
+
+def _declared(claim: str) -> RecipePilots:
+    from statetrack.claims import get_claim
+
+    declared = get_claim(claim).recipe_pilots
+    if declared is None:
+        raise ConfigError(f"{claim} has no recipe pilots; these claims have: {', '.join(piloted())}")
+    return declared
 
 
 def _field(cfg: RunConfig, dotted: str) -> Any:
@@ -104,11 +80,10 @@ def runs(claim: str) -> list[tuple[Pilot, RunConfig]]:
     """Every (pilot, config) of ``claim``: each pilot's matching quick cells, changed, on the pilot's seeds."""
     from statetrack.claims import get_claim
 
-    if claim not in PILOTS:
-        raise ConfigError(f"{claim} has no recipe pilots; these claims have: {', '.join(PILOTS)}")
+    declared = _declared(claim)
     cells = get_claim(claim).grid(PRESET, seeds=[0])
     out = []
-    for pilot in PILOTS[claim][2]:
+    for pilot in declared.pilots:
         chosen = [c for c in cells if all(_field(c, k) == v for k, v in pilot.where.items())]
         if not chosen:
             raise ConfigError(f"{claim}'s pilot {pilot.name!r} matches no quick cell: {pilot.where}")
@@ -127,9 +102,9 @@ def rows(claim: str) -> list[dict[str, Any]]:
     import statistics
 
     from statetrack.runs import store as results
-    from statetrack.claims.common import score
+    from statetrack.claims.statements import score
 
-    metric, lower, _ = PILOTS[claim]
+    metric, lower = _declared(claim).metric, _declared(claim).lower
     by: dict[tuple[str, str], dict[str, Any]] = {}
     for pilot, cfg in runs(claim):
         record = results.stored(cfg)
@@ -163,13 +138,13 @@ def _label(cfg: RunConfig) -> str:
 
 def of(claim: str) -> dict[str, list[RunConfig]]:
     """Every recorded pilot of ``claim`` by preset: its recipe pilots (at quick) and its own ``pilot_grid`` (at its
-    ``PILOT_PRESET``, quick unless it says otherwise)."""
+    declared ``pilot_preset``)."""
     from statetrack.claims import get_claim
 
-    module, out = get_claim(claim), {}
-    if hasattr(module, "pilot_grid"):
-        out.setdefault(getattr(module, "PILOT_PRESET", PRESET), []).extend(module.pilot_grid())
-    if claim in PILOTS:
+    declared, out = get_claim(claim), {}
+    if declared.pilot_grid is not None:
+        out.setdefault(declared.pilot_preset, []).extend(declared.pilot_grid())
+    if declared.recipe_pilots is not None:
         out.setdefault(PRESET, []).extend(grid(claim))
     return out
 
@@ -179,7 +154,7 @@ def frame(claims: list[str] | None = None) -> Any:
     import pandas as pd
 
     out = []
-    for claim in claims or list(PILOTS):
+    for claim in claims or piloted():
         for r in rows(claim):
             stands = {None: "–", True: "yes", False: "no: the alternative did better"}[r["recipe stands"]]
             out.append({"claim": claim, "pilot": r["pilot"], "choice it tests": r["choice"], "cell": r["cell"],

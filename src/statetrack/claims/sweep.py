@@ -83,10 +83,11 @@ def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
 
 
 def _keeps_weights(claim: str) -> bool:
-    """Whether ``claim`` keeps each run's weights (``KEEP_WEIGHTS``, x2): a record without them is not done."""
+    """Whether ``claim`` keeps each run's weights (its declared ``keep_weights``, x2): a record without them is not
+    done."""
     from statetrack.claims import get_claim
 
-    return bool(getattr(get_claim(claim), "KEEP_WEIGHTS", False))
+    return get_claim(claim).keep_weights
 
 
 def _todo(stale: bool) -> tuple[str, ...]:
@@ -155,7 +156,7 @@ def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[I
     """Split the runs to train into one item per run key, longest first (for a pool), and the rest.
 
     Claims share runs (x1 holds every claim's cells, ne4 holds ne1's); a run is stored once, so it is trained
-    once, for the item whose claim keeps weights if any (``KEEP_WEIGHTS``). Longest first by the measured
+    once, for the item whose claim keeps weights if any (``keep_weights``). Longest first by the measured
     throughput (``cost.estimate_seconds``; unmeasured models count as long), so no worker is left with a long
     run at the end. The rest are the same runs under other claims: done once the first is trained.
     """

@@ -17,10 +17,11 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from statetrack.claims import check_preset, get_claim
-from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Check, Rule, Statement, at_least,
-                                      at_most, check_choice, check_seeds, claim_verdict, exact_statement, expand,
-                                      from_paper)
+from statetrack.claims import bl3, check_preset, get_claim
+from statetrack.claims.claim import Claim
+from statetrack.claims.recipes import Cell, check_choice, check_seeds, expand
+from statetrack.claims.statements import (PAPER_TOLERANCE, TRAINED_PRESETS, Check, Rule, Statement, at_least, at_most,
+                                          exact_statement, from_paper)
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
 from statetrack.runs.store import paper_numbers
@@ -48,7 +49,6 @@ _ALSO = {"fsm_perm": ("bl1",)}  # further claims whose runs fall on a column (bl
 PREDICTION_TASK = {**{t: t for t in TASKS}, "Z3": "Zm"}  # the columns as ``theory.predictions`` names them
 BILINEAR = ("full", "block2", "diagonal", "rotation")
 SOLVED = round(1 - PAPER_TOLERANCE, 6)  # a run solves a task within the tolerance of perfect
-HEADLINE = "deltanet_neg-S5_swaps"  # the scoreboard's statement (NE Fig. 4)
 
 #: column → (the owner's cell whose protocol bilinear fills copy, the one recurrent fills copy); where the
 #: owner does not run it at a preset, another of its cells of the same kind.
@@ -168,7 +168,7 @@ def fill_model(preset: str, row: str, column: str, cells: dict[tuple[str, str], 
     if row in ("slstm", "mlstm", "transformer"):
         return next(c.model for c in get_claim("ne4").grid(preset) if c.model.name == row and c.task.name == "parity")
     if row == "lstm":
-        return get_claim("bl3").model_of(preset, "lstm")
+        return bl3.model_of(preset, "lstm")
     ref = _reference(cells, column, bilinear=True)[0].model
     width = ref.d_model if ref.name == "bilinear" else _BILINEAR_WIDTH[preset]
     variant = {"block2": dict(variant="block", block_size=2)}.get(row, dict(variant=row))
@@ -383,4 +383,6 @@ def paper_of(cell: dict[str, Any]) -> dict[str, Any]:
     return {"paper_best": entry["paper_best"]} if entry else {}
 
 
-verdict = claim_verdict(__name__)
+# headline: the scoreboard's statement (NE Fig. 4)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet_neg-S5_swaps", label_of=label_of, paper_of=paper_of,
+              checks=checks, not_run=not_run, judged_records=judged_records)

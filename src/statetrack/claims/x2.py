@@ -1,7 +1,7 @@
 """Claim x2 (both papers; NE Thms 1–3): the spectra trained models learn sit where the theorems say a solution's must.
 
 Trained: the very runs other claims record (ne1's [−1,1] parity models, bl7's Z_5 rotation and full models, ne2's
-Z_3 rotation model; same presets and seeds), retrained with their weights kept (``KEEP_WEIGHTS``: beside each
+Z_3 rotation model; same presets and seeds), retrained with their weights kept (``keep_weights``: beside each
 record, loaded with ``torch.load(weights_only=True)``); ``statetrack.spectra`` reads the first layer's A(x) per
 token. Only **exact solutions** are judged (normalized test accuracy ≥ 1 − ``ROUNDING``, every test length all
 correct); the rest are shown and left out. Each bound is what such a solution needs in fp32 (ε = 2⁻²⁴) up to the
@@ -17,19 +17,19 @@ import functools
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds,
-                                      exact_statement, judge, score, with_metric)
+from statetrack.claims.claim import Claim, judge
+from statetrack.claims.recipes import check_seeds
+from statetrack.claims.statements import (TRAINED_PRESETS, Check, Statement, at_least, at_most, exact_statement, score,
+                                          with_metric)
 from statetrack.config import RunConfig
 from statetrack.theory import spectral_readings as sr
 from statetrack.theory.spectral_readings import drift_bound, flip_bound
 
 ID = "x2"
-KEEP_WEIGHTS = True  # claims.run_claim keeps each run's weights beside its record
 ROUNDING = 1e-9  # an exact solution: normalized test accuracy 1 within this (every test length all correct)
 METRICS = ("flip_score", "drift", "generator")
 NAMES = {"mamba": "Mamba [-1,1]", "deltanet": "DeltaNet [-1,1]", "rotation": "bilinear rotation",
          "full": "bilinear full"}
-HEADLINE = "mamba-flip"  # the scoreboard's statement
 _CELLS = (("parity", "Mamba [-1,1]", "mamba"), ("parity", "DeltaNet [-1,1]", "deltanet"),
           ("Z5", "bilinear rotation", "rotation-Z5"), ("Z5", "bilinear full", "full-Z5"),
           ("Z3", "bilinear rotation", "rotation-Z3"))  # (task, model, statement prefix)
@@ -57,7 +57,6 @@ def label(cell: dict[str, Any]) -> str:
     return f"{cell['model']} {cell['task']}"
 
 
-label_of = label
 
 
 def exact(record: dict[str, Any]) -> bool:
@@ -186,8 +185,12 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
             readings: list[dict[str, Any]] | None = None) -> Verdict:
     """The statements on the exact solutions among one preset's records (read from their weights unless the
     records carry the metrics or ``readings`` are given) and the instrument's checks."""
-    v = judge(__name__, with_readings(records, readings), preset, checks)
+    v = judge(CLAIM, with_readings(records, readings), preset, checks)
     for o in v.statements:  # the protocol's reason names diverged runs; here they are the runs not exact
         if o.reason == "every run it reads diverged":
             o.reason = "no run of this cell is an exact solution (accuracy 1 at every test length) or diverged"
     return v
+
+
+CLAIM = Claim(ID, grid, statements, cell_of, headline="mamba-flip", label_of=label, checks=checks, keep_weights=True,
+              own_verdict=verdict)

@@ -7,7 +7,7 @@ preset" paragraph names; ``page.runs`` is the run table, ``page.run_keys`` the t
 the verdict with its box, ``page.glue`` and ``page.figure`` glue values and figures for the prose.
 
 The box holds the verdict word as a coloured chip, the statements the word rests on (the paper's where any is
-judged, else ours, as ``claims.common.verdict_word`` decides), each with where it comes from (paper text, official
+judged, else ours, as ``claims.statements.verdict_word`` decides), each with where it comes from (paper text, official
 code, secondary source or ours), the paper's number beside ours, one line of reason and a link to the page's Verdict
 section (label ``<claim>-verdict``). A notebook glues it in its Verdict section (``glue_verdict``) and shows it under
 the claim box with a ``{glue:md}`` directive; MyST-NB resolves glue from anywhere in the same notebook.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from statetrack.claims.common import Outcome, Verdict
+from statetrack.claims.statements import Outcome, Verdict
 
 #: sphinx-design badge colour per verdict word.
 COLOURS = {"reproduced": "success", "partly reproduced": "warning", "not reproduced": "danger",
@@ -49,7 +49,7 @@ def deciding(verdict: Verdict) -> list[Outcome]:
 
 def decisive(verdict: Verdict, prefer: str | None = None) -> Outcome | None:
     """The one statement that explains the word: a violated impossibility, else the first failing deciding
-    statement, else the one ``prefer`` names (a claim module's ``HEADLINE``) among the deciding ones, else the first
+    statement, else the one ``prefer`` names (a claim's declared ``headline``) among the deciding ones, else the first
     deciding one; None when none is judged."""
     use = deciding(verdict)
     failing = [o for o in use if o.outcome == "fails"]
@@ -298,12 +298,12 @@ class Page:
         from statetrack.site.parameters import parameters as check_parameters
 
         self.claim = claim_id
-        self.module = claims.get_claim(claim_id)
+        self.declaration = claims.get_claim(claim_id)
         self.params = check_parameters(claim_id, **parameters)
         self.preset = self.params.preset
         #: the claim's own parameters (``MODELS`` → ``models``...), as its ``grid`` and ``run_claim`` take them
         self.options = {k: v for k, v in vars(self.params).items() if k not in STANDARD}
-        self.grid = self.module.grid(self.preset, seeds=self.params.seeds, **self.options)
+        self.grid = self.declaration.grid(self.preset, seeds=self.params.seeds, **self.options)
         self.records: list[dict] = []
 
     def run(self) -> list[dict]:
@@ -339,7 +339,7 @@ class Page:
 
         rows = []
         for c in self.grid:
-            cell = self.module.cell_of({"config": c.to_dict()})
+            cell = self.declaration.cell_of({"config": c.to_dict()})
             named = set(cell) | ({"D"} if {"H", "width"} & set(cell) else set())  # a cell naming the width
             rows.append({"key": run_key(c), **cell, **{k: v for k, v in run_settings(c).items() if k not in named},
                          **(extra(c) if extra else {})})
@@ -348,7 +348,7 @@ class Page:
     def verdict(self, **kwargs: Any) -> Verdict:
         """The claim's verdict on the records (``kwargs`` as the claim's ``verdict`` takes them, e.g. ``checks``);
         glues its box (``glue_verdict``) and its word (``verdict_word``)."""
-        v = self.module.verdict(self.records, self.preset, **kwargs)
+        v = self.declaration.verdict(self.records, self.preset, **kwargs)
         glue_verdict(v)
         glue_values(verdict_word=v.word, **statement_values(v))
         return v

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from statetrack.claims import PRESETS, get_claim
-from statetrack.claims.common import check_seeds
+from statetrack.claims.recipes import check_seeds
 from statetrack.config import ConfigError
 
 

@@ -6,7 +6,7 @@ include them. A claim's status is one of
 
 | status | meaning |
 |---|---|
-| reproduced / partly reproduced / not reproduced | the claim's statements judged at the shown preset (``claims.common.verdict_word``) |
+| reproduced / partly reproduced / not reproduced | the claim's statements judged at the shown preset (``claims.statements.verdict_word``) |
 | not run at this preset | records exist, but no statement is judged at that preset |
 | not run | the claim is built, but no preset has all its records |
 | not built yet | the claim has no notebook yet |
@@ -33,7 +33,7 @@ def _tally(t: dict[str, int]) -> str:
 def rows() -> list[dict[str, Any]]:
     """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, the deciding
     statements' tally and the one statement that explains the word (``pages.decisive``)."""
-    from statetrack.claims.common import tally
+    from statetrack.claims.statements import tally
     from statetrack.site.page import deciding, decisive
 
     out = []
@@ -46,7 +46,7 @@ def rows() -> list[dict[str, Any]]:
         if v is None:
             out.append({**row, "status": "not run"})
             continue
-        use, key = deciding(v), decisive(v, getattr(get_claim(c.id), "HEADLINE", None))
+        use, key = deciding(v), decisive(v, get_claim(c.id).headline)
         out.append({**row, "status": v.word, "preset": v.preset,
                     "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
                     "deciding": {"held": sum(o.outcome == "holds" for o in use), "judged": len(use),
@@ -60,7 +60,7 @@ def rows() -> list[dict[str, Any]]:
 def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
     """The paper preset beside the shown one: its verdict word and tallies where its grid has every record, else
     how many of its runs are recorded."""
-    from statetrack.claims.common import tally
+    from statetrack.claims.statements import tally
 
     if shown == "paper":
         return {"status": "shown"}

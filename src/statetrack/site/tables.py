@@ -146,7 +146,7 @@ def checks(frame: Any, passed: str = "holds", what: str = "checks", digits: int 
     failing ones as a table under a line that counts them, the whole list folded below.
 
     ``frame``: a frame whose column ``passed`` is true where a check holds, or the checks themselves (objects with
-    ``label``, ``value``, ``rule``, ``passed`` and ``detail``, as ``claims.common.Check``); numbers to ``digits``."""
+    ``label``, ``value``, ``rule``, ``passed`` and ``detail``, as ``claims.statements.Check``); numbers to ``digits``."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):

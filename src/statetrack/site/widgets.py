@@ -13,7 +13,7 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from statetrack.claims.common import MODEL_NAMES
+from statetrack.claims.names import MODEL_NAMES
 from statetrack.site.plotting import explorer, style
 
 

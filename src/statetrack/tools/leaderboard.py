@@ -6,7 +6,7 @@ The model's row is built the way x1 builds its fills: for each of x1's five colu
 column owner's recurrent reference cell (``x1.fill_runs``: task, training and test settings, seeds and
 learning rates) with this model's config put in (``cells``). A model that declares a learning-rate grid
 (``Config.lrs``) is swept over it instead of the reference cell's rates; the rate with the best median
-is judged by x1's statement for the cell where that statement is the theory's (``claims.common.decide``, as every
+is judged by x1's statement for the cell where that statement is the theory's (``claims.statements.decide``, as every
 claim is; a paper's number judges only the paper's model). The bilinear model takes the bilinear reference cell, as
 x1's bilinear fills do.
 
@@ -113,7 +113,7 @@ def prediction(cfg: ModelConfig, column: str, preset: str) -> Any:
 def cells(cfg: ModelConfig, preset: str, seeds: list[int] | None = None) -> dict[str, list[RunConfig]]:
     """x1's columns → the runs of ``cfg`` there: each column's reference protocol with this model put in."""
     from statetrack.claims import check_preset, x1
-    from statetrack.claims.common import check_seeds
+    from statetrack.claims.recipes import check_seeds
     from statetrack.models import PLUGINS
 
     check_preset(preset)
@@ -194,7 +194,7 @@ def _statements(cfg: ModelConfig, preset: str) -> list[Any]:
 
 def _verdict_cells(cfg: ModelConfig, records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
     from statetrack.claims import x1
-    from statetrack.claims.common import decide
+    from statetrack.claims.statements import decide
 
     preds = {c: prediction(cfg, c, preset) for c in x1.TASKS}
     v = decide(CLAIM, preset, records, _statements(cfg, preset),

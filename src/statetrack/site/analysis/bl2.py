@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from statetrack.claims import Verdict, bl2
-from statetrack.claims.common import PAPER_TOLERANCE, Statement
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement
 
 
 def failing(verdict: Verdict) -> str:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from statetrack.site.analysis.bl2 import failing, rule_values
 from statetrack.claims import Verdict, bl1, bl3
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 
 WINDOWS = (1, 2, 5, 10, 20, 40, 80, 160)  # the windows w the figure draws
 #: machine label → letters (of ``bl3.ALPHABET``) that are permutations

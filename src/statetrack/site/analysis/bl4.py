@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 
 from statetrack.claims import bl4
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.theory import arithmetic_automaton as aa
 
 OPERATORS = ("+", "−", "×")  # token ids m, m + 1, m + 2 of the per-step format

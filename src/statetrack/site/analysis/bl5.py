@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.claims import bl5
-from statetrack.claims.common import score
+from statetrack.claims.statements import score
 
 #: glue name (after ``paper_``) → the (task, block size) of BL's number the claim box and the prose quote.
 PAPER_CELLS = {"z5_1": ("Z5", 1), "z5_2": ("Z5", 2), "z5_full": ("Z5", "full"), "m5_2": ("S5machine", 2),

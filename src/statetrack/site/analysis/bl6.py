@@ -17,7 +17,7 @@ import pandas as pd
 
 from statetrack.site.analysis.bl2 import failing
 from statetrack.claims import Verdict, bl6
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 
 #: the cell table's columns: verdict row key → heading
 CELL_COLUMNS = {"label": "cell", "ours_best": "ours best", "ours_median": "ours median", "ours_min": "ours lowest",

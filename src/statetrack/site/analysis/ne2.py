@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 
 from statetrack.claims import ne2
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.theory import rotations as rot
 
 DTYPES = ((torch.float32, "fp32"), (torch.bfloat16, "bf16"))  # the stored dtypes, with their names in a case

@@ -25,7 +25,7 @@ import torch
 
 from statetrack.site.analysis.grids import recipe_values
 from statetrack.claims import ne3
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.theory import cascade as kr
 from statetrack.theory import gh_checks
 from statetrack.theory import householder as hh

@@ -25,7 +25,7 @@ import torch
 from statetrack.runs import store as results
 from statetrack.site.analysis.grids import recipe_values
 from statetrack.claims import ne4
-from statetrack.claims.common import PAPER_TOLERANCE, score
+from statetrack.claims.statements import PAPER_TOLERANCE, score
 from statetrack.tasks import make_task
 
 OWN_QUICK = ("slstm", "mlstm", "transformer")  # the quick parity rows ne4 trains itself (the others are ne1's)

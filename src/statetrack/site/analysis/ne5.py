@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from statetrack.claims import ne5
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import word_problems as wp
 

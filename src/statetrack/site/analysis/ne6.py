@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from statetrack.claims import ne6
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 
 
 def reflection_walk(length: int = 12, seed: int = 0) -> pd.DataFrame:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from statetrack.site.analysis import corpus_splits, lm_summary
 from statetrack.claims import ne7
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.tasks import byte_lm
 
 STALE = "Note: some records were made by older code (stale); rerun with FORCE = True to refresh them."

@@ -20,7 +20,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from statetrack.claims import Verdict, x1
-from statetrack.claims.common import PAPER_TOLERANCE
+from statetrack.claims.statements import PAPER_TOLERANCE
 
 
 def plan() -> pd.DataFrame:

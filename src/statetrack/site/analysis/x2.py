@@ -25,7 +25,7 @@ import pandas as pd
 
 from statetrack.site.analysis import rotation_drift, shown_runs
 from statetrack.claims import x2
-from statetrack.claims.common import score
+from statetrack.claims.statements import score
 from statetrack.config import RunConfig
 from statetrack.theory import spectral_readings as sr
 

@@ -1,145 +1,25 @@
-"""What every claim module shares: argument checks, grid expansion, scores, statements, verdicts, paper rows.
+"""The statement engine: statements, rules, scores, exact checks, and the verdict they decide.
 
-A claim module is its table of settings (``grid``: ``Cell``s through ``expand``), its ``statements()``
-(``Statement``, ``from_paper``) and its ``verdict`` (``decide``). A *cell* is one setting of the table, run once per
-seed and per learning rate; a *score* is one number of a run's summary (``ood_normalized`` unless a rule names another
-metric), NaN for a run that diverged or failed; a *check* is an exact, training-free computation an ``exact``
-statement reads by its label. Learning rates follow the NE protocol (NE App. E.1.1): when a cell ran several, the
-rate with the best median score over seeds is kept and only its runs are judged.
+A *cell* is one setting of a claim's table, run once per seed and per learning rate; a *score* is one number of a
+run's summary (``ood_normalized`` unless a rule names another metric), NaN for a run that diverged or failed; a
+*check* is an exact, training-free computation an ``exact`` statement reads by its label. When a cell ran several
+learning rates, the rate with the best median score over seeds is kept and only its runs are judged (NE App. E.1.1).
 
-Used in: every module in ``statetrack.claims``; ``statetrack.tools.leaderboard``.
+Used in: every module in ``statetrack.claims``; ``statetrack.site`` (pages, tables, scoreboard);
+``statetrack.tools.leaderboard``.
 """
 
 from __future__ import annotations
 
-import importlib
-import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from statistics import median
 from typing import Any, Literal, get_args
 
-from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.evaluate import best_of, median_mad
 
 DEFAULT_METRIC = "ood_normalized"
-NE_PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)  # NE App. E.1.1: the best median over seeds among these rates
-BL_PAPER_LRS = (1e-3, 1e-4, 1e-5)  # BL: best of three rates (secondary source); the values are our guess
-#: BL's paper-preset training on lengths 2–10 (100k steps × 64, the secondary source's budget); lr is the first rate.
-BL_PAPER_TRAIN = TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
-                             min_len=2, max_len=10, eval_every=5000, log_every=100)
-MODEL_NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet", "transformer": "Transformer", "mlstm": "mLSTM",
-               "slstm": "sLSTM", "lstm": "LSTM", "elman": "Elman", "full": "full bilinear", "cp": "CP bilinear",
-               "block": "block-diagonal bilinear", "block2": "block-diagonal b=2", "diagonal": "real diagonal (b=1)",
-               "rotation": "R2 (rotation blocks)", "deltaproduct": "DeltaProduct", "gated_deltanet": "Gated DeltaNet",
-               "pd_ssm": "PD-SSM", "complex_diagonal": "complex diagonal"}  # one display name per model
-SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}  # the seeds most claims run at each preset
-#: The smoke preset's training: ten steps on lengths 2–10 (a claim changes a field or two).
-SMOKE_TRAIN = TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1)
-#: NE's Chomsky-task training (App. E.1.1) on lengths 2–39 (NE's 3–40 counting the answer token).
-NE_CHOMSKY_TRAIN = TrainConfig(num_steps=100_000, batch_size=1024, lr=1e-3, min_lr_ratio=1e-3, warmup_steps=10_000,
-                               weight_decay=0.1, grad_clip=0.0, min_len=2, max_len=39, eval_every=5000, log_every=100)
-#: NE's word problems on length 32 (ne3, ne5, ne6), preset → training: at paper NE App. E.2's 100 epochs of 1.6M
-#: sequences at batch 512 (fresh sequences instead of a fixed set).
-NE_WORD_TRAIN = {
-    "smoke": replace(SMOKE_TRAIN, lr=2e-3, min_len=8, max_len=8),
-    "quick": TrainConfig(num_steps=500, batch_size=128, lr=2e-3, warmup_steps=25, weight_decay=0.01, grad_clip=1.0,
-                         min_len=32, max_len=32, eval_every=0),
-    "paper": TrainConfig(num_steps=312_500, batch_size=512, lr=1e-4, warmup_steps=10_000, weight_decay=0.01,
-                         grad_clip=1.0, min_len=32, max_len=32, eval_every=25_000, log_every=100),
-}
-NE_WORD_EVAL = {"smoke": EvalConfig(min_len=9, max_len=16, num_seqs=16),  # preset → the word problems' test
-                "quick": EvalConfig(min_len=33, max_len=128, num_seqs=512),
-                "paper": EvalConfig(min_len=33, max_len=500, num_seqs=4096)}
-#: NE's word-problem models per preset (ne3, ne5, ne6): at paper NE App. E.2's width 128, DeltaNet with 4 heads,
-#: no short convolution and fla's default MLP, Mamba as mambapy; quick without the MLP (book/recipes.md).
-NE_WORD_MODELS = {
-    "smoke": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=0),
-              "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=0)},
-    "quick": {"deltanet": dict(d_model=64, num_heads=4, d_conv=0, mlp_ratio=0),
-              "mamba": dict(d_model=64, d_state=16, expand=2, d_conv=4, mlp_ratio=0)},
-    "paper": {"deltanet": dict(d_model=128, num_heads=4, d_conv=0, mlp_ratio=4),
-              "mamba": dict(d_model=128, d_state=16, expand=2, d_conv=4, dt_rank=8, mlp_ratio=0)},
-}
-
-
-# ----------------------------------------------------------------------------- arguments
-
-
-def _checked_list(values: Any, what: str, expected: str, good: Callable[[Any], bool]) -> list[Any]:
-    """``values`` as a non-empty list of items that are all ``good``, else a ``ConfigError`` naming ``what``."""
-    ok = not isinstance(values, (str, bytes)) and isinstance(values, Iterable)
-    values = list(values) if ok else values
-    if not ok or not values or not all(map(good, values)):
-        raise ConfigError(f"bad {what} {values!r}: expected a non-empty list of {expected}")
-    return values
-
-
-def check_seeds(seeds: Sequence[int] | None, default: Sequence[int]) -> list[int]:
-    """The seeds to run: ``default`` when ``seeds`` is None, else ``seeds`` checked (non-empty, integers >= 0)."""
-    return list(default) if seeds is None else _checked_list(
-        seeds, "SEEDS", "integers >= 0", lambda s: isinstance(s, int) and not isinstance(s, bool) and s >= 0)
-
-
-def check_choice(claim: str, noun: str, values: Sequence[Any] | None, allowed: Sequence[Any]) -> list[Any]:
-    """``allowed`` when ``values`` is None, else ``values`` checked against it (e.g. noun "model" for MODELS)."""
-    if values is None:
-        return list(allowed)
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable) or not list(values):
-        raise ConfigError(f"bad {noun}s {values!r} for {claim}: expected a non-empty list drawn from {list(allowed)}")
-    values = list(values)
-    for v in values:
-        if v not in allowed:
-            raise ConfigError(f"unknown {noun} {v!r} for {claim}; allowed: {', '.join(map(str, allowed))}")
-    return values
-
-
-def check_lrs(lrs: Sequence[float] | None) -> list[float] | None:
-    """Learning rates as floats (None keeps each cell's own rate); each must be a finite number > 0."""
-    return None if lrs is None else [float(x) for x in _checked_list(
-        lrs, "learning rates", "finite numbers > 0",
-        lambda x: not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x > 0)]
-
-
-# ----------------------------------------------------------------------------- grids
-
-
-def at_length(sizes: dict[str, tuple[int, int]]) -> dict[str, EvalConfig]:
-    """Preset → a test at one length: ``sizes`` is preset → (length, sequences)."""
-    return {p: EvalConfig(min_len=n, max_len=n, num_seqs=k) for p, (n, k) in sizes.items()}
-
-
-def sweep(preset: str, seeds: Sequence[int] | None, lrs: Sequence[float] | None = None,
-          default_seeds: dict[str, Sequence[int]] = SEEDS, paper_lrs: Sequence[float] | None = None
-          ) -> tuple[list[int], list[float] | None]:
-    """A grid's checked preset, seeds (``default_seeds[preset]`` when None) and learning rates (``lrs`` checked,
-    else ``paper_lrs`` at the paper preset, else None: each cell's own rate)."""
-    from statetrack.claims import check_preset
-
-    check_preset(preset)
-    seeds = check_seeds(seeds, default_seeds[preset])
-    return seeds, check_lrs(lrs) or (list(paper_lrs) if paper_lrs is not None and preset == "paper" else None)
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One setting of a claim's table: everything of a run but its seed (and, with ``lrs``, its rate)."""
-
-    task: TaskConfig
-    model: ModelConfig
-    train: TrainConfig
-    eval: EvalConfig
-
-
-def expand(cells: Iterable[Cell], seeds: Sequence[int], lrs: Sequence[float] | None = None) -> list[RunConfig]:
-    """Every run of a grid, in the order cell × learning rate × seed (``lrs`` None: each cell's ``train.lr``)."""
-    out = []
-    for c in cells:
-        for lr in (lrs if lrs is not None else [c.train.lr]):
-            train = c.train if lr == c.train.lr else replace(c.train, lr=float(lr))
-            out += [RunConfig(task=c.task, model=c.model, train=train, eval=c.eval, seed=s) for s in seeds]
-    return out
 
 
 # ----------------------------------------------------------------------------- scores and rules
@@ -436,12 +316,6 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
                    seeds_pass=seeds_pass, seeds=n, diverged=diverged, cells=labels)
 
 
-def exact_checks(module: str, preset: str, given: Sequence[Check] | None) -> list[Check]:
-    """A claim's exact checks at ``preset``: ``given`` (a page that already computed them), else computed by the
-    claim module's ``checks`` (``verdict``'s own argument is called ``checks`` too, hence the module by name)."""
-    return list(given) if given is not None else list(importlib.import_module(module).checks(preset))
-
-
 def with_metric(records: Sequence[dict[str, Any]], name: str, fn: Callable[[dict[str, Any]], float]
                 ) -> list[dict[str, Any]]:
     """Copies of ``records`` whose summary carries ``name`` = ``fn(record)``, for a statement's ``rule.metric``
@@ -543,75 +417,3 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     line += f"; {skipped} not run at this preset" if skipped else ""
     return Verdict(claim, preset, word == "reproduced", line, rows, stale=any(r.get("stale") for r in records),
                    word=word, statements=outcomes)
-
-
-def judge(module: str, records: Sequence[dict[str, Any]], preset: str, checks: Sequence[Check] | None = None
-          ) -> Verdict:
-    """A claim's verdict at ``preset`` (``decide``) from the attributes of its module: ``ID``, ``statements``,
-    ``cell_of`` and, where it has them, ``judged_records(records, preset)`` (the records with the statements'
-    metrics), ``label_of`` (else the template ``LABEL`` filled with the cell's fields), ``paper_of`` (else ``paper_rows`` read at ``paper_key(cell)`` or at the cell fields
-    ``PAPER_KEY``), ``checks`` (computed when ``checks`` is None) and ``not_run(records, preset)`` (the paper's cells
-    the records lack)."""
-    m = importlib.import_module(module)
-    records = m.judged_records(records, preset) if hasattr(m, "judged_records") else records
-    label_of = getattr(m, "label_of", None) or (m.LABEL.format_map if hasattr(m, "LABEL") else None)
-    return decide(m.ID, preset, records, m.statements(), cell_of=m.cell_of, label_of=label_of,
-                  paper_of=_paper_of(m), checks=exact_checks(module, preset, checks) if hasattr(m, "checks") else (),
-                  not_run=m.not_run(records, preset) if hasattr(m, "not_run") else ())
-
-
-def _paper_of(m: Any) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-    """A claim module's ``paper_of``, else its ``paper_rows`` read at ``paper_key(cell)`` or at the cell's
-    ``PAPER_KEY`` fields (a tuple of fields: their values; one field: its value), else None."""
-    if hasattr(m, "paper_of") or not hasattr(m, "paper_key") and not hasattr(m, "PAPER_KEY"):
-        return getattr(m, "paper_of", None)
-    rows, fields = m.paper_rows(), getattr(m, "PAPER_KEY", None)
-    key = getattr(m, "paper_key", None) or (
-        lambda c: tuple(c[f] for f in fields) if isinstance(fields, tuple) else c[fields])
-    return lambda c: rows.get(key(c), {})
-
-
-def claim_verdict(module: str) -> Callable[..., Verdict]:
-    """A claim module's ``verdict(records, preset, checks=None)``: ``judge`` on that module."""
-    def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None) -> Verdict:
-        return judge(module, records, preset, checks)
-
-    verdict.__doc__ = (f"{module.rpartition('.')[2]}'s statements judged on one preset's records and its exact checks "
-                       "(computed when None): ``claims.common.judge``.")
-    verdict.__module__ = module  # documented as the claim module's own (autodoc lists a module's own members)
-    return verdict
-
-
-# ----------------------------------------------------------------------------- paper numbers
-
-
-def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]) -> dict[Any, dict[str, Any]]:
-    """The papers' numbers for a claim, keyed by cell: ``{key: {"paper_<field>": value, ..., "paper_source": [...]}}``.
-
-    ``tables``: ``data/paper`` table → the field its value fills, e.g. ``{"ne_table3": "best"}`` (a table whose rows
-    carry a spread also fills ``paper_mad``); ``key_of``: a paper row → its cell key, or None to skip the row."""
-    from statetrack.runs.store import paper_numbers
-
-    out: dict[Any, dict[str, Any]] = {}
-    for table, column in tables.items():
-        for row in paper_numbers(table):
-            key = key_of(row)
-            if key is None:
-                continue
-            entry = out.setdefault(key, {"paper_source": [], "paper_provenance": row["provenance"]})
-            entry[f"paper_{column}"] = row["value"]
-            if row.get("spread") is not None:
-                entry["paper_mad"] = row["spread"]
-            entry["paper_source"].append(row["source"])
-    return out
-
-
-def bl_numbers(tables: Sequence[str], models: dict[str, Any], task: str | None = None) -> dict[tuple, dict[str, Any]]:
-    """BL's numbers (``paper_best``) in ``tables`` by (our model, m of the setting "m=<m>"): ``models`` maps
-    data/paper model names to ours; a row of another model, or of a task other than ``task`` (when given), is
-    skipped."""
-    def key(row):
-        ok = row["model"] in models and task in (None, row["task"])
-        return (models[row["model"]], int(row["setting"].removeprefix("m="))) if ok else None
-
-    return paper_lookup(dict.fromkeys(tables, "best"), key)
