@@ -16,7 +16,7 @@ import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne2
-from statetrack.claims.common import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.theory.counting_mod3 import ceiling, layered_rows

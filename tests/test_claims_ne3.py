@@ -14,7 +14,7 @@ import torch
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne3
-from statetrack.claims.common import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.theory import cascade as kr

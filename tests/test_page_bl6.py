@@ -9,7 +9,7 @@ from helpers import fake_record  # noqa: E402
 
 from statetrack.site.analysis import bl6 as analysis  # noqa: E402
 from statetrack.claims import bl6  # noqa: E402
-from statetrack.claims.common import Check  # noqa: E402
+from statetrack.check import Check  # noqa: E402
 from statetrack.site.figures.bilinear import additive_scores, frozen_ablation, runs_explorer  # noqa: E402
 from statetrack.theory.additive_terms import AblationRow  # noqa: E402
 

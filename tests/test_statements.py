@@ -21,7 +21,8 @@ import pytest
 
 from helpers import fake_record
 from statetrack.claims import get_claim, implemented
-from statetrack.claims.common import (Check, Outcome, Statement, at_least, at_most, decide, from_paper,
+from statetrack.check import Check
+from statetrack.claims.common import (Outcome, Statement, at_least, at_most, decide, from_paper,
                                       verdict_word)
 
 CONTRACT_PRESETS = ("quick",)

@@ -16,7 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SEEDS, SMOKE_TRAIN, Cell, Check,
+from statetrack.check import Check
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SEEDS, SMOKE_TRAIN, Cell,
                                       Statement, at_least, at_most, at_length, bl_numbers, claim_verdict,
                                       exact_statement, expand, from_paper, sweep)
 from statetrack.config import RunConfig, TrainConfig

@@ -17,7 +17,8 @@ from itertools import product
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SMOKE_TRAIN, Cell, Check, Statement,
+from statetrack.check import Check
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, SMOKE_TRAIN, Cell, Statement,
                                       at_length, bl_numbers, check_choice, claim_verdict, exact_statement, expand,
                                       from_paper, matches, sweep)
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig

@@ -19,7 +19,8 @@ from typing import Any
 
 from statetrack.claims import check_preset
 from statetrack.claims.bl1 import _EVAL, _SEEDS, _TRAIN  # bl1's recipe: its quick cell is bl3's (full, 25, permutation)
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Check, Statement, bl_numbers,
+from statetrack.check import Check
+from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, Cell, Statement, bl_numbers,
                                       check_choice, claim_verdict, exact_statement, expand, from_paper, sweep)
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config

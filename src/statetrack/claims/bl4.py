@@ -17,8 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.check import Check
 from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell,
-                                      Check, Statement, at_least, at_length, bl_numbers, check_choice, claim_verdict,
+                                      Statement, at_least, at_length, bl_numbers, check_choice, claim_verdict,
                                       exact_statement, expand, from_paper, sweep)
 from statetrack.config import ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config

@@ -13,7 +13,8 @@ import functools
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check,
+from statetrack.check import Check
+from statetrack.claims.common import (BL_PAPER_LRS, BL_PAPER_TRAIN, PAPER_TOLERANCE, SMOKE_TRAIN, Cell,
                                       Statement, at_length, check_choice, claim_verdict, exact_statement, expand,
                                       from_paper, paper_lookup, sweep)
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig

@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import bl8, check_preset
-from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
+from statetrack.check import Check
+from statetrack.claims.common import (BL_PAPER_LRS, MODEL_NAMES, PAPER_TOLERANCE, Cell, Statement, at_least,
                                       at_most, check_choice, claim_verdict, exact_statement, expand, sweep)
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config

@@ -16,7 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANCE, Cell, Check, Statement, at_least,
+from statetrack.check import Check
+from statetrack.claims.common import (MODEL_NAMES, OURS_AT_PAPER, PAPER_TOLERANCE, Cell, Statement, at_least,
                                       at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand,
                                       from_paper, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig

@@ -13,7 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, Check, Statement, at_most,
+from statetrack.check import Check
+from statetrack.claims.common import (BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, Statement, at_most,
                                       bl_numbers, claim_verdict, exact_statement, expand, from_paper, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config

@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
-from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Check, Statement, at_least,
+from statetrack.check import Check
+from statetrack.claims.common import (MODEL_NAMES, PAPER_TOLERANCE, SMOKE_TRAIN, Cell, Statement, at_least,
                                       at_most, bl_numbers, check_choice, claim_verdict, exact_statement, expand, sweep)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config

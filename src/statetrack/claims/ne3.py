@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.check import Check
 from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
-                                      Check, Statement, at_least, at_most, check_choice, check_seeds, claim_verdict,
+                                      Statement, at_least, at_most, check_choice, check_seeds, claim_verdict,
                                       exact_statement, expand)
 from statetrack.config import RunConfig
 from statetrack.models import model_config

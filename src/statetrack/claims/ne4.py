@@ -17,7 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset, ne1
-from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, Check,
+from statetrack.check import Check
+from statetrack.claims.common import (MODEL_NAMES, NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell,
                                       Statement, check_choice, claim_verdict, exact_statement, expand, from_paper,
                                       paper_lookup, sweep)
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig

@@ -17,8 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from statetrack.claims import check_preset
+from statetrack.check import Check
 from statetrack.claims.common import (MODEL_NAMES, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, PAPER_TOLERANCE, Cell,
-                                      Check, Statement, at_least, check_choice, claim_verdict, exact_statement, expand,
+                                      Statement, at_least, check_choice, claim_verdict, exact_statement, expand,
                                       sweep, with_metric)
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from statetrack.claims import check_preset, get_claim
-from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Check, Rule, Statement, at_least,
+from statetrack.check import Check
+from statetrack.claims.common import (PAPER_TOLERANCE, TRAINED_PRESETS, Cell, Rule, Statement, at_least,
                                       at_most, check_choice, check_seeds, claim_verdict, exact_statement, expand,
                                       from_paper)
 from statetrack.config import ModelConfig, RunConfig

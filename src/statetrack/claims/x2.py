@@ -17,7 +17,8 @@ import functools
 from typing import Any
 
 from statetrack.claims import Verdict, check_preset
-from statetrack.claims.common import (TRAINED_PRESETS, Check, Statement, at_least, at_most, check_seeds,
+from statetrack.check import Check
+from statetrack.claims.common import (TRAINED_PRESETS, Statement, at_least, at_most, check_seeds,
                                       exact_statement, judge, score, with_metric)
 from statetrack.config import RunConfig
 from statetrack.theory import spectral_readings as sr
