@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.theory import arithmetic_automaton as aa
-from statetrack.theory.fsm_simulation import single_thread
+from statetrack.theory.threads import single_thread
 
 
 def exact_part(moduli: tuple[int, ...], num_seqs: int, length: int, also: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import torch
 from statetrack.config import EvalConfig, TaskConfig
 from statetrack.tasks import make_task
 from statetrack.theory import modular_arithmetic as ma
+from statetrack.theory.rotations import eventual_period
 
 
 def exact_part(m: int, num: int, lo: int, hi: int, words: dict[str, tuple[int, str, int]]) -> dict[str, Any]:
@@ -25,8 +26,9 @@ def exact_part(m: int, num: int, lo: int, hi: int, words: dict[str, tuple[int, s
     out = {}
     for name, (first, op, digit) in words.items():
         answers = ma.word_answers(m, first, op, digit, 11)
+        p = int(eventual_period(torch.tensor(answers), max_period=len(answers) - 1, tail=None)[1])
         ev = ma.spectrum(ma.word_matrix(mach, op, digit))  # (m²,) complex128
-        out[name] = {"answers": answers, "period": ma.period(answers), "spectrum": ev,
+        out[name] = {"answers": answers, "period": p if p > 0 else len(answers), "spectrum": ev,
                      "dist_to_minus_one": float((ev + 1).abs().min()), "max_imag": float(ev.imag.abs().max())}
     return {"tracking": ma.track(m, num, lo, hi, seed=0), "words": out}
 

@@ -15,13 +15,14 @@ from typing import Any
 import torch
 
 from statetrack.theory import fsm_simulation as fs
+from statetrack.theory.threads import single_thread
 
 
 def exact_part(blocks: list[tuple[int, int, int]], scales: list[float]) -> dict[str, Any]:
     """BL Prop. 1 on blocks of (machines, words per machine, length): ``tracking`` per machine, the fraction of
     predictions changed by h_0 → c·h_0 per c in ``scales`` (``pure_changes``, ``additive_changes``) and by
     normalizing the additive model (``additive_norm_changes``)."""
-    with fs.single_thread():
+    with single_thread():
         tracking = []
         for i, (count, num_seqs, length) in enumerate(blocks):
             tracking += [fs.track(task, num_seqs, length, seed=i) for task in fs.random_machines(count, seed=i)]
