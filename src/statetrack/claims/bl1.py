@@ -82,7 +82,7 @@ def exact_part(preset: str) -> dict[str, Any]:
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """bl1's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    return [Check(**r) for r in fsm_exact.check_rows(part or exact_part(preset), SCALES)]
+    return fsm_exact.check_rows(part or exact_part(preset), SCALES)
 
 
 def paper_rows() -> dict[int, dict[str, Any]]:

@@ -168,9 +168,10 @@ def exact_rows(preset: str) -> list[dict[str, Any]]:
 
 def checks(preset: str) -> list[Check]:
     """The exact part as checks: every hand-set tracker is right everywhere; every diagonal limit holds."""
-    return [Check(f"{NAMES[r['model']]} hand-set, m={r['m']}" if hand else
-                  f"{NAMES[r['model']]}, m={r['m']}: eventual period on 1^k", r["value"],
-                  "= 1 (every prediction right)" if hand else "≤ 2 (cannot count mod m ≥ 3)", r["holds"], r["detail"])
+    return [Check(label=f"{NAMES[r['model']]} hand-set, m={r['m']}" if hand else
+                  f"{NAMES[r['model']]}, m={r['m']}: eventual period on 1^k", value=r["value"],
+                  rule="= 1 (every prediction right)" if hand else "≤ 2 (cannot count mod m ≥ 3)", passed=r["holds"],
+                  detail=r["detail"])
             for r in exact_rows(preset) for hand in [r["what"] == "hand-set tracker"]]
 
 

@@ -135,7 +135,7 @@ def exact_part(preset: str) -> dict[str, Any]:
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """bl4's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    return [Check(*row) for row in arithmetic_part.check_rows(part or exact_part(preset))]
+    return arithmetic_part.check_rows(part or exact_part(preset))
 
 
 def label_of(cell: dict[str, Any]) -> str:

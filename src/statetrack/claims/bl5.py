@@ -160,8 +160,8 @@ def exact_rows(preset: str) -> list[dict[str, Any]]:
 
 
 def checks(preset: str) -> list[Check]:
-    return [Check(f"{r['task']}: {r['what']}", r["value"], r["rule"], r["holds"], r["detail"])
-            for r in exact_rows(preset)]
+    return [Check(label=f"{r['task']}: {r['what']}", value=r["value"], rule=r["rule"], passed=r["holds"],
+                  detail=r["detail"]) for r in exact_rows(preset)]
 
 
 verdict = claim_verdict(__name__)

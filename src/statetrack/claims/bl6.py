@@ -119,7 +119,7 @@ def exact_part(preset: str) -> list:
 
 def checks(preset: str, part: list | None = None) -> list[Check]:
     """bl6's exact checks (``theory.frozen_checks.ablation_rows``, about 5 s at quick); ``part``: ``exact_part``'s."""
-    return [Check(*r) for r in ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)]
+    return ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)
 
 
 verdict = claim_verdict(__name__)

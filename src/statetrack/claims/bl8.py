@@ -63,7 +63,7 @@ def exact_part(preset: str) -> dict[str, list]:
 
 def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
     """bl8's exact checks (``theory.frozen_checks.sweep_rows``, about 2 s at quick); ``part``: ``exact_part``'s."""
-    return [Check(*r) for r in sweep_rows(part or exact_part(preset), DRAWS[preset])]
+    return sweep_rows(part or exact_part(preset), DRAWS[preset])
 
 
 def paper_rows() -> dict[str, dict[str, Any]]:

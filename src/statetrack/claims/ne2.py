@@ -105,7 +105,7 @@ def paper_rows() -> dict[str, dict[str, Any]]:
 def checks(preset: str) -> list[Check]:
     """The exact part at ``preset``'s sizes (seconds): ``theory.counting_mod3``'s rows."""
     check_preset(preset)
-    return [Check(*r) for r in cm.one_layer_rows(*CHECK_SIZES[preset]) + cm.layered_rows(*LAYERED_SIZES[preset])]
+    return cm.one_layer_rows(*CHECK_SIZES[preset]) + cm.layered_rows(*LAYERED_SIZES[preset])
 
 
 def statements() -> list[Statement]:

@@ -66,7 +66,7 @@ def grid(preset: str, seeds: list[int] | None = None, eig_ranges: list[str] | No
 def checks(preset: str) -> list[Check]:
     """The exact part at ``preset``'s sizes (``SIZES``): ``theory.gh_checks``'s rows."""
     check_preset(preset)
-    return [Check(*r) for r in gh.rows(**SIZES[preset])]
+    return gh.rows(**SIZES[preset])
 
 
 _EXACT = (  # id, the paper's result in our words, source, check labels

@@ -167,7 +167,7 @@ def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """The exact checks (about 3 s at quick); ``part`` reuses ``exact_part``'s output."""
     from statetrack.theory.chomsky_part import check_rows
 
-    return [Check(*row) for row in check_rows(part or exact_part(preset), MODULUS)]
+    return check_rows(part or exact_part(preset), MODULUS)
 
 
 def exact_part(preset: str) -> dict[str, Any]:

@@ -182,7 +182,7 @@ def checks(preset: str) -> list[Check]:
     from statetrack.theory.s5_part import check_rows
 
     check_preset(preset)
-    return [Check(*row) for row in check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])]
+    return check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])
 
 
 judged_records = with_metrics

@@ -121,7 +121,7 @@ def checks(preset: str) -> list[Check]:
     """The exact part (seconds, ``theory.z60_tracking``): rotation trackers, reflection pairs, the generator's λ."""
     from statetrack.theory import z60_tracking
 
-    return [Check(*row) for row in z60_tracking.rows(*TRACK[check_preset(preset)])]
+    return z60_tracking.rows(*TRACK[check_preset(preset)])
 
 
 def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:

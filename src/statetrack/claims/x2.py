@@ -178,9 +178,8 @@ def checks(preset: str) -> list[Check]:
     check_preset(preset)
     firsts = first_configs(preset)
     longest = {t: c.eval.max_len for (t, _), c in reversed(firsts.items())}  # the grid's first run on each task
-    return [Check(*row) for row in sr.construction_checks(
-        longest["parity"], longest["Z5"], {m: firsts[(f"Z{m}", NAMES["rotation"])] for m in (3, 5)},
-        firsts[("Z5", NAMES["full"])])]
+    return sr.construction_checks(longest["parity"], longest["Z5"],
+                                  {m: firsts[(f"Z{m}", NAMES["rotation"])] for m in (3, 5)}, firsts[("Z5", NAMES["full"])])
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None,
