@@ -135,7 +135,7 @@ def test_a_page_shows_every_row_of_a_long_table():
 
 def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_not_run_in_one_line():
     from statetrack.site import tables
-    from statetrack.claims.statements import Check
+    from statetrack.check import Check
     from statetrack.site.page import show_cells, show_statements, statement_frame
 
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]

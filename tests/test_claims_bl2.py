@@ -8,7 +8,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl2
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 
 BL_LRS = [1e-3, 1e-4, 1e-5]

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl4
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 
 PASSING = [Check("tracking: m²-state automaton vs task labels", 1.0, "= 1", True),

@@ -6,7 +6,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl5
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 
 #: statement → (op, threshold): BL's best number ± the tolerance 0.1 (normalized accuracy at length 500)

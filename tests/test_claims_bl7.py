@@ -11,7 +11,7 @@ import pytest
 
 from helpers import fake_record
 from statetrack.claims import bl7
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.tasks import make_task, task_config

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import bl8
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 
 

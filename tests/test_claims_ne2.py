@@ -16,7 +16,7 @@ import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne2
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.theory.counting_mod3 import ceiling, layered_rows
@@ -204,8 +204,8 @@ def test_exact_checks_hold_at_smoke_and_fall_into_the_four_groups(exact):
 
 
 def _layered(*sizes):
-    """``theory.counting_mod3``'s two-layer rows, as the claim's checks."""
-    return [Check(*r) for r in layered_rows(*sizes)]
+    """``theory.counting_mod3``'s two-layer checks."""
+    return layered_rows(*sizes)
 
 
 def _period_result(**changes):

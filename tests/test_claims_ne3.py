@@ -14,7 +14,7 @@ import torch
 
 from helpers import fake_record, outcome_objects as _outcomes
 from statetrack.claims import ne3
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 from statetrack.theory import cascade as kr
@@ -189,10 +189,6 @@ def test_smoke_judges_the_exact_statements(exact):
 # ----------------------------------------------------------------------------- exact checks
 
 
-def _check(row):
-    return Check(*row)  # a ``theory.gh_checks`` row as the claim's check
-
-
 def test_checks_at_smoke_all_hold_in_their_groups(exact):
     assert len(exact) == 18 and all(c.passed for c in exact), [c for c in exact if not c.passed]
     v = ne3.CLAIM.verdict(_records(), "quick", checks=exact)
@@ -219,7 +215,7 @@ def test_a_broken_cascade_fails_its_thm4_check(monkeypatch, changes, label):
         return dataclasses.replace(res, **changes) if auto.name.startswith("random") else res  # break one automaton
 
     monkeypatch.setattr(kr, "cascade_check", broken)
-    failed = [c.label for c in map(_check, gh.cascade_rows(20, 50)) if not c.passed]
+    failed = [c.label for c in gh.cascade_rows(20, 50) if not c.passed]
     assert len(failed) == 1 and label in failed[0]
 
 
@@ -233,4 +229,4 @@ def test_a_broken_factorization_fails_a_prop12_check(monkeypatch, changes):
 
     real = gf.check_factorizations
     monkeypatch.setattr(gf, "check_factorizations", lambda *a, **k: dataclasses.replace(real(*a, **k), **changes))
-    assert not all(c.passed for c in map(_check, gh.factorization_rows(range(2, 6), 4)))
+    assert not all(c.passed for c in gh.factorization_rows(range(2, 6), 4))

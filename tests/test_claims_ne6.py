@@ -5,7 +5,7 @@ import pytest
 
 from helpers import fake_record, outcomes as _outcomes
 from statetrack.claims import ne6
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import ConfigError
 
 TRAINED = ["deltanet-range-helps", "mamba-range-helps", "mamba-neg-best-L32", "mamba-neg-best-L64",

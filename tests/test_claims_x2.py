@@ -17,7 +17,7 @@ from helpers import fake_record
 from statetrack import spectra as sp
 from statetrack.site.analysis import x2 as page
 from statetrack.claims import x2
-from statetrack.claims.statements import Check
+from statetrack.check import Check
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import make_model, model_config
 from statetrack.tasks import task_config

@@ -109,7 +109,7 @@ def test_from_dict_without_registries_says_what_to_import():
 LAYERS = [
     ("config",),
     ("tasks", "models"),
-    ("training", "evaluate", "spectra"),  # the core over the registries: one fit, scores, a model's A(x)
+    ("training", "evaluate", "spectra", "check"),  # the core over the registries: one fit, scores, a model's A(x), a check
     ("theory",),
     ("runs",),
     ("claims",),

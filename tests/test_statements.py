@@ -23,7 +23,8 @@ import pytest
 from helpers import fake_record
 from statetrack.claims import get_claim, implemented
 from statetrack.claims.claim import Claim
-from statetrack.claims.statements import Check, Outcome, Statement, at_least, at_most, decide, from_paper, verdict_word
+from statetrack.check import Check
+from statetrack.claims.statements import Outcome, Statement, at_least, at_most, decide, from_paper, verdict_word
 
 CONTRACT_PRESETS = ("quick",)
 MARGIN = 0.2  # how far past the threshold a violating score sits

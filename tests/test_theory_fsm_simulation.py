@@ -9,6 +9,7 @@ import torch
 
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import fsm_simulation as fs
+from statetrack.theory.threads import single_thread
 
 
 def explicit_walk(table: list[list[int]], row: list[int], start: int = 0) -> list[int]:
@@ -72,7 +73,7 @@ def test_track_counts_against_the_task_labels():
 @pytest.mark.slow
 def test_thousand_words_of_ten_thousand_letters():
     """The issue's full size: >= 1,000 random words of 10^4 letters over 20 random machines (about 45 s)."""
-    with fs.single_thread():
+    with single_thread():
         rows = [fs.track(task, 50, 10_000, seed=1) for task in fs.random_machines(20, seed=1)]
     assert sum(r.num_seqs for r in rows) >= 1000
     assert all(r.acc == {"every_step": 1.0, "none": 1.0} and all(r.one_hot.values()) and r.identical for r in rows)

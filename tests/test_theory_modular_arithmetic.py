@@ -9,6 +9,7 @@ import torch
 
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import modular_arithmetic as ma
+from statetrack.theory.rotations import eventual_period
 
 
 def _brute(expr: str, m: int) -> int:
@@ -69,7 +70,8 @@ def test_word_answers_equal_python_arithmetic():
     assert ma.word_answers(5, 1, "+", 1, 5) == [1, 2, 3, 4, 0, 1]
     for k, v in enumerate(ma.word_answers(7, 2, "−", 3, 9)):
         assert v == _brute("2" + "-3" * k, 7)
-    assert ma.period([3, 2, 3, 2, 3]) == 2 and ma.period([1, 2, 3, 4, 0, 1, 2]) == 5 and ma.period([4, 4]) == 1
+    for answers, want in (([3, 2, 3, 2, 3], 2), ([1, 2, 3, 4, 0, 1, 2], 5), ([4, 4], 1)):
+        assert int(eventual_period(torch.tensor(answers), max_period=len(answers) - 1, tail=None)[1]) == want
 
 
 def test_times_minus_one_is_the_explicit_sign_swap_with_eigenvalue_minus_one():

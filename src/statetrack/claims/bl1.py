@@ -20,7 +20,8 @@ from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
 from statetrack.claims.recipes import BL_FSM_EVAL, BL_FSM_TRAIN, BL_PAPER_LRS, Cell, expand, sweep
-from statetrack.claims.statements import Check, Statement, at_least, at_most, exact_statement, from_paper
+from statetrack.check import Check
+from statetrack.claims.statements import Statement, at_least, at_most, exact_statement, from_paper
 from statetrack.config import RunConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -77,7 +78,7 @@ def exact_part(preset: str) -> dict[str, Any]:
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """bl1's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    return [Check(**r) for r in fsm_exact.check_rows(part or exact_part(preset), SCALES)]
+    return fsm_exact.check_rows(part or exact_part(preset), SCALES)
 
 
 def paper_rows() -> dict[int, dict[str, Any]]:

@@ -23,7 +23,8 @@ from statetrack.claims.paper import bl_numbers
 from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
                                        sweep)
-from statetrack.claims.statements import Check, Statement, exact_statement, from_paper, matches
+from statetrack.check import Check
+from statetrack.claims.statements import Statement, exact_statement, from_paper, matches
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -170,9 +171,10 @@ def exact_rows(preset: str) -> list[dict[str, Any]]:
 
 def checks(preset: str) -> list[Check]:
     """The exact part as checks: every hand-set tracker is right everywhere; every diagonal limit holds."""
-    return [Check(f"{NAMES[r['model']]} hand-set, m={r['m']}" if hand else
-                  f"{NAMES[r['model']]}, m={r['m']}: eventual period on 1^k", r["value"],
-                  "= 1 (every prediction right)" if hand else "≤ 2 (cannot count mod m ≥ 3)", r["holds"], r["detail"])
+    return [Check(label=f"{NAMES[r['model']]} hand-set, m={r['m']}" if hand else
+                  f"{NAMES[r['model']]}, m={r['m']}: eventual period on 1^k", value=r["value"],
+                  rule="= 1 (every prediction right)" if hand else "≤ 2 (cannot count mod m ≥ 3)", passed=r["holds"],
+                  detail=r["detail"])
             for r in exact_rows(preset) for hand in [r["what"] == "hand-set tracker"]]
 
 

@@ -24,7 +24,8 @@ from statetrack.claims.paper import bl_numbers
 from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (BL_FSM_EVAL, BL_FSM_TRAIN, BL_PAPER_LRS, SEEDS, Cell, check_choice, expand,
                                        sweep)
-from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
+from statetrack.check import Check
+from statetrack.claims.statements import Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -177,8 +178,7 @@ def exact_part(preset: str) -> list[dict[str, Any]]:
 
 def checks(preset: str, part: list[dict[str, Any]] | None = None) -> list[Check]:
     """bl3's exact checks at ``preset`` (well under a second at quick); ``part`` reuses ``exact_part``."""
-    return [Check(**r) for r in machine_sync.check_rows(part or exact_part(preset), SYNC_LEVEL, CHANCE_SLACK,
-                                                        SYNC_WORDS)]
+    return machine_sync.check_rows(part or exact_part(preset), SYNC_LEVEL, CHANCE_SLACK, SYNC_WORDS)
 
 
 def label_of(cell: dict[str, Any]) -> str:

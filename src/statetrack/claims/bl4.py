@@ -23,7 +23,8 @@ from statetrack.claims.paper import bl_numbers
 from statetrack.claims.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
                                        sweep)
-from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, exact_statement, from_paper
+from statetrack.check import Check
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, exact_statement, from_paper
 from statetrack.config import ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -137,7 +138,7 @@ def exact_part(preset: str) -> dict[str, Any]:
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """bl4's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    return [Check(*row) for row in arithmetic_part.check_rows(part or exact_part(preset))]
+    return arithmetic_part.check_rows(part or exact_part(preset))
 
 
 def label_of(cell: dict[str, Any]) -> str:

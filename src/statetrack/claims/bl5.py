@@ -17,7 +17,8 @@ from statetrack.claims.claim import Claim
 from statetrack.claims.paper import paper_lookup
 from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
                                        sweep)
-from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, exact_statement, from_paper
+from statetrack.check import Check
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, exact_statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
@@ -160,8 +161,8 @@ def exact_rows(preset: str) -> list[dict[str, Any]]:
 
 
 def checks(preset: str) -> list[Check]:
-    return [Check(f"{r['task']}: {r['what']}", r["value"], r["rule"], r["holds"], r["detail"])
-            for r in exact_rows(preset)]
+    return [Check(label=f"{r['task']}: {r['what']}", value=r["value"], rule=r["rule"], passed=r["holds"],
+                  detail=r["detail"]) for r in exact_rows(preset)]
 
 
 # headline: the scoreboard's statement: BL's "blocks of size 2 suffice for modular addition"

@@ -18,7 +18,8 @@ from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import BL_PAPER_LRS, Cell, check_choice, expand, sweep
-from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
+from statetrack.check import Check
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -120,7 +121,7 @@ def exact_part(preset: str) -> list:
 
 def checks(preset: str, part: list | None = None) -> list[Check]:
     """bl6's exact checks (``theory.frozen_checks.ablation_rows``, about 5 s at quick); ``part``: ``exact_part``'s."""
-    return [Check(*r) for r in ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)]
+    return ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)
 
 
 #: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.

@@ -21,8 +21,9 @@ from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
 from statetrack.claims.pilots import FULL, RECIPE, ROTATION_ONE_BLOCK, Pilot, RecipePilots
 from statetrack.claims.recipes import Cell, check_choice, expand, sweep
-from statetrack.claims.statements import (OURS_AT_PAPER, PAPER_TOLERANCE, Check, Statement, at_least, at_most,
-                                          exact_statement, from_paper)
+from statetrack.check import Check
+from statetrack.claims.statements import (OURS_AT_PAPER, PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement,
+                                          from_paper)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
 from statetrack.models import model_config
@@ -129,7 +130,7 @@ def statements() -> list[Statement]:
 def checks(preset: str) -> list[Check]:
     """The exact part (seconds, ``theory.shared_eigenbasis.check_rows``): commutators of the package's models (fp64),
     S3's non-commuting pairs, and the count-only ceiling on S3."""
-    return [Check(*r) for r in check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])]
+    return check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])
 
 
 #: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.

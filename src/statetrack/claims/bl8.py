@@ -16,7 +16,8 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.paper import bl_numbers
 from statetrack.claims.recipes import BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, expand, sweep
-from statetrack.claims.statements import Check, Statement, at_most, exact_statement, from_paper
+from statetrack.check import Check
+from statetrack.claims.statements import Statement, at_most, exact_statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -63,7 +64,7 @@ def exact_part(preset: str) -> dict[str, list]:
 
 def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
     """bl8's exact checks (``theory.frozen_checks.sweep_rows``, about 2 s at quick); ``part``: ``exact_part``'s."""
-    return [Check(*r) for r in sweep_rows(part or exact_part(preset), DRAWS[preset])]
+    return sweep_rows(part or exact_part(preset), DRAWS[preset])
 
 
 def paper_rows() -> dict[str, dict[str, Any]]:

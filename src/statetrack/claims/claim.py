@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from statetrack.claims.pilots import RecipePilots
-from statetrack.claims.statements import Check, Statement, Verdict, decide
+from statetrack.check import Check
+from statetrack.claims.statements import Statement, Verdict, decide
 from statetrack.config import RunConfig
 
 Record = dict[str, Any]

@@ -20,7 +20,8 @@ from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
 from statetrack.claims.pilots import DELTANET_NEG, RECIPE, ROTATION_ONE_BLOCK, Pilot, RecipePilots
 from statetrack.claims.recipes import SMOKE_TRAIN, Cell, check_choice, expand, sweep
-from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
+from statetrack.check import Check
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -107,7 +108,7 @@ def paper_rows() -> dict[str, dict[str, Any]]:
 def checks(preset: str) -> list[Check]:
     """The exact part at ``preset``'s sizes (seconds): ``theory.counting_mod3``'s rows."""
     check_preset(preset)
-    return [Check(*r) for r in cm.one_layer_rows(*CHECK_SIZES[preset]) + cm.layered_rows(*LAYERED_SIZES[preset])]
+    return cm.one_layer_rows(*CHECK_SIZES[preset]) + cm.layered_rows(*LAYERED_SIZES[preset])
 
 
 def statements() -> list[Statement]:

@@ -21,7 +21,8 @@ from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.pilots import DELTANET_NEG, RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import (NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, check_seeds,
                                        expand)
-from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement
+from statetrack.check import Check
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement
 from statetrack.config import RunConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -67,7 +68,7 @@ def grid(preset: str, seeds: list[int] | None = None, eig_ranges: list[str] | No
 def checks(preset: str) -> list[Check]:
     """The exact part at ``preset``'s sizes (``SIZES``): ``theory.gh_checks``'s rows."""
     check_preset(preset)
-    return [Check(*r) for r in gh.rows(**SIZES[preset])]
+    return gh.rows(**SIZES[preset])
 
 
 _EXACT = (  # id, the paper's result in our words, source, check labels

@@ -21,7 +21,8 @@ from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import paper_lookup
 from statetrack.claims.recipes import NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, check_choice, expand, sweep
-from statetrack.claims.statements import Check, Statement, exact_statement, from_paper
+from statetrack.check import Check
+from statetrack.claims.statements import Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -167,7 +168,7 @@ def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
     """The exact checks (about 3 s at quick); ``part`` reuses ``exact_part``'s output."""
     from statetrack.theory.chomsky_part import check_rows
 
-    return [Check(*row) for row in check_rows(part or exact_part(preset), MODULUS)]
+    return check_rows(part or exact_part(preset), MODULUS)
 
 
 def exact_part(preset: str) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, expand, sweep
-from statetrack.claims.statements import (PAPER_TOLERANCE, Check, Statement, at_least, at_most, exact_statement,
-                                          with_metric)
+from statetrack.check import Check
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -182,7 +182,7 @@ def checks(preset: str) -> list[Check]:
     from statetrack.theory.s5_part import check_rows
 
     check_preset(preset)
-    return [Check(*row) for row in check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])]
+    return check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])
 
 
 CLAIM = Claim(ID, grid, statements, cell_of, headline="swaps-neg-1layer", label_of=label_of, checks=checks,

@@ -21,7 +21,8 @@ from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
 from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, expand, sweep
-from statetrack.claims.statements import PAPER_TOLERANCE, Check, Statement, at_least, exact_statement, with_metric
+from statetrack.check import Check
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
@@ -121,7 +122,7 @@ def checks(preset: str) -> list[Check]:
     """The exact part (seconds, ``theory.z60_tracking``): rotation trackers, reflection pairs, the generator's λ."""
     from statetrack.theory import z60_tracking
 
-    return [Check(*row) for row in z60_tracking.rows(*TRACK[check_preset(preset)])]
+    return z60_tracking.rows(*TRACK[check_preset(preset)])
 
 
 def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:

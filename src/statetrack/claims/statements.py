@@ -78,23 +78,6 @@ def at_most(threshold: float, metric: str = DEFAULT_METRIC) -> Rule:
     return Rule("<=", threshold, metric)
 
 
-@dataclass(frozen=True)
-class Check:
-    """A check that is not one run against a threshold: what was computed, its value, the rule, whether it held;
-    ``part`` "exact" (a construction against ground truth) or "comparison" (a rule across runs, by the claim module)."""
-
-    label: str
-    value: float
-    rule: str
-    passed: bool
-    detail: str = ""
-    part: Literal["exact", "comparison"] = "exact"
-
-    def row(self) -> dict[str, Any]:
-        return {"part": self.part, "label": self.label, "ours": self.value, "rule": self.rule, "pass": self.passed,
-                "detail": self.detail}
-
-
 # ----------------------------------------------------------------------------- verdicts
 
 

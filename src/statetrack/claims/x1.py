@@ -20,7 +20,8 @@ from typing import Any
 from statetrack.claims import bl3, check_preset, get_claim
 from statetrack.claims.claim import Claim
 from statetrack.claims.recipes import Cell, check_choice, check_seeds, expand
-from statetrack.claims.statements import (PAPER_TOLERANCE, TRAINED_PRESETS, Check, Rule, Statement, at_least, at_most,
+from statetrack.check import Check
+from statetrack.claims.statements import (PAPER_TOLERANCE, TRAINED_PRESETS, Rule, Statement, at_least, at_most,
                                           exact_statement, from_paper)
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
@@ -368,8 +369,8 @@ def checks(preset: str) -> list[Check]:
     for s in (s for s in _statements() if s.kind == "impossible"):
         runs = _board(s.presets[0])[(s.where["model"], s.where["task"])]
         ceilings.setdefault((runs[0].task, _ceiling_length(s.where["task"], runs)), s.where["task"])
-    return [Check(*row) for row in (*board_facts.letter_checks(cfg.task), *(
-        board_facts.ceiling_check(TASK_NAMES[column], t, length) for (t, length), column in ceilings.items()))]
+    return [*board_facts.letter_checks(cfg.task), *(
+        board_facts.ceiling_check(TASK_NAMES[column], t, length) for (t, length), column in ceilings.items())]
 
 
 def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:

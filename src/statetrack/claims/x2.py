@@ -19,7 +19,8 @@ from typing import Any
 from statetrack.claims import Verdict, check_preset
 from statetrack.claims.claim import Claim, judge
 from statetrack.claims.recipes import check_seeds
-from statetrack.claims.statements import (TRAINED_PRESETS, Check, Statement, at_least, at_most, exact_statement, score,
+from statetrack.check import Check
+from statetrack.claims.statements import (TRAINED_PRESETS, Statement, at_least, at_most, exact_statement, score,
                                           with_metric)
 from statetrack.config import RunConfig
 from statetrack.theory import spectral_readings as sr
@@ -176,9 +177,8 @@ def checks(preset: str) -> list[Check]:
     check_preset(preset)
     firsts = first_configs(preset)
     longest = {t: c.eval.max_len for (t, _), c in reversed(firsts.items())}  # the grid's first run on each task
-    return [Check(*row) for row in sr.construction_checks(
-        longest["parity"], longest["Z5"], {m: firsts[(f"Z{m}", NAMES["rotation"])] for m in (3, 5)},
-        firsts[("Z5", NAMES["full"])])]
+    return sr.construction_checks(longest["parity"], longest["Z5"],
+                                  {m: firsts[(f"Z{m}", NAMES["rotation"])] for m in (3, 5)}, firsts[("Z5", NAMES["full"])])
 
 
 def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | None = None,

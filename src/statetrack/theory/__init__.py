@@ -44,4 +44,7 @@ Both papers and their follow-ups:
 - ``groups``: the order of the group a task's letters generate (closure of their permutations). bl5, x1.
 - ``predictions``: the class × task table of what one layer (and more) can track, each cell citing its theorem;
   the zoo's models mapped to their transition classes.
+
+Shared by the modules above: ``threads.single_thread`` (the guard every long construction runs under) and
+``rotations.eventual_period`` (the one period finder, for orbits, predictions and answer sequences).
 """

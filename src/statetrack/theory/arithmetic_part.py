@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from statetrack.check import Check
 from statetrack.theory import arithmetic_automaton as aa
-from statetrack.theory.fsm_simulation import single_thread
+from statetrack.theory.threads import single_thread
 
 
 def exact_part(moduli: tuple[int, ...], num_seqs: int, length: int, also: int) -> dict[str, Any]:
@@ -25,17 +26,21 @@ def exact_part(moduli: tuple[int, ...], num_seqs: int, length: int, also: int) -
     return {"tracking": tracking, "distinct": distinct}
 
 
-def check_rows(part: dict[str, Any]) -> list[tuple[str, float, str, bool, str]]:
-    """(label, value, rule, holds, detail) of every exact fact in ``exact_part``'s output (worst modulus each)."""
+def check_rows(part: dict[str, Any]) -> list[Check]:
+    """A ``Check`` of every exact fact in ``exact_part``'s output (worst modulus each)."""
     tr, distinct = part["tracking"], part["distinct"]
     sizes = f"m in {[t.modulus for t in tr]}, {tr[0].num_seqs} sequences of {tr[0].length} tokens each"
     auto = min(t.automaton_acc for t in tr)
-    rows = [("tracking: m²-state automaton vs task labels", auto, "= 1", auto == 1.0, sizes)]
+    rows = [Check(label="tracking: m²-state automaton vs task labels", value=auto, rule="= 1", passed=auto == 1.0,
+                  detail=sizes)]
     for mode in ("every_step", "none"):
         acc = min(t.acc[mode] for t in tr)
-        rows.append((f"tracking: bilinear construction H = m² ({mode})", acc, "= 1", acc == 1.0, sizes))
+        rows.append(Check(label=f"tracking: bilinear construction H = m² ({mode})", value=acc, rule="= 1",
+                          passed=acc == 1.0, detail=sizes))
     one_hot = all(t.one_hot for t in tr)
     short = {m: d for m, d in distinct.items() if d != m * m}
-    return rows + [("tracking: construction states exactly one-hot", float(one_hot), "= 1", one_hot, sizes),
-                   ("lower bound: states needed = m² (distinct answers to '×0', '+0')", float(not short), "= 1",
-                    not short, ", ".join(f"m={m}: {d}" for m, d in distinct.items()))]
+    return rows + [Check(label="tracking: construction states exactly one-hot", value=float(one_hot), rule="= 1",
+                         passed=one_hot, detail=sizes),
+                   Check(label="lower bound: states needed = m² (distinct answers to '×0', '+0')",
+                         value=float(not short), rule="= 1", passed=not short,
+                         detail=", ".join(f"m={m}: {d}" for m, d in distinct.items()))]

@@ -285,14 +285,6 @@ def constant_word_predictions(model: nn.Module, token: int, length: int) -> torc
         return model(torch.full((1, length), token, dtype=torch.long))[0].argmax(-1)  # (T,)
 
 
-def eventual_period(pred: torch.Tensor, tail: int) -> int | None:
-    """The smallest p ≤ 6 with pred[t] = pred[t − p] for every t in the last ``tail`` positions, else None."""
-    for p in range(1, 7):
-        if torch.equal(pred[-tail:], pred[-tail - p: len(pred) - p]):
-            return p
-    return None
-
-
 def count_only_ceiling(table: torch.Tensor, max_len: int, start: int = 0) -> list[float]:
     """Best accuracy of any predictor that sees only the letter counts, at lengths 1..max_len (letters uniform).
 
@@ -325,6 +317,6 @@ def count_only_ceiling(table: torch.Tensor, max_len: int, start: int = 0) -> lis
 
 
 __all__ = ["Representation", "Tracking", "block_model", "constant_word_predictions", "count_only_ceiling",
-           "cp_rotation_model", "eventual_period", "is_permutation_table", "one_hot_rep", "permutation_matrices",
+           "cp_rotation_model", "is_permutation_table", "one_hot_rep", "permutation_matrices",
            "rotation", "rotation_rep", "sign_rep", "smallest_block", "smallest_rep", "standard_rep",
            "sum_zero_basis", "track"]

@@ -67,6 +67,7 @@ from torch import Tensor
 
 from statetrack.models.ops.delta import delta_product_chunked, delta_product_sequential
 from statetrack.theory.householder import as_reflections, gh_product, permutation_matrix
+from statetrack.theory.threads import single_thread
 
 __all__ = [
     "Automaton",
@@ -94,18 +95,6 @@ __all__ = [
 ]
 
 Transformation = tuple[int, ...]  # f[q] = q·f, a map of range(len(f)) into itself
-
-
-class _one_thread:
-    """Run a block on one CPU thread: the rollouts are thousands of tiny ops, where a second thread on a
-    shared 2-core machine costs more in hand-offs than it saves."""
-
-    def __enter__(self):
-        self._saved = torch.get_num_threads()
-        torch.set_num_threads(1)
-
-    def __exit__(self, *exc):
-        torch.set_num_threads(self._saved)
 
 
 # ----------------------------------------------------------------------------- automata
@@ -727,7 +716,7 @@ def run_lrnn(cascade: Cascade, words: Tensor, dtype: torch.dtype = torch.float32
         raise ValueError(f"op={op!r} is not allowed: use one of {LRNN_OPS}")
     B, T = words.shape
     out, above = [], []
-    with torch.no_grad(), _one_thread():
+    with torch.no_grad(), single_thread():
         for i, layer in enumerate(cascade.layers):
             n = layer.size
             keys, betas, values = layer_factors(layer, dtype)  # (L, n_h, n), (L, n_h), (L, n_h)
@@ -836,7 +825,7 @@ def cascade_check(automaton: Automaton, num_words: int = 1000, length: int = 100
     casc = holonomy_cascade(automaton) if cascade is None else cascade
     words = torch.randint(len(automaton.letters), (num_words, length),
                           generator=torch.Generator().manual_seed(seed))  # (B, T)
-    with _one_thread():
+    with single_thread():
         truth = automaton.run(words)  # (B, T)
         sym = run_symbolic(casc, words)  # K × (B, T)
         hs = run_lrnn(casc, words, dtype, op)  # K × (B, T, n)

@@ -33,7 +33,6 @@ tests/test_theory_fsm_simulation.py.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import torch
@@ -42,22 +41,6 @@ from torch import nn
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
 from statetrack.tasks.base import Task
-
-
-@contextlib.contextmanager
-def single_thread():
-    """Run the block on one torch thread, then restore the count.
-
-    Why: these constructions are long loops of small products (B·H² per step). On the shared 2-core
-    box a second thread only adds contention: measured 0.16 ms per step on one thread against
-    4.4 ms on two (B = 100, H = 25, while other jobs ran).
-    """
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(saved)
 
 
 def transition_matrices(table: torch.Tensor) -> torch.Tensor:
@@ -251,4 +234,4 @@ def synchronised_fraction(table: torch.Tensor, words: torch.Tensor, windows: lis
 
 
 __all__ = ["Tracking", "additive_scale_example", "fsm_bilinear", "perturbed_additive", "random_machines",
-           "scale_changes", "single_thread", "synchronised_fraction", "track", "transition_matrices"]
+           "scale_changes", "synchronised_fraction", "track", "transition_matrices"]

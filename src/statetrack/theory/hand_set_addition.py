@@ -18,8 +18,9 @@ import torch
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import block_size as bs
-from statetrack.theory.fsm_simulation import fsm_bilinear, single_thread
-from statetrack.theory.rotations import hand_set_rotation
+from statetrack.theory.fsm_simulation import fsm_bilinear
+from statetrack.theory.rotations import eventual_period, hand_set_rotation
+from statetrack.theory.threads import single_thread
 
 
 def exact_rows(num_seqs: int, length: int, moduli: tuple[int, ...]) -> list[dict[str, Any]]:
@@ -47,7 +48,8 @@ def exact_rows(num_seqs: int, length: int, moduli: tuple[int, ...]) -> list[dict
                     torch.manual_seed(seed)
                     model = make_model(model_config("bilinear", variant="diagonal", d_model=8), task.vocab_size, m)
                     pred = bs.constant_word_predictions(model, 1, 4 * length)  # (T,)
-                    periods.append(bs.eventual_period(pred, length))
+                    p = int(eventual_period(pred, tail=length)[1])
+                    periods.append(p if p > 0 else None)
                 rows.append({"model": "diagonal", "m": m, "what": "limit: prediction on 1^k eventually 2-periodic",
                              "value": float(max(p or 99 for p in periods)), "holds": all(p in (1, 2) for p in periods),
                              "detail": f"5 random diagonal models (H=8), k ≤ {4 * length}, fp64; periods {periods}"})

@@ -41,20 +41,10 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from statetrack.theory.threads import single_thread
+
 SIGMOID_SATURATE = 200.0  # fp32 sigmoid(±200) is exactly 1 / 0 (exp(200) overflows), so β ∈ {0, 2} exactly
 KEY_SCALE = 0.2  # |SiLU| of the key entries before L2 normalisation; SiLU reaches −0.2785 at its minimum
-
-
-class _one_thread:
-    """Run a block on one CPU thread: rollouts are thousands of tiny ops, and on a shared 2-core box a
-    second thread costs more in hand-offs than it saves (measured 20× slower under load)."""
-
-    def __enter__(self):
-        self._saved = torch.get_num_threads()
-        torch.set_num_threads(1)
-
-    def __exit__(self, *exc):
-        torch.set_num_threads(self._saved)
 
 
 # ----------------------------------------------------------------------------- GH products and spectra
@@ -313,7 +303,7 @@ def track_swaps(num_seqs: int = 1000, length: int = 10_000, seed: int = 0,
     correct = torch.zeros(num_seqs, dtype=torch.long)  # (B,) correct answers so far
     all_ok = torch.ones(num_seqs, dtype=torch.bool)  # (B,)
     err = torch.zeros(length)  # (T,) max of |S_t − M(label_t)| at each step
-    with _one_thread():
+    with single_thread():
         for t in range(length):
             logits, state = tr.model.step(batch.inputs[:, t], state)  # (B, K)
             hit = logits.argmax(-1) == batch.targets[:, t]  # (B,)
@@ -413,7 +403,7 @@ def check_adders(moduli: Sequence[int], num_seqs: int = 1000, length: int = 10_0
     for m in moduli:
         batch = make_task(task_config("modular_addition", modulus=m)).sample(
             torch.Generator().manual_seed(seed), num_seqs, length)  # (B, T) inputs and labels
-        with _one_thread():
+        with single_thread():
             pred, h, parity = reflection_adder(batch.inputs, m, dtype)
         S = batch.targets.double()  # (B, T) the sum so far, mod m
         ang = torch.where(parity == 1, math.pi / m - 2 * math.pi * S / m, 2 * math.pi * S / m)  # (B, T) exact angle

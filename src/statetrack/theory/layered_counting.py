@@ -68,8 +68,9 @@ from dataclasses import dataclass
 
 import torch
 
-from statetrack.theory.householder import _one_thread, reflection_adder, reflection_angle
+from statetrack.theory.householder import reflection_adder, reflection_angle
 from statetrack.theory.rotations import best_readout_accuracy, diagonal_orbit, eventual_period
+from statetrack.theory.threads import single_thread
 
 FAMILIES = ("diagonal", "deltanet", "fixed_key", "rotation")
 REAL_FAMILIES = FAMILIES[:3]  # every product of two layer-2 transitions has a real spectrum
@@ -220,7 +221,7 @@ def two_layer_orbit(model: TwoLayerLRNN, steps: int) -> tuple[torch.Tensor, torc
         h1 (K+1, N, d1) and h2 (K+1, N, d2) in the model's dtype; row t holds the state after t ones.
     """
     _check_int("steps", steps)
-    with _one_thread():
+    with single_thread():
         rows1, _, rows2 = _advance(model, model.h1_0, model.h2_0, steps)
     return torch.cat([model.h1_0[None], rows1]), torch.cat([model.h2_0[None], rows2])  # (K+1, N, d1), (K+1, N, d2)
 
@@ -287,7 +288,7 @@ def two_layer_periods(model: TwoLayerLRNN, steps: int = MAX_STEPS, max_period: i
     joint.update(torch.cat([_bits(h1), _bits(h2)], -1)[None])  # step 0
     first.update(_bits(h1)[None])
     done, last_u = 0, None
-    with _one_thread():
+    with single_thread():
         while done < steps:
             n = min(chunk, steps - done)
             rows1, u, rows2 = _advance(model, h1, h2, n)  # (n, N, d1), (n, N), (n, N, d2)

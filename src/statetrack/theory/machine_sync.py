@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from statetrack.check import Check
 from statetrack.evaluate import normalized
 from statetrack.theory import synchronization as sy
 
@@ -28,14 +29,13 @@ def machine_row(table: torch.Tensor, window: int, length: int, num_words: int) -
 
 
 def check_rows(part: list[dict[str, Any]], sync_level: float, chance_slack: float,
-               num_words: int) -> list[dict[str, Any]]:
+               num_words: int) -> list[Check]:
     """A permutation machine never synchronises (ceiling ≤ chance + slack); a uniform table does (≥ ``sync_level``)."""
     out = []
     for r in part:
         ceil, perm = r["window ceiling (normalized)"], r["sampling"] == "permutation"
         ok = (r["synchronising"] == 0.0 and ceil <= chance_slack) if perm else ceil >= sync_level
         rule = f"<= {chance_slack} (never synchronises)" if perm else f">= {sync_level} (synchronises)"
-        out.append({"label": f"{r['states']} states, {r['sampling']}: window-{r['window']} ceiling", "value": ceil,
-                    "rule": rule, "passed": ok,
-                    "detail": f"synchronising {r['synchronising']:.3f} of {num_words} words"})
+        out.append(Check(label=f"{r['states']} states, {r['sampling']}: window-{r['window']} ceiling", value=ceil,
+                         rule=rule, passed=ok, detail=f"synchronising {r['synchronising']:.3f} of {num_words} words"))
     return out

@@ -56,7 +56,8 @@ from torch import nn
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
 from statetrack.tasks.modular import EQUALS, MINUS, PLUS, TIMES, _running_values
-from statetrack.theory.fsm_simulation import single_thread, transition_matrices
+from statetrack.theory.fsm_simulation import transition_matrices
+from statetrack.theory.threads import single_thread
 
 OPS = {"+": PLUS, "-": MINUS, "−": MINUS, "*": TIMES, "×": TIMES}
 SYMBOLS = {PLUS: "+", MINUS: "−", TIMES: "×"}
@@ -245,14 +246,6 @@ def word_answers(m: int, first: int, op: str, digit: int, reps: int) -> list[int
     return _running_values(digits, ops, m)[0].tolist()
 
 
-def period(values: list[int]) -> int:
-    """The smallest p >= 1 with values[i + p] == values[i] for every i (len(values) if none is shorter)."""
-    for p in range(1, len(values)):
-        if all(values[i + p] == values[i] for i in range(len(values) - p)):
-            return p
-    return len(values)
-
-
 def word_matrix(mach: Machine, op: str, digit: int) -> torch.Tensor:
     """The 0/1 matrix of the word ``op digit`` on the D(total, term) states, in fp64: T_digit T_op restricted.
 
@@ -274,5 +267,5 @@ def spectrum(matrix: torch.Tensor) -> torch.Tensor:
     return ev[order]
 
 
-__all__ = ["Machine", "Tracking", "arithmetic_bilinear", "machine", "parse", "period", "run", "spectrum", "track",
+__all__ = ["Machine", "Tracking", "arithmetic_bilinear", "machine", "parse", "run", "spectrum", "track",
            "word_answers", "word_matrix"]

@@ -70,20 +70,30 @@ def diagonal_orbit(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor, steps: in
     return out
 
 
-def eventual_period(states: torch.Tensor, max_period: int = 6) -> tuple[torch.Tensor, torch.Tensor]:
-    """The eventual period of each column of a deterministic orbit, and the step where the cycle starts.
+def eventual_period(states: torch.Tensor, max_period: int = 6, tail: int | None = 1
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The eventual period of each column of a sequence, and the step where its cycle starts.
 
-    The orbit is h_{k+1} = f(h_k) for a fixed map f, so one repeat h_j = h_{j+p} makes it p-periodic
-    from j on. Per column, p is the smallest lag in 1..max_period with h_K = h_{K−p} at the last row
-    K, and the entry is the first j with h_j = h_{j+p}.
+    Per column, p is the smallest lag in 1..max_period with h_t = h_{t−p} at each of the last ``tail`` rows t
+    (``tail=None``: at every row t ≥ p, the whole sequence periodic), and the entry is the first j with
+    h_j = h_{j+p}. For an orbit h_{k+1} = f(h_k) of a fixed map f one repeat h_j = h_{j+p} makes it p-periodic
+    from j on, so the last row alone decides (``tail=1``); a readout of an orbit (a model's predictions) needs a
+    longer tail, and a sequence shorter than ``tail + p`` has no period p.
 
     Args:
-        states: (K+1, N) or (K+1, N, D) orbits (row k = h_k; D-dimensional states are compared whole).
+        states: (K+1,) a sequence, (K+1, N) or (K+1, N, D) orbits (row k = h_k; D-dimensional states are
+            compared whole).
         max_period: the longest period looked for.
+        tail: how many of the last rows must repeat at lag p (None: all of them).
     Returns:
-        entry (N,) and period (N,) LongTensors; both −1 where no period <= max_period shows by row K.
+        entry (N,) and period (N,) LongTensors ((1,) each for a single sequence); both −1 where no period
+        <= max_period shows.
     """
     _check_positive("max_period", max_period)
+    if tail is not None:
+        _check_positive("tail", tail)
+    if states.dim() == 1:
+        states = states.unsqueeze(-1)  # (K+1, 1)
     if states.dim() == 2:
         states = states.unsqueeze(-1)  # (K+1, N, 1)
     K, N = states.shape[0] - 1, states.shape[1]
@@ -91,7 +101,13 @@ def eventual_period(states: torch.Tensor, max_period: int = 6) -> tuple[torch.Te
     period = torch.full((N,), -1, dtype=torch.long)
     for p in range(1, min(max_period, K) + 1):
         same = (states[p:] == states[:-p]).all(-1)  # (K+1−p, N): h_{j+p} == h_j
-        new = (period < 0) & same[-1]  # (N,) columns whose smallest period is p
+        if tail is None:
+            repeats = same.all(0)  # (N,)
+        elif tail <= len(same):
+            repeats = same[-tail:].all(0)  # (N,)
+        else:
+            continue  # too short to show period p over ``tail`` rows
+        new = (period < 0) & repeats  # (N,) columns whose smallest period is p
         if new.any():
             # Once the orbit repeats it stays periodic, so ``same`` is False…False True…True per column.
             first = torch.where(same, torch.arange(K + 1 - p)[:, None], K + 1).min(0).values  # (N,)

@@ -1,7 +1,6 @@
 """BL Prop 2 on the package's models: A_x = P D_x P⁻¹ with one P for every x makes A_a A_b = A_b A_a, and S3 asks for more than counts.
 
-The exact part of bl7 as check rows (label, value, rule, passed, detail), the claim module turns them into
-``Check``s: the largest commutator and ‖h(ab) − h(ba)‖ of the shared-eigenbasis variants ("rotation", "diagonal")
+The exact part of bl7 as ``Check`` rows: the largest commutator and ‖h(ab) − h(ba)‖ of the shared-eigenbasis variants ("rotation", "diagonal")
 and the smallest commutator of the full model, each over seeded random inits in fp64 (``theory.commuting``); the
 ordered pairs of S3 that do not commute; and the count-only ceiling on S3 (``commuting.count_only_ceiling``),
 which must stay below 1 from length 2 on and never rise.
@@ -15,6 +14,7 @@ import functools
 
 import torch
 
+from statetrack.check import Check
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
 from statetrack.theory.commuting import (commutator_norms, commuting_pairs, count_only_ceiling, swapped_word_gap,
@@ -27,7 +27,7 @@ def ceiling(max_len: int) -> tuple[float, ...]:
     return tuple(count_only_ceiling(make_task(task_config("word_problem", group="S3")).mul_table, max_len))
 
 
-def check_rows(draws: int, H: int, ceiling_len: int) -> list[tuple[str, float, str, bool, str]]:
+def check_rows(draws: int, H: int, ceiling_len: int) -> list[Check]:
     """A_a A_b − A_b A_a = P (D_a D_b − D_b D_a) P⁻¹ = 0 for a shared P: commutators of the package's bilinear
     models at width ``H`` over ``draws`` random inits (fp64), S3's non-commuting pairs, and ``ceiling(ceiling_len)``."""
     s3 = make_task(task_config("word_problem", group="S3"))
@@ -43,21 +43,24 @@ def check_rows(draws: int, H: int, ceiling_len: int) -> list[tuple[str, float, s
             worst, smallest = max(worst, float(off.max())), min(smallest, float(off.min()))
             gap = max(gap, max(swapped_word_gap(model, a, b) for a in range(6) for b in range(a + 1, 6)))
         if variant == "full":
-            out.append(("full model: smallest commutator", smallest, "> 0.01 (never commute)", smallest > 0.01, inits))
+            out.append(Check(label="full model: smallest commutator", value=smallest, rule="> 0.01 (never commute)",
+                             passed=smallest > 0.01, detail=inits))
         else:
-            out += [(f"shared eigenbasis, {variant}: largest commutator", worst, "≤ 1e-12 (fp64)", worst <= 1e-12,
-                     inits),
-                    (f"shared eigenbasis, {variant}: ‖h(ab) − h(ba)‖", gap, "≤ 1e-12 (fp64)", gap <= 1e-12,
-                     f"every pair of the 6 elements of S3, {draws} random inits")]
+            out += [Check(label=f"shared eigenbasis, {variant}: largest commutator", value=worst, rule="≤ 1e-12 (fp64)",
+                          passed=worst <= 1e-12, detail=inits),
+                    Check(label=f"shared eigenbasis, {variant}: ‖h(ab) − h(ba)‖", value=gap, rule="≤ 1e-12 (fp64)",
+                          passed=gap <= 1e-12, detail=f"every pair of the 6 elements of S3, {draws} random inits")]
     pairs = commuting_pairs(s3.mul_table)
     noncommuting = int((~pairs).sum())
-    out.append(("S3: ordered pairs with ab ≠ ba", noncommuting, "> 0 (S3 is not abelian)", noncommuting > 0,
-                f"of {pairs.numel()}; the commuting ones: 6 × 3 conjugacy classes"))
+    out.append(Check(label="S3: ordered pairs with ab ≠ ba", value=noncommuting, rule="> 0 (S3 is not abelian)",
+                     passed=noncommuting > 0,
+                     detail=f"of {pairs.numel()}; the commuting ones: 6 × 3 conjugacy classes"))
     c = ceiling(ceiling_len)
     falling = all(x >= y - 1e-12 for x, y in zip(c, c[1:])) and all(x < 1 for x in c[1:])
-    out.append((f"S3: count-only ceiling at length {len(c)}", c[-1], "< 1 from L = 2 on, never rising", falling,
-                f"c(2) = {c[1]:.4f}, c(11) = {c[10] if len(c) > 10 else float('nan'):.4f}; "
-                "chance 1/6, the sign alone gives 1/3"))
+    out.append(Check(label=f"S3: count-only ceiling at length {len(c)}", value=c[-1],
+                     rule="< 1 from L = 2 on, never rising", passed=falling,
+                     detail=f"c(2) = {c[1]:.4f}, c(11) = {c[10] if len(c) > 10 else float('nan'):.4f}; "
+                            "chance 1/6, the sign alone gives 1/3"))
     return out
 
 

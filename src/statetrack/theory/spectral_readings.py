@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from statetrack import spectra as sp
+from statetrack.check import Check
 
 EPS = 2.0 ** -24  # fp32 unit roundoff: the arithmetic our runs train and test in
 
@@ -101,9 +102,9 @@ def eigen_rows(cfg: Any, model: Any) -> list[dict[str, Any]]:
 
 
 def construction_checks(parity_len: int, z_len: int, rotation_cfgs: dict[int, Any], full_z5_cfg: Any
-                        ) -> list[tuple[str, float, str, bool, str]]:
-    """NE Thm 3's constructions read as exact solutions, near misses do not: (label, value, rule, passed, detail)
-    per check; flip scores against ``flip_bound(parity_len)``, Z_m readings against ``drift_bound(z_len)``."""
+                        ) -> list[Check]:
+    """NE Thm 3's constructions read as exact solutions, near misses do not: a ``Check``
+    each; flip scores against ``flip_bound(parity_len)``, Z_m readings against ``drift_bound(z_len)``."""
     from statetrack.models import make_model
     from statetrack.tasks import make_task
     from statetrack.theory.fsm_simulation import fsm_bilinear
@@ -112,8 +113,10 @@ def construction_checks(parity_len: int, z_len: int, rotation_cfgs: dict[int, An
 
     def flip_check(name, mats, kind, want_exact, detail=None):
         f = sp.flip_direction(sp.Transitions(mats, torch.tensor([[0], [1]]), kind))
-        out.append((f"construction: {name}", f.score, f"flip score {'≤' if want_exact else '>'} {bound:.4f}",
-                    (f.score <= bound) is want_exact, detail or f"λ(1) = {f.flip:+.3f}, uᵀA(0)u = {f.hold:.3f}"))
+        out.append(Check(label=f"construction: {name}", value=f.score,
+                         rule=f"flip score {'≤' if want_exact else '>'} {bound:.4f}",
+                         passed=(f.score <= bound) is want_exact,
+                         detail=detail or f"λ(1) = {f.flip:+.3f}, uᵀA(0)u = {f.hold:.3f}"))
 
     def channel_check(name, a0, a1, want_exact):
         mats = torch.tensor([[[[x]] for x in a0], [[[x]] for x in a1]], dtype=torch.float64)  # (2 tokens, C, 1, 1)
@@ -130,9 +133,10 @@ def construction_checks(parity_len: int, z_len: int, rotation_cfgs: dict[int, An
         a = read(cfg, model)
         drift = 0.0 if a["drift"] != a["drift"] else a["drift"]  # a dense model's drift is not read
         holds = bool(a["generator"]) and drift <= drift_bound(z_len)
-        out.append((f"construction: {name}", drift, f"{'reads' if want_exact else 'does not read'} as exact: token "
-                    f"1 primitive and drift ≤ {drift_bound(z_len):g}", holds is want_exact,
-                    f"token 1 at j = {a['j1']}, worst leading distance {a['spectral']:.2g}"))
+        out.append(Check(label=f"construction: {name}", value=drift,
+                         rule=f"{'reads' if want_exact else 'does not read'} as exact: token "
+                              f"1 primitive and drift ≤ {drift_bound(z_len):g}", passed=holds is want_exact,
+                         detail=f"token 1 at j = {a['j1']}, worst leading distance {a['spectral']:.2g}"))
 
     for m, cfg in rotation_cfgs.items():
         task = make_task(cfg.task)
