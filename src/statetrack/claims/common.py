@@ -22,6 +22,7 @@ from typing import Any, Literal, get_args
 
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.evaluate import best_of, median_mad
+from statetrack.models import display_names, display_of, model_config
 
 DEFAULT_METRIC = "ood_normalized"
 NE_PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)  # NE App. E.1.1: the best median over seeds among these rates
@@ -29,11 +30,8 @@ BL_PAPER_LRS = (1e-3, 1e-4, 1e-5)  # BL: best of three rates (secondary source);
 #: BL's paper-preset training on lengths 2–10 (100k steps × 64, the secondary source's budget); lr is the first rate.
 BL_PAPER_TRAIN = TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_steps=1000, weight_decay=0.0,
                              min_len=2, max_len=10, eval_every=5000, log_every=100)
-MODEL_NAMES = {"mamba": "Mamba", "deltanet": "DeltaNet", "transformer": "Transformer", "mlstm": "mLSTM",
-               "slstm": "sLSTM", "lstm": "LSTM", "elman": "Elman", "full": "full bilinear", "cp": "CP bilinear",
-               "block": "block-diagonal bilinear", "block2": "block-diagonal b=2", "diagonal": "real diagonal (b=1)",
-               "rotation": "R2 (rotation blocks)", "deltaproduct": "DeltaProduct", "gated_deltanet": "Gated DeltaNet",
-               "pd_ssm": "PD-SSM", "complex_diagonal": "complex diagonal"}  # one display name per model
+#: One display name per model family, as the model configs declare them, and bilinear's block model at b = 2.
+MODEL_NAMES = {**display_names(), "block2": display_of(model_config("bilinear", variant="block", block_size=2))}
 SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2)}  # the seeds most claims run at each preset
 #: The smoke preset's training: ten steps on lengths 2–10 (a claim changes a field or two).
 SMOKE_TRAIN = TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1)
