@@ -408,20 +408,29 @@ def counts_only(model: Any) -> bool:
     return m["name"] == "bilinear" and m.get("variant") in ("diagonal", "rotation") and not m.get("additive")
 
 
-#: Every zoo family with its variants: model name → {variant label: the config fields that select it}.
-ZOO: dict[str, dict[str, dict[str, Any]]] = {
+#: The variants of a model whose transition class or parameter differ: model name → {label: the config fields}.
+_VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
     "mamba": {"[0,1]": {"eig_range": "[0,1]"}, "[-1,1]": {"eig_range": "[-1,1]"}},
     "deltanet": {"[0,1]": {"eig_range": "[0,1]"}, "[-1,1]": {"eig_range": "[-1,1]"}},
     "deltaproduct": {f"n_h={n} {e}": {"eig_range": e, "num_householder": n} for n in (1, 2, 3, 4)
                      for e in ("[0,1]", "[-1,1]")},
     "gated_deltanet": {"[0,1]": {"eig_range": "[0,1]"}, "[-1,1]": {"eig_range": "[-1,1]"}},
-    "pd_ssm": {"": {}},
     "complex_diagonal": {"data": {"rotation": "data"}, "none": {"rotation": "none"}},
     "bilinear": {"full": {"variant": "full"}, "block b=2": {"variant": "block", "block_size": 2},
                  "block b=4": {"variant": "block", "block_size": 4}, "diagonal": {"variant": "diagonal"},
                  "rotation": {"variant": "rotation"}, "cp": {"variant": "cp"}},
-    "elman": {"": {}}, "lstm": {"": {}}, "slstm": {"": {}}, "mlstm": {"": {}}, "transformer": {"": {}},
 }
+
+
+def _zoo() -> dict[str, dict[str, dict[str, Any]]]:
+    from statetrack.models import MODELS, is_builtin
+
+    return {name: _VARIANTS.get(name, {"": {}}) for name in MODELS if is_builtin(name)}
+
+
+#: Every built-in model with its variants: model name → {variant label: the config fields that select it}
+#: (one variant, the defaults, where the class does not depend on a field).
+ZOO: dict[str, dict[str, dict[str, Any]]] = _zoo()
 
 
 def predict_model(model: Any, task: str, layers: int | None = None) -> Prediction:
