@@ -56,7 +56,7 @@ def test_mamba_transition_equals_one_step_of_the_recurrence(d_conv):
     windows = sp.all_windows(model, range(2))
     assert windows.shape == (2 ** max(d_conv, 1), max(d_conv, 1))
     tr = sp.transitions(model, windows)
-    assert tr.kind == "diagonal" and tr.matrices.shape == (len(windows), 16 * 3, 1, 1)
+    assert tr.kind == "signed_diagonal" and tr.matrices.shape == (len(windows), 16 * 3, 1, 1)
     for w, window in enumerate(windows):
         a = _step_difference(model, window[None], torch.ones_like)  # (1, E·D, N): A·1 − A·0 = the decays
         torch.testing.assert_close(tr.matrices[w, :, 0, 0], a.flatten(), rtol=1e-5, atol=1e-6)
@@ -70,7 +70,7 @@ def test_deltanet_transition_equals_one_step_of_the_recurrence(d_conv, eig_range
     model = make_model(model_config("deltanet", d_model=8, num_heads=2, d_conv=d_conv, eig_range=eig_range), 3, 2)
     windows = sp.all_windows(model, range(2))
     tr = sp.transitions(model, windows)
-    assert tr.kind == "householder" and tr.matrices.shape == (len(windows), 2, 4, 4)
+    assert tr.kind == {"[0,1]": "householder_nonneg", "[-1,1]": "reflection"}[eig_range] and tr.matrices.shape == (len(windows), 2, 4, 4)
     eye = lambda S: torch.eye(4).expand_as(S).clone()  # noqa: E731  S_{t-1} = I per head: S_t − write = A
     for w, window in enumerate(windows):
         A = _step_difference(model, window[None], eye)[0]  # (H, d, d)

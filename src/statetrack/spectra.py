@@ -3,17 +3,17 @@
 Every linear RNN of the package updates its state as ``H_t = A(x_t) H_{t−1} + B(x_t)`` (NE Eq. 1; the
 bilinear models as ``h_t = A(x_t) h_{t−1}``, BL §2). ``transitions(model, windows)`` reads A(x) out of
 a model's **first layer** for given token windows (the last token of each window is x_t; earlier
-tokens only matter through a short convolution), as independent square blocks:
+tokens only matter through a short convolution), as independent square blocks. The model's config says
+how (``transition_reader``):
 
-| model          | blocks G × (n × n)                                   | where A comes from                         |
-|----------------|------------------------------------------------------|--------------------------------------------|
-| ``mamba``        | E·D·N blocks 1×1: the decays a_t (NE Eq. 2)           | ``MambaMixer._decay_and_input``             |
-| ``deltanet``     | H heads d×d: I − β_t k_t k_tᵀ, acting on S from the left | ``_HouseholderMixer._qkvb``             |
-| ``deltaproduct`` | H heads d×d: the product of n_h such factors          | ``DeltaProductMixer.transition_matrices``   |
-| ``bilinear``     | "full"/"cp": 1 block H×H; "block": H/b blocks b×b; "rotation": H/2 blocks 2×2; "diagonal": H blocks 1×1 | ``BilinearRNN.tables`` |
+| reader   | where A comes from                                      | models: blocks G × (n × n)                         |
+|----------|---------------------------------------------------------|----------------------------------------------------|
+| "mixer"  | the first block's ``mixer.transition_matrices(x)``        | ``mamba``: E·D·N blocks 1×1, the decays a_t (NE Eq. 2); ``deltanet``: H heads d×d, I − β_t k_t k_tᵀ; ``deltaproduct``: H heads d×d, the product of n_h such factors |
+| "tokens" | the model's ``transition_blocks()``, one A per token      | ``bilinear``: "full"/"cp" 1 block H×H; "block" H/b blocks b×b; "rotation" H/2 blocks 2×2; "diagonal" H blocks 1×1 |
 
-Any other model (a plug-in, ``statetrack.models.register_model``) is read the same way when it exposes
-``transition_matrices`` as DeltaProduct's mixer or the bilinear model does (``_plugin_transitions``).
+A plug-in (``statetrack.models.register_model``) may declare ``transition_reader`` too; one that does not
+is read the way its model offers (``reader``): a first mixer with ``transition_matrices(x)`` → (B, T, G,
+n, n), or a model with ``transition_matrices()`` → (V, H, H), one dense block per token.
 
 A layer above the first sees a context-dependent input, so only layer 1 has a per-token transition.
 For a residual-stack model the window must cover the short convolution (``context(model)`` tokens);
@@ -45,8 +45,7 @@ class Transitions:
     Attributes:
         matrices: (W, G, n, n) real; block g of the transition applied at the last token of window w.
         windows: (W, L) token ids; row w is the context whose last token the transition reads.
-        kind: "diagonal" (Mamba), "householder" (DeltaNet, DeltaProduct), "bilinear", or for any other model
-            its declared transition class (``_plugin_transitions``).
+        kind: the model's transition class (its config's ``transition``; "plugin" for a config without one).
     """
 
     matrices: Tensor
@@ -58,9 +57,26 @@ class Transitions:
         return self.windows[:, -1]  # (W,)
 
 
+def reader(model: nn.Module) -> str | None:
+    """How A(x) of ``model`` is read: its config's ``transition_reader`` ("mixer", "tokens" or None); a config
+    that declares none (a plug-in) is read the way its model offers: "mixer" when its first block's mixer has
+    ``transition_matrices``, "tokens" when the model itself has ``transition_matrices`` and no blocks."""
+    cfg = model.cfg
+    if hasattr(type(cfg), "transition_reader"):
+        return cfg.transition_reader
+    blocks = getattr(model, "blocks", None)
+    mixer = getattr(blocks[0], "mixer", None) if blocks is not None and len(blocks) else None
+    if mixer is not None and callable(getattr(mixer, "transition_matrices", None)) and hasattr(model, "embed"):
+        return "mixer"
+    if callable(getattr(model, "transition_matrices", None)) and blocks is None:
+        return "tokens"
+    return None
+
+
 def context(model: nn.Module) -> int:
-    """How many tokens decide the first layer's A(x_t): the short convolution's width (1 without one)."""
-    if model.cfg.name == "bilinear":
+    """How many tokens decide the first layer's A(x_t): the short convolution's width (1 without one, and 1 for a
+    model read per token)."""
+    if reader(model) == "tokens":
         return 1
     return max(getattr(model.cfg, "d_conv", 0), 1)
 
@@ -76,91 +92,42 @@ def transitions(model: nn.Module, windows: Tensor) -> Transitions:
     """The first layer's A(x) at the last token of each window (see the module docstring).
 
     Args:
-        model: a ``mamba``, ``deltanet``, ``deltaproduct`` or ``bilinear`` model (eval mode is not needed:
-            none of them has dropout).
-        windows: (W, L) token ids, L ≥ ``context(model)`` for residual-stack models, L ≥ 1 for bilinear.
+        model: a model whose config's ``transition_reader`` is "mixer" or "tokens" (``mamba``, ``deltanet``,
+            ``deltaproduct``, ``bilinear``), or a plug-in that offers ``transition_matrices`` (``reader``);
+            eval mode is not needed: none of them has dropout.
+        windows: (W, L) token ids, L ≥ ``context(model)``.
     Returns:
-        ``Transitions`` with matrices (W, G, n, n) in the model's dtype.
+        ``Transitions`` with matrices (W, G, n, n) in the model's dtype, ``kind`` the config's transition class.
     """
-    name = model.cfg.name
     if windows.dim() != 2 or windows.shape[1] < 1:
         raise ValueError(f"windows must be (W, L) token ids with L >= 1, got shape {tuple(windows.shape)}")
-    if name == "bilinear":
-        return Transitions(_bilinear_blocks(model)[windows[:, -1]], windows, "bilinear")
-    if name not in ("mamba", "deltanet", "deltaproduct"):
-        plugin = _plugin_transitions(model, windows)
-        if plugin is not None:
-            return plugin
-        raise ValueError(f"model {name!r} has no linear transition to read; allowed: mamba, deltanet, "
-                         "deltaproduct, bilinear, or a model that exposes transition_matrices as they do "
-                         "(see _plugin_transitions)")
+    how, name = reader(model), model.cfg.name
+    kind = getattr(model.cfg, "transition", None) or "plugin"
+    if how == "tokens":
+        blocks = getattr(model, "transition_blocks", None)
+        if callable(blocks):
+            A = blocks()  # (V, G, n, n)
+        else:
+            A = model.transition_matrices()  # (V, H, H)
+            if A.dim() != 3 or A.shape[-1] != A.shape[-2]:
+                raise ValueError(f"model {name!r}: transition_matrices() gave shape {tuple(A.shape)}; "
+                                 "allowed: (V, H, H)")
+            A = A.unsqueeze(1)  # (V, 1, H, H)
+        return Transitions(A[windows[:, -1]], windows, kind)  # (W, G, n, n)
+    if how != "mixer":
+        raise ValueError(f"model {name!r} has no linear transition to read; allowed: a model whose config's "
+                         "transition_reader is 'mixer' or 'tokens' (mamba, deltanet, deltaproduct, bilinear), or "
+                         "one that exposes transition_matrices as they do (see reader)")
     if windows.shape[1] < context(model):
         raise ValueError(f"windows of length {windows.shape[1]} are shorter than the short convolution "
                          f"({context(model)} tokens): A(x_t) would depend on tokens outside the window")
     block = model.blocks[0]
     x = block.norm1(model.embed(windows))  # (W, L, D) the first mixer's input
-    mixer = block.mixer
-    if name == "mamba":
-        a = mixer._decay_and_input(x)[0][:, -1]  # (W, E·D, N)
-        return Transitions(a.flatten(1)[..., None, None], windows, "diagonal")  # (W, E·D·N, 1, 1)
-    if name == "deltaproduct":
-        return Transitions(mixer.transition_matrices(x)[:, -1], windows, "householder")  # (W, H, d, d)
-    _, k, _, beta = mixer._qkvb(x)  # (W, H, L, 1, d), (W, H, L, 1)
-    k, beta = k[:, :, -1, 0], beta[:, :, -1, 0]  # (W, H, d), (W, H)
-    eye = torch.eye(k.shape[-1], dtype=k.dtype)  # (d, d)
-    A = eye - beta[..., None, None] * k.unsqueeze(-1) * k.unsqueeze(-2)  # (W, H, d, d)
-    return Transitions(A, windows, "householder")
-
-
-def _plugin_transitions(model: nn.Module, windows: Tensor) -> Transitions | None:
-    """A(x) of any other model that exposes its transition the way a built-in model does, else None:
-
-    - a residual stack (``model.blocks[0].mixer``, ``model.embed``, ``block.norm1``) whose first mixer has
-      ``transition_matrices(x)`` → (B, T, G, n, n), as DeltaProduct's does: blocks at the window's last token;
-    - a model with ``transition_matrices()`` → (V, H, H), one dense matrix per token, as the bilinear model
-      has: the last token's matrix, one block.
-
-    ``kind`` is the model's declared transition class (``statetrack.models.TRANSITIONS``) where it has one.
-    """
-    kind = getattr(model.cfg, "transition", None) or "plugin"
-    blocks = getattr(model, "blocks", None)
-    mixer = getattr(blocks[0], "mixer", None) if blocks is not None and len(blocks) else None
-    if mixer is not None and callable(getattr(mixer, "transition_matrices", None)) and hasattr(model, "embed"):
-        if windows.shape[1] < context(model):
-            raise ValueError(f"windows of length {windows.shape[1]} are shorter than the short convolution "
-                             f"({context(model)} tokens): A(x_t) would depend on tokens outside the window")
-        x = blocks[0].norm1(model.embed(windows))  # (W, L, D) the first mixer's input
-        A = mixer.transition_matrices(x)  # (W, L, G, n, n)
-        if A.dim() != 5 or A.shape[-1] != A.shape[-2]:
-            raise ValueError(f"model {model.cfg.name!r}: mixer.transition_matrices gave shape {tuple(A.shape)}; "
-                             "allowed: (B, T, G, n, n)")
-        return Transitions(A[:, -1], windows, kind)  # (W, G, n, n)
-    fn = getattr(model, "transition_matrices", None)
-    if callable(fn) and not hasattr(model, "blocks"):
-        try:
-            A = fn()  # (V, H, H)
-        except TypeError:
-            return None
-        if A.dim() != 3 or A.shape[-1] != A.shape[-2]:
-            raise ValueError(f"model {model.cfg.name!r}: transition_matrices() gave shape {tuple(A.shape)}; "
-                             "allowed: (V, H, H)")
-        return Transitions(A[windows[:, -1]].unsqueeze(1), windows, kind)  # (W, 1, H, H)
-    return None
-
-
-def _bilinear_blocks(model: nn.Module) -> Tensor:
-    """Per-token A(x_v) of a bilinear model as blocks: (V, G, n, n)."""
-    variant, tables = model.cfg.variant, model.tables()
-    if variant == "full":
-        return tables[0].unsqueeze(1)  # (V, 1, H, H)
-    if variant == "block":
-        return tables[0]  # (V, H/b, b, b)
-    if variant == "diagonal":
-        return tables[0][..., None, None]  # (V, H, 1, 1)
-    if variant == "rotation":
-        c, s = torch.cos(tables[0]), torch.sin(tables[0])  # (V, H/2) each
-        return torch.stack((torch.stack((c, -s), -1), torch.stack((s, c), -1)), -2)  # (V, H/2, 2, 2)
-    return model.transition_matrices().unsqueeze(1)  # cp: (V, 1, H, H)
+    A = block.mixer.transition_matrices(x)  # (W, L, G, n, n)
+    if A.dim() != 5 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"model {name!r}: mixer.transition_matrices gave shape {tuple(A.shape)}; "
+                         "allowed: (B, T, G, n, n)")
+    return Transitions(A[:, -1], windows, kind)  # (W, G, n, n)
 
 
 def eigenvalues(tr: Transitions) -> Tensor:

@@ -21,6 +21,25 @@ frozen config with ``make_model(cfg, vocab_size, num_classes)``.
 Every config has ``backend``: "fast" (the default) or "reference" (the sequential oracle), and
 "fla" for DeltaNet/DeltaProduct on a GPU with flash-linear-attention.
 
+Every config also declares what the rest of the package knows about its model, as class constants
+(``ClassVar``, never fields: a field would change every run key) or properties where a field decides:
+
+| constant             | what it is                                                        | read by               |
+|----------------------|-------------------------------------------------------------------|-----------------------|
+| ``transition``         | its transition class, one of ``TRANSITIONS``                       | ``transition_of``       |
+| ``transition_param``   | the class's parameter (``PARAMETRIZED``: n factors, block size b) | ``transition_param_of`` |
+| ``contractive_exact``  | whether every A(x) has spectral norm < 1 in exact arithmetic     | theory.predictions    |
+| ``transition_note``    | one line on why its A(x) is in its class                          | theory.predictions    |
+| ``display_names``      | family → the name pages show ("mamba" → "Mamba")                  | ``display_of``, ``display_names`` |
+| ``colors``             | family → its colour on every figure                               | ``family_colors``       |
+| ``family`` (optional)  | which of its families a config is (default: its ``name``)         | ``family_of``           |
+| ``display`` (optional) | its own display label (default: family name, then eig_range)     | ``display_of``          |
+| ``activation_floats``  | (first layer, each further layer, eval share) per token and width | runs.memory           |
+| ``transition_reader``  | how spectra reads A(x): "mixer" (the first block's ``mixer.transition_matrices(x)``), "tokens" (the model's ``transition_blocks()``, one per token) or None | spectra |
+
+A plug-in declares ``transition`` (and ``transition_param`` where parametrized) and may declare the rest;
+what it leaves out takes the defaults these functions give.
+
 Used in: every claim that trains a model.
 """
 
@@ -237,15 +256,16 @@ def unregister_model(name: str) -> None:
 
 
 def transition_of(cfg: ModelConfig) -> str:
-    """The transition class of a plug-in config (its ``transition`` constant or property), checked."""
-    value = getattr(cfg, "transition", None)
+    """The transition class of a model config, built-in or plug-in (its ``transition`` constant or property),
+    checked: the one answer to "which transition class?"."""
+    value, name = getattr(cfg, "transition", None), getattr(cfg, "name", type(cfg).__name__)
     if value is None:
-        raise ConfigError(f"model {cfg.name!r} declares no transition class; allowed: {', '.join(TRANSITIONS)}")
-    return check_transition(value, f"model {cfg.name!r}")
+        raise ConfigError(f"model {name!r} declares no transition class; allowed: {', '.join(TRANSITIONS)}")
+    return check_transition(value, f"model {name!r}")
 
 
 def transition_param_of(cfg: ModelConfig) -> int | None:
-    """The parameter of a plug-in config's class (``PARAMETRIZED``: n factors per token, block size b), or None;
+    """The parameter of a config's transition class (``PARAMETRIZED``: n factors per token, block size b), or None;
     a parametrized class without one, or a parameter that is not an integer >= 1, is a ``ConfigError``."""
     cls, value = transition_of(cfg), getattr(cfg, "transition_param", None)
     if cls in PARAMETRIZED and value is None:
@@ -254,6 +274,38 @@ def transition_param_of(cfg: ModelConfig) -> int | None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
         raise ConfigError(f"bad transition_param {value!r} of model {cfg.name!r}; allowed: an integer >= 1")
     return value
+
+
+def family_of(cfg: ModelConfig) -> str:
+    """The family a config belongs to, the key of its display name and colour: its ``family``, else its ``name``."""
+    return getattr(cfg, "family", None) or cfg.name
+
+
+def display_names() -> dict[str, str]:
+    """Family → display name, over every registered model (a plug-in without ``display_names``: its own name)."""
+    out: dict[str, str] = {}
+    for name, cls in MODELS.items():
+        out.update(getattr(cls.Config, "display_names", None) or {name: name})
+    return out
+
+
+def family_colors() -> dict[str, str]:
+    """Family → colour (a hex string), over every registered model that declares ``colors``."""
+    out: dict[str, str] = {}
+    for cls in MODELS.values():
+        out.update(getattr(cls.Config, "colors", None) or {})
+    return out
+
+
+def display_of(cfg: ModelConfig) -> str:
+    """The label pages show for a config: its ``display`` where it declares one, else its family's display name
+    followed by its eigenvalue range where it has one ("Mamba [-1,1]")."""
+    own = getattr(cfg, "display", None)
+    if own is not None:
+        return own
+    name = (getattr(cfg, "display_names", None) or {}).get(family_of(cfg), cfg.name)
+    eig = getattr(cfg, "eig_range", None)
+    return f"{name} {eig}" if eig else name
 
 
 def load_plugins(reload: bool = False) -> dict[str, Plugin]:
@@ -355,5 +407,5 @@ MODELS = _Registry(MODELS)
 _config.SECTION_CLASSES["model"] = _Registry(_config.SECTION_CLASSES["model"])
 
 __all__ += ["ENTRY_POINT_GROUP", "PARAMETRIZED", "PLUGINS", "PLUGIN_ERRORS", "TRANSITIONS", "Plugin", "check_transition",  # noqa: E402
-            "is_builtin", "known_model", "load_plugins", "register_model", "transition_of",
+            "display_names", "display_of", "family_colors", "family_of", "is_builtin", "known_model", "load_plugins", "register_model", "transition_of",
             "transition_param_of", "unregister_model"]

@@ -100,6 +100,18 @@ class BilinearConfig(ModelConfig):
     """
 
     name: ClassVar[str] = "bilinear"
+    #: One family per variant (its display name and colour): ``family`` is the variant.
+    display_names: ClassVar[dict[str, str]] = {
+        "full": "full bilinear", "cp": "CP bilinear", "block": "block-diagonal bilinear",
+        "diagonal": "real diagonal (b=1)", "rotation": "R2 (rotation blocks)"}
+    colors: ClassVar[dict[str, str]] = {"full": "#55A868", "cp": "#E6AB02", "block": "#17BECF",
+                                        "diagonal": "#C44E52", "rotation": "#E7298A"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (8.5, 8.5, 0.5)
+    transition_reader: ClassVar[str | None] = "tokens"
+    contractive_exact: ClassVar[bool] = False
+    #: The transition class of each variant.
+    TRANSITIONS: ClassVar[dict[str, str]] = {"full": "dense", "block": "block_diagonal", "diagonal": "signed_diagonal",
+                                             "rotation": "complex_diagonal", "cp": "low_rank_cp"}
     variant: Variant = "full"
     rank: int = 8
     block_size: int = 2
@@ -135,6 +147,28 @@ class BilinearConfig(ModelConfig):
         extras += [f"emb{self.d_input}"] if self.input == "embedding" else []
         return "-".join(["bilinear", core, *extras])
 
+    @property
+    def family(self) -> str:
+        return self.variant
+
+    @property
+    def display(self) -> str:
+        """The variant's display name; a block model names its block size ("block-diagonal b=2")."""
+        return f"block-diagonal b={self.block_size}" if self.variant == "block" else self.display_names[self.variant]
+
+    @property
+    def transition(self) -> str:
+        return self.TRANSITIONS[self.variant]
+
+    @property
+    def transition_param(self) -> int | None:
+        return self.block_size if self.variant == "block" else None
+
+    @property
+    def transition_note(self) -> str:
+        affine = "; the additive term B x + b makes the update affine (BL's ablation)" if self.additive else ""
+        return "normalizing the state rescales it and leaves the class unchanged" + affine
+
 
 def _haar_orthogonal(*shape: int) -> Tensor:
     """(*lead, n, n) Haar-random orthogonal matrices (QR of a Gaussian with R's diagonal made positive)."""
@@ -147,7 +181,8 @@ class BilinearRNN(nn.Module):
     """Token ids (B, T) → logits (B, T, K) through one bilinear recurrence (see the module docstring).
 
     Besides ``forward``, ``init_state``/``step`` (the model contract), it offers ``states`` (every
-    h_t, optionally from a given h_0) and ``transition_matrices`` (A(x_v) for every token, dense).
+    h_t, optionally from a given h_0), ``transition_matrices`` (A(x_v) for every token, dense) and
+    ``transition_blocks`` (the same as independent square blocks, which ``spectra`` reads).
     """
 
     Config = BilinearConfig
@@ -212,14 +247,25 @@ class BilinearRNN(nn.Module):
             return torch.einsum("ir,vr,jr->vij", left, scale, right)  # (V, H, H)
         if self.cfg.variant == "diagonal":
             return torch.diag_embed(tables[0])  # (V, H, H)
-        if self.cfg.variant == "rotation":
-            c, s = torch.cos(tables[0]), torch.sin(tables[0])  # (V, H/2) each
-            blocks = torch.stack((torch.stack((c, -s), -1), torch.stack((s, c), -1)), -2)  # (V, H/2, 2, 2)
-        else:
-            blocks = tables[0]  # (V, H/b, b, b)
+        blocks = self.transition_blocks()  # (V, H/b, b, b), rotation b = 2
         nb = blocks.shape[1]
         eye = torch.eye(nb, dtype=blocks.dtype, device=blocks.device)  # (H/b, H/b)
         return torch.einsum("vkij,kl->vkilj", blocks, eye).reshape(V, H, H)  # (V, H, H) block-diagonal
+
+    def transition_blocks(self) -> Tensor:
+        """A(x_v) for every token v as its independent square blocks (V, G, n, n): one H×H block for "full" and
+        "cp", H/b blocks b×b for "block", H/2 rotations 2×2 for "rotation", H blocks 1×1 for "diagonal"."""
+        variant, tables = self.cfg.variant, self.tables()
+        if variant == "full":
+            return tables[0].unsqueeze(1)  # (V, 1, H, H)
+        if variant == "block":
+            return tables[0]  # (V, H/b, b, b)
+        if variant == "diagonal":
+            return tables[0][..., None, None]  # (V, H, 1, 1)
+        if variant == "rotation":
+            c, s = torch.cos(tables[0]), torch.sin(tables[0])  # (V, H/2) each
+            return torch.stack((torch.stack((c, -s), -1), torch.stack((s, c), -1)), -2)  # (V, H/2, 2, 2)
+        return self.transition_matrices().unsqueeze(1)  # cp: (V, 1, H, H)
 
     # -- recurrence ---------------------------------------------------------------------------------
     def _normalizing(self) -> bool:

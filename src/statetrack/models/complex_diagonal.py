@@ -39,7 +39,7 @@ from torch.nn import functional as F
 from statetrack.config import ConfigError, positive
 from statetrack.models import register
 from statetrack.models.layers import ShortConv
-from statetrack.models.model import SequenceModel, StackConfig
+from statetrack.models.model import SATURATES, SequenceModel, StackConfig
 from statetrack.models.ops import complex_diagonal as cd_ops
 
 Backend = Literal["fast", "reference"]
@@ -148,6 +148,12 @@ class ComplexDiagonalConfig(StackConfig):
     """
 
     name: ClassVar[str] = "complex_diagonal"
+    display_names: ClassVar[dict[str, str]] = {"complex_diagonal": "complex diagonal"}
+    colors: ClassVar[dict[str, str]] = {"complex_diagonal": "#66A61E"}
+    transition_param: ClassVar[int | None] = None
+    transition_reader: ClassVar[str | None] = None  # spectra reads no A(x) of it yet
+    contractive_exact: ClassVar[bool] = True
+    transition_note: ClassVar[str] = "|λ| = exp(Δ A) < 1 with A < 0; " + SATURATES
     d_state: int = 16
     expand: int = 2
     num_heads: int = 4
@@ -169,6 +175,10 @@ class ComplexDiagonalConfig(StackConfig):
     @property
     def label(self) -> str:
         return f"complex_diagonal-{self.rotation}"
+
+    @property
+    def transition(self) -> str:
+        return "complex_diagonal" if self.rotation == "data" else "positive_diagonal"
 
 
 @register

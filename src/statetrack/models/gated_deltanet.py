@@ -28,8 +28,8 @@ from torch.nn import functional as F
 
 from statetrack.models import register
 from statetrack.models.layers import _HouseholderMixer
-from statetrack.models.lrnn import EigRange, _check_heads_and_conv, _eig_slug
-from statetrack.models.model import SequenceModel, StackConfig
+from statetrack.models.lrnn import EigRange, _check_heads_and_conv, _eig_slug, householder_class
+from statetrack.models.model import SATURATES, SequenceModel, StackConfig
 from statetrack.models.ops import gated_delta as gated_ops
 
 Backend = Literal["fast", "reference"]
@@ -104,6 +104,12 @@ class GatedDeltaNetConfig(StackConfig):
     """
 
     name: ClassVar[str] = "gated_deltanet"
+    display_names: ClassVar[dict[str, str]] = {"gated_deltanet": "Gated DeltaNet"}
+    colors: ClassVar[dict[str, str]] = {"gated_deltanet": "#64B5CD"}
+    transition_reader: ClassVar[str | None] = None  # spectra reads no A(x) of it yet
+    transition_param: ClassVar[int] = 1
+    contractive_exact: ClassVar[bool] = True
+    transition_note: ClassVar[str] = "eigenvalues α and α(1 − β), α ∈ (0, 1); " + SATURATES
     eig_range: EigRange = "[0,1]"
     num_heads: int = 4
     d_conv: int = 4
@@ -116,6 +122,10 @@ class GatedDeltaNetConfig(StackConfig):
     @property
     def label(self) -> str:
         return f"gated_deltanet-{_eig_slug(self.eig_range)}"
+
+    @property
+    def transition(self) -> str:
+        return householder_class(self.eig_range, 1)
 
 
 @register

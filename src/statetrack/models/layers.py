@@ -161,6 +161,10 @@ class MambaMixer(nn.Module):
         out = self.out_proj(y * F.silu(z))  # (B, D)
         return out, ((h,) if self.conv is None else (h, buf))
 
+    def transition_matrices(self, x: torch.Tensor) -> torch.Tensor:
+        """A(x_t) as E·D·N blocks 1×1, the decays a_t (NE Eq. 2): (B, T, E·D·N, 1, 1) (for spectra)."""
+        return self._decay_and_input(x)[0].flatten(2)[..., None, None]  # (B, T, E·D·N, 1, 1)
+
     def transition_eigenvalues(self, x: torch.Tensor) -> torch.Tensor:
         """The diagonal of A(x_t): (B, T, E·D·N), real."""
         a = self._decay_and_input(x)[0]  # (B, T, E·D, N)
@@ -280,6 +284,14 @@ class DeltaNetMixer(_HouseholderMixer):
         q, k, v, beta = self._qkvb(x)  # (B, H, T, d), (B, H, T, 1, d) ×2, (B, H, T, 1)
         o, _ = self._backends[self.backend](q, k[:, :, :, 0], v[:, :, :, 0], beta[..., 0])  # (B, H, T, d)
         return self._out(o)  # (B, T, D)
+
+    def transition_matrices(self, x: torch.Tensor) -> torch.Tensor:
+        """A(x_t) = I − β_t k_t k_tᵀ per head, acting on S from the left: (B, T, H, d, d) (for spectra)."""
+        _, k, _, beta = self._qkvb(x)  # (B, H, T, 1, d), (B, H, T, 1)
+        k, beta = k[:, :, :, 0], beta[..., 0]  # (B, H, T, d), (B, H, T)
+        eye = torch.eye(k.shape[-1], dtype=k.dtype, device=k.device)  # (d, d)
+        A = eye - beta[..., None, None] * k.unsqueeze(-1) * k.unsqueeze(-2)  # (B, H, T, d, d)
+        return A.transpose(1, 2)  # (B, T, H, d, d)
 
     def transition_eigenvalues(self, x: torch.Tensor) -> torch.Tensor:
         """The non-unit eigenvalue 1 − β_t ‖k_t‖² of each head's transition: (B, T, H), real."""

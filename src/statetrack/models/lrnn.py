@@ -17,7 +17,7 @@ from typing import ClassVar, Literal
 from statetrack.config import ConfigError, positive
 from statetrack.models import register
 from statetrack.models.layers import DeltaNetMixer, DeltaProductMixer, MambaMixer
-from statetrack.models.model import SequenceModel, StackConfig
+from statetrack.models.model import SATURATES, SequenceModel, StackConfig
 
 EigRange = Literal["[0,1]", "[-1,1]"]
 Backend = Literal["fast", "reference"]
@@ -26,6 +26,13 @@ DeltaBackend = Literal["fast", "reference", "fla"]
 
 def _eig_slug(eig_range: str) -> str:
     return "neg" if eig_range == "[-1,1]" else "pos"
+
+
+def householder_class(eig_range: str, n: int) -> str:
+    """The transition class of a product of n generalized Householder factors with eigenvalues in ``eig_range``."""
+    if eig_range != "[-1,1]":
+        return "householder_nonneg"
+    return "reflection" if n == 1 else "reflections_n"
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,13 @@ class MambaConfig(StackConfig):
     """
 
     name: ClassVar[str] = "mamba"
+    display_names: ClassVar[dict[str, str]] = {"mamba": "Mamba"}
+    colors: ClassVar[dict[str, str]] = {"mamba": "#DD8452"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (51.0, 37.0, 0.43)
+    transition_reader: ClassVar[str | None] = "mixer"
+    contractive_exact: ClassVar[bool] = True
+    transition_note: ClassVar[str] = ("a = exp(−Δ e^{A_log}) ∈ (0, 1) (or 2a − 1 ∈ (−1, 1)); " + SATURATES)
+    transition_param: ClassVar[int | None] = None
     eig_range: EigRange = "[0,1]"
     d_state: int = 16
     expand: int = 2
@@ -56,6 +70,10 @@ class MambaConfig(StackConfig):
     def label(self) -> str:
         return f"mamba-{_eig_slug(self.eig_range)}"
 
+    @property
+    def transition(self) -> str:
+        return "signed_diagonal" if self.eig_range == "[-1,1]" else "positive_diagonal"
+
 
 @dataclass(frozen=True)
 class DeltaNetConfig(StackConfig):
@@ -68,6 +86,12 @@ class DeltaNetConfig(StackConfig):
     """
 
     name: ClassVar[str] = "deltanet"
+    display_names: ClassVar[dict[str, str]] = {"deltanet": "DeltaNet"}
+    colors: ClassVar[dict[str, str]] = {"deltanet": "#4C72B0"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (53.0, 57.0, 0.5)
+    transition_reader: ClassVar[str | None] = "mixer"
+    contractive_exact: ClassVar[bool] = False
+    transition_note: ClassVar[str] = "eigenvalue 1 (multiplicity d − n) is always present"
     eig_range: EigRange = "[0,1]"
     num_heads: int = 4
     d_conv: int = 4
@@ -80,6 +104,14 @@ class DeltaNetConfig(StackConfig):
     @property
     def label(self) -> str:
         return f"deltanet-{_eig_slug(self.eig_range)}"
+
+    @property
+    def transition(self) -> str:
+        return householder_class(self.eig_range, 1)
+
+    @property
+    def transition_param(self) -> int:
+        return 1  # one generalized Householder factor per token
 
 
 @dataclass(frozen=True)
@@ -94,6 +126,12 @@ class DeltaProductConfig(StackConfig):
     """
 
     name: ClassVar[str] = "deltaproduct"
+    display_names: ClassVar[dict[str, str]] = {"deltaproduct": "DeltaProduct"}
+    colors: ClassVar[dict[str, str]] = {"deltaproduct": "#2A9D8F"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (97.0, 68.0, 0.5)
+    transition_reader: ClassVar[str | None] = "mixer"
+    contractive_exact: ClassVar[bool] = False
+    transition_note: ClassVar[str] = "eigenvalue 1 (multiplicity d − n) is always present"
     eig_range: EigRange = "[0,1]"
     num_heads: int = 4
     d_conv: int = 4
@@ -112,6 +150,14 @@ class DeltaProductConfig(StackConfig):
     @property
     def label(self) -> str:
         return f"deltaproduct{self.num_householder}-{_eig_slug(self.eig_range)}"
+
+    @property
+    def transition(self) -> str:
+        return householder_class(self.eig_range, self.num_householder)
+
+    @property
+    def transition_param(self) -> int:
+        return self.num_householder
 
 
 def _check_heads_and_conv(cfg) -> None:

@@ -32,6 +32,10 @@ from torch import nn
 from statetrack.config import ModelConfig
 
 
+#: Why a gated model is contractive in exact arithmetic only (a config's ``transition_note``).
+SATURATES = "in fp32 the gate rounds to exactly 1, so it is not contractive in the arithmetic used"
+
+
 @dataclass(frozen=True)
 class StackConfig(ModelConfig):
     """Fields shared by residual-stack models. ``mlp_ratio`` r: MLP width r·D after each mixer (0 = none)."""

@@ -38,7 +38,7 @@ from torch.nn import functional as F
 
 from statetrack.config import positive
 from statetrack.models import register
-from statetrack.models.model import SequenceModel, StackConfig
+from statetrack.models.model import SATURATES, SequenceModel, StackConfig
 from statetrack.models.ops import pd as pd_ops
 
 Backend = Literal["fast", "reference"]
@@ -130,6 +130,12 @@ class PDSSMConfig(StackConfig):
     """
 
     name: ClassVar[str] = "pd_ssm"
+    display_names: ClassVar[dict[str, str]] = {"pd_ssm": "PD-SSM"}
+    colors: ClassVar[dict[str, str]] = {"pd_ssm": "#A0A0A0"}
+    transition: ClassVar[str] = "permutation_diagonal"
+    transition_reader: ClassVar[str | None] = None  # spectra reads no A(x) of it yet
+    contractive_exact: ClassVar[bool] = True
+    transition_note: ClassVar[str] = "spectral radius ≤ max |D| = sigmoid(·) < 1; " + SATURATES
     mlp_ratio: int = 0
     d_state: int = 16
     dict_size: int = 8
@@ -148,6 +154,10 @@ class PDSSMConfig(StackConfig):
     @property
     def label(self) -> str:
         return f"pd_ssm-N{self.d_state}"
+
+    @property
+    def transition_param(self) -> int:
+        return self.d_state  # N ≥ |Q| states emulate a |Q|-state automaton
 
 
 @register

@@ -41,6 +41,14 @@ class ElmanConfig(ModelConfig):
     """
 
     name: ClassVar[str] = "elman"
+    display_names: ClassVar[dict[str, str]] = {"elman": "Elman"}
+    colors: ClassVar[dict[str, str]] = {"elman": "#BCBD22"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (4.9, 4.5, 0.5)
+    transition: ClassVar[str] = "nonlinear"
+    transition_param: ClassVar[int | None] = None
+    transition_reader: ClassVar[str | None] = None
+    contractive_exact: ClassVar[bool] = False
+    transition_note: ClassVar[str] = ""
     d_model: int = 128
     d_embed: int = 32
     backend: Backend = "fast"
@@ -61,6 +69,9 @@ class LSTMConfig(ElmanConfig):
     """
 
     name: ClassVar[str] = "lstm"
+    display_names: ClassVar[dict[str, str]] = {"lstm": "LSTM"}
+    colors: ClassVar[dict[str, str]] = {"lstm": "#937860"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (18.2, 7.3, 0.17)
 
 
 class _RecurrentModel(nn.Module):

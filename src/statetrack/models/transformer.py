@@ -61,6 +61,14 @@ class TransformerConfig(StackConfig):
     """
 
     name: ClassVar[str] = "transformer"
+    display_names: ClassVar[dict[str, str]] = {"transformer": "Transformer"}
+    colors: ClassVar[dict[str, str]] = {"transformer": "#555555"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (24.1, 19.5, 0.5)
+    transition: ClassVar[str] = "attention"
+    transition_param: ClassVar[int | None] = None
+    transition_reader: ClassVar[str | None] = None
+    contractive_exact: ClassVar[bool] = False
+    transition_note: ClassVar[str] = ""
     num_heads: int = 4
     mlp_ratio: int = 4
     positions: Literal["learned", "rotary"] = "learned"

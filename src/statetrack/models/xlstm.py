@@ -277,6 +277,13 @@ class MLSTMConfig(StackConfig):
     """
 
     name: ClassVar[str] = "mlstm"
+    display_names: ClassVar[dict[str, str]] = {"mlstm": "mLSTM"}
+    colors: ClassVar[dict[str, str]] = {"mlstm": "#DA8BC3"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (108.0, 88.0, 0.5)
+    transition: ClassVar[str] = "positive_diagonal"
+    transition_param: ClassVar[int | None] = None
+    transition_reader: ClassVar[str | None] = None
+    transition_note: ClassVar[str] = "a positive scalar forget gate per head times the matrix memory"
     mlp_ratio: int = 0
     num_heads: int = 4
     expand: int = 2
@@ -293,6 +300,10 @@ class MLSTMConfig(StackConfig):
     def label(self) -> str:
         return _label(self.name, self.forget_gate)
 
+    @property
+    def contractive_exact(self) -> bool:
+        return self.forget_gate == "sigmoid"  # a sigmoid gate lies in (0, 1); an exponential one may exceed 1
+
 
 @dataclass(frozen=True)
 class SLSTMConfig(StackConfig):
@@ -306,6 +317,14 @@ class SLSTMConfig(StackConfig):
     """
 
     name: ClassVar[str] = "slstm"
+    display_names: ClassVar[dict[str, str]] = {"slstm": "sLSTM"}
+    colors: ClassVar[dict[str, str]] = {"slstm": "#8172B3"}
+    activation_floats: ClassVar[tuple[float, float, float]] = (42.4, 32.2, 0.5)
+    transition: ClassVar[str] = "nonlinear"
+    transition_param: ClassVar[int | None] = None
+    transition_reader: ClassVar[str | None] = None
+    contractive_exact: ClassVar[bool] = False
+    transition_note: ClassVar[str] = ""
     mlp_ratio: int = 2
     num_heads: int = 4
     d_conv: int = 4

@@ -11,7 +11,8 @@ estimate is the larger of the two::
 P parameters (counted on PyTorch's ``meta`` device, which allocates nothing), B and T the training
 batch and longest length, B_e and T_e evaluation's, D ``d_model``, L ``num_layers``, K the task's
 classes (logits and their gradient). ``first``, ``per_layer`` and ``eval_share`` are per model family
-(floats per token and unit of width), measured on a CPU with the fast backends at the default
+(floats per token and unit of width; a model config's ``activation_floats``, bilinear's width being its
+state size H, one layer), measured on a CPU with the fast backends at the default
 configs (peak resident memory of one training step at batch 32, length 256, width 64 and 128, one
 and two layers); tests/test_memory.py holds the estimate to within 2× of the measured peak.
 
@@ -44,19 +45,13 @@ class Family:
     eval_share: float = 0.5
 
 
-#: Measured as the module docstring says (bilinear has one layer; its width is the state size H).
-FAMILIES: dict[str, Family] = {
-    "mamba": Family(51.0, 37.0, 0.43),
-    "deltanet": Family(53.0, 57.0),
-    "deltaproduct": Family(97.0, 68.0),
-    "bilinear": Family(8.5, 8.5),
-    "elman": Family(4.9, 4.5),
-    "lstm": Family(18.2, 7.3, 0.17),
-    "transformer": Family(24.1, 19.5),
-    "mlstm": Family(108.0, 88.0),
-    "slstm": Family(42.4, 32.2),
-}
 GENERIC = Family(100.0, 90.0)  # a model not measured yet: as large as the largest measured
+
+
+def activations(model) -> Family:
+    """The activation floats a model config declares (``activation_floats``), else ``GENERIC``."""
+    floats = getattr(model, "activation_floats", None)
+    return Family(*floats) if floats is not None else GENERIC
 
 
 @functools.lru_cache(maxsize=None)
@@ -81,7 +76,7 @@ def num_params(model, task) -> int:
 
 def estimate_bytes(cfg: RunConfig) -> int:
     """Peak bytes a run of ``cfg`` needs beyond the process it runs in: the larger of training and evaluation."""
-    fam = FAMILIES.get(cfg.model.name, GENERIC)
+    fam = activations(cfg.model)
     _, classes = _task_shape(cfg.task)
     P = num_params(cfg.model, cfg.task)
     D, L = cfg.model.d_model, cfg.model.num_layers

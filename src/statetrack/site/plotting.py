@@ -19,26 +19,30 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from statetrack.models import display_names, family_colors
+
 #: The book's page width in inches (the text column at 100 dpi): a figure this wide is shown at its size.
 PAGE_WIDTH = 9.0
 
-#: One colour per model family, every page alike. ``model_color`` shades it by the eigenvalue range.
-FAMILY_COLORS = {
-    "mamba": "#DD8452", "deltanet": "#4C72B0", "gated_deltanet": "#64B5CD", "deltaproduct": "#2A9D8F",
-    "transformer": "#555555", "mlstm": "#DA8BC3", "slstm": "#8172B3", "lstm": "#937860", "elman": "#BCBD22",
-    "full": "#55A868", "cp": "#E6AB02", "block": "#17BECF", "diagonal": "#C44E52", "rotation": "#E7298A",
-    "complex_diagonal": "#66A61E", "pd_ssm": "#A0A0A0",
-}
+#: One colour per model family, every page alike, as the model configs declare them (``colors``);
+#: ``model_color`` shades it by the eigenvalue range.
+FAMILY_COLORS = family_colors()
 #: Our runs and the paper's numbers, where a figure sets one beside the other.
 OURS, PAPER = "#4C72B0", "black"
-#: How a display name names its family, most specific first ("Gated DeltaNet" before "DeltaNet").
-_FAMILY_WORDS = (
-    ("gated deltanet", "gated_deltanet"), ("deltaproduct", "deltaproduct"), ("deltanet", "deltanet"),
-    ("mamba", "mamba"), ("transformer", "transformer"), ("mlstm", "mlstm"), ("slstm", "slstm"), ("lstm", "lstm"),
-    ("elman", "elman"), ("pd-ssm", "pd_ssm"), ("pd_ssm", "pd_ssm"), ("complex diagonal", "complex_diagonal"),
-    ("cp", "cp"), ("block", "block"), ("rotation", "rotation"), ("r2", "rotation"), ("diagonal", "diagonal"),
-    ("full", "full"),
-)
+
+
+def _family_words() -> tuple[tuple[str, str], ...]:
+    """How a display name names its family, most specific first: each family's key ("gated_deltanet"), the key
+    with spaces ("gated deltanet"), its display name ("pd-ssm") and the display name before a parenthetical gloss
+    ("r2" of "R2 (rotation blocks)"); phrases of more words before fewer ("Gated DeltaNet" before "DeltaNet")."""
+    words: dict[str, str] = {}
+    for fam, name in display_names().items():
+        for phrase in (fam, fam.replace("_", " "), name.lower(), name.lower().split(" (")[0]):
+            words.setdefault(phrase, fam)
+    return tuple(sorted(words.items(), key=lambda item: -len(item[0].split())))
+
+
+_FAMILY_WORDS = _family_words()
 
 
 def style() -> None:

@@ -374,56 +374,29 @@ class ZooClass:
     note: str = ""
 
 
-_SATURATES = "in fp32 the gate rounds to exactly 1, so it is not contractive in the arithmetic used"
+def _config(model: Any) -> Any:
+    """A model config, or the config a ``to_dict()`` (or a partial dict: name and the fields that differ) describes."""
+    if not isinstance(model, dict):
+        return model
+    from statetrack.models import model_config
+
+    fields = {k: v for k, v in model.items() if k != "name"}
+    return model_config(model["name"], **fields)
 
 
 def transition_class_of(model: Any) -> ZooClass:
-    """A model config (a ``ModelConfig`` or its ``to_dict()``) → its ``ZooClass``; every built-in model has one.
+    """A model config (a ``ModelConfig``, or its ``to_dict()``) → its ``ZooClass``, as the config declares it.
 
-    A config object that declares its own class (a plug-in's ``transition`` and ``transition_param``, one of
-    ``CLASSES``) is taken at its word.
+    The class and its parameter are ``statetrack.models.transition_of`` and ``transition_param_of`` (the class
+    constants or properties every config declares, a plug-in's alike); ``contractive_exact`` and
+    ``transition_note`` are optional (False, and "declared by the model's config").
     """
-    declared = None if isinstance(model, dict) else getattr(model, "transition", None)
-    if declared is not None:
-        if declared not in CLASSES:
-            raise ValueError(f"unknown transition class {declared!r}; allowed: {', '.join(CLASSES)}")
-        return ZooClass(declared, getattr(model, "transition_param", None), note="declared by the model's config")
-    m = model if isinstance(model, dict) else model.to_dict()
-    name, neg = m["name"], m.get("eig_range") == "[-1,1]"
-    if name == "mamba":
-        return ZooClass("signed_diagonal" if neg else "positive_diagonal", contractive_exact=True,
-                        note="a = exp(−Δ e^{A_log}) ∈ (0, 1) (or 2a − 1 ∈ (−1, 1)); " + _SATURATES)
-    if name in ("deltanet", "deltaproduct"):
-        n = m.get("num_householder", 1)
-        if not neg:
-            return ZooClass("householder_nonneg", n, note="eigenvalue 1 (multiplicity d − n) is always present")
-        return ZooClass("reflection" if n == 1 else "reflections_n", n,
-                        note="eigenvalue 1 (multiplicity d − n) is always present")
-    if name == "gated_deltanet":
-        return ZooClass("reflection" if neg else "householder_nonneg", 1, contractive_exact=True,
-                        note="eigenvalues α and α(1 − β), α ∈ (0, 1); " + _SATURATES)
-    if name == "pd_ssm":
-        return ZooClass("permutation_diagonal", m.get("d_state"), contractive_exact=True,
-                        note="spectral radius ≤ max |D| = sigmoid(·) < 1; " + _SATURATES)
-    if name == "complex_diagonal":
-        cls = "complex_diagonal" if m.get("rotation", "data") == "data" else "positive_diagonal"
-        return ZooClass(cls, contractive_exact=True, note="|λ| = exp(Δ A) < 1 with A < 0; " + _SATURATES)
-    if name == "bilinear":
-        variant = m.get("variant", "full")
-        cls = {"full": "dense", "block": "block_diagonal", "diagonal": "signed_diagonal",
-               "rotation": "complex_diagonal", "cp": "low_rank_cp"}[variant]
-        param = m.get("block_size", 2) if variant == "block" else None
-        affine = "; the additive term B x + b makes the update affine (BL's ablation)" if m.get("additive") else ""
-        return ZooClass(cls, param, note="normalizing the state rescales it and leaves the class unchanged" + affine)
-    if name == "mlstm":
-        exact = m.get("forget_gate", "sigmoid") == "sigmoid"
-        return ZooClass("positive_diagonal", contractive_exact=exact,
-                        note="a positive scalar forget gate per head times the matrix memory")
-    if name in ("elman", "lstm", "slstm"):
-        return ZooClass("nonlinear")
-    if name == "transformer":
-        return ZooClass("attention")
-    raise ValueError(f"no transition class for model {name!r}")
+    from statetrack.models import transition_of, transition_param_of
+
+    cfg = _config(model)
+    note = getattr(cfg, "transition_note", None)
+    return ZooClass(transition_of(cfg), transition_param_of(cfg), bool(getattr(cfg, "contractive_exact", False)),
+                    "declared by the model's config" if note is None else note)
 
 
 def counts_only(model: Any) -> bool:
@@ -435,20 +408,29 @@ def counts_only(model: Any) -> bool:
     return m["name"] == "bilinear" and m.get("variant") in ("diagonal", "rotation") and not m.get("additive")
 
 
-#: Every zoo family with its variants: model name → {variant label: the config fields that select it}.
-ZOO: dict[str, dict[str, dict[str, Any]]] = {
+#: The variants of a model whose transition class or parameter differ: model name → {label: the config fields}.
+_VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
     "mamba": {"[0,1]": {"eig_range": "[0,1]"}, "[-1,1]": {"eig_range": "[-1,1]"}},
     "deltanet": {"[0,1]": {"eig_range": "[0,1]"}, "[-1,1]": {"eig_range": "[-1,1]"}},
     "deltaproduct": {f"n_h={n} {e}": {"eig_range": e, "num_householder": n} for n in (1, 2, 3, 4)
                      for e in ("[0,1]", "[-1,1]")},
     "gated_deltanet": {"[0,1]": {"eig_range": "[0,1]"}, "[-1,1]": {"eig_range": "[-1,1]"}},
-    "pd_ssm": {"": {}},
     "complex_diagonal": {"data": {"rotation": "data"}, "none": {"rotation": "none"}},
     "bilinear": {"full": {"variant": "full"}, "block b=2": {"variant": "block", "block_size": 2},
                  "block b=4": {"variant": "block", "block_size": 4}, "diagonal": {"variant": "diagonal"},
                  "rotation": {"variant": "rotation"}, "cp": {"variant": "cp"}},
-    "elman": {"": {}}, "lstm": {"": {}}, "slstm": {"": {}}, "mlstm": {"": {}}, "transformer": {"": {}},
 }
+
+
+def _zoo() -> dict[str, dict[str, dict[str, Any]]]:
+    from statetrack.models import MODELS, is_builtin
+
+    return {name: _VARIANTS.get(name, {"": {}}) for name in MODELS if is_builtin(name)}
+
+
+#: Every built-in model with its variants: model name → {variant label: the config fields that select it}
+#: (one variant, the defaults, where the class does not depend on a field).
+ZOO: dict[str, dict[str, dict[str, Any]]] = _zoo()
 
 
 def predict_model(model: Any, task: str, layers: int | None = None) -> Prediction:

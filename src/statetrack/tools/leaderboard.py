@@ -70,15 +70,10 @@ def _fields(cfg: ModelConfig) -> list[str]:
 
 
 def transition(cfg: ModelConfig) -> tuple[str, int | None]:
-    """(transition class, its parameter) of a model config: declared by a plug-in, else ``theory.predictions``."""
-    from statetrack.models import PLUGINS, transition_of, transition_param_of
+    """(transition class, its parameter) of a model config, as the config declares them (built-in or plug-in)."""
+    from statetrack.models import transition_of, transition_param_of
 
-    if cfg.name in PLUGINS or getattr(cfg, "transition", None) is not None:
-        return transition_of(cfg), transition_param_of(cfg)
-    from statetrack.theory.predictions import transition_class_of
-
-    z = transition_class_of(cfg)
-    return z.transition_class, z.param
+    return transition_of(cfg), transition_param_of(cfg)
 
 
 def x1_row(cls: str, param: int | None, layers: int) -> str | None:
