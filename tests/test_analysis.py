@@ -1,4 +1,4 @@
-"""The readings pages report beside their verdicts (``statetrack.site.analysis``), each against an independent
+"""The readings pages report beside their verdicts (``statetrack.site.pages.ne7`` and ``statetrack.site.pages.x2``), each against an independent
 computation: DeltaNet heads set by hand and read by numpy, a rotation's drift horizon against a simulated count,
 the shown runs and the language-model summaries of hand-built records recomputed with the standard library."""
 
@@ -13,7 +13,8 @@ import torch
 from helpers import fake_record
 
 from statetrack import spectra as sp
-from statetrack.site.analysis import corpus_splits, householder_heads, lm_curves, lm_summary, rotation_drift, shown_runs
+from statetrack.site.pages.ne7 import corpus_splits, lm_curves, lm_summary
+from statetrack.site.pages.x2 import householder_heads, rotation_drift, shown_runs
 from statetrack.claims import ne7, x2
 from statetrack.models import make_model, model_config
 from statetrack.tasks import byte_lm

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from helpers import fake_record
-from statetrack.site.analysis import lm_summary
+from statetrack.site.pages.ne7 import lm_summary
 from statetrack.claims import ne7
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import make_model, model_config

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
-from statetrack.site.analysis import x1 as analysis
+from statetrack.site.pages import x1 as analysis
 from statetrack.claims import x1
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key

@@ -15,7 +15,7 @@ import torch
 from helpers import fake_record
 
 from statetrack import spectra as sp
-from statetrack.site.analysis import x2 as page
+from statetrack.site.pages.x2 import readings as page
 from statetrack.claims import x2
 from statetrack.check import Check
 from statetrack.config import EvalConfig, RunConfig, TrainConfig

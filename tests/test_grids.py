@@ -1,10 +1,10 @@
-"""What a page reads off a grid (``analysis.grids``), against settings counted by hand."""
+"""What a page reads off a grid (``site.grids``), against settings counted by hand."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from statetrack.site.analysis.grids import recipe_values, train_lengths
+from statetrack.site.grids import recipe_values, train_lengths
 from statetrack.claims import ne6
 
 

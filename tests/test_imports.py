@@ -142,3 +142,19 @@ def test_each_layer_imports_only_from_below(top):
             if parts[1] in RANK and RANK[parts[1]] >= RANK[top]:
                 bad.append(f"{f.relative_to(PACKAGE)} imports {name}")
     assert not bad, f"imports against the layers (a cycle waiting to happen): {sorted(set(bad))}"
+
+
+def test_pages_import_no_other_page_and_shared_site_modules_import_no_page():
+    """Inside ``site``: a page (``site/pages/<id>``) imports only its own modules among the pages, and a shared site
+    module imports no page, so what two pages share lives outside ``pages``."""
+    pages = PACKAGE / "site" / "pages"
+    bad = []
+    for f in sorted((PACKAGE / "site").rglob("*.py")):
+        rel = f.relative_to(pages).parts if f.is_relative_to(pages) else None
+        own = f"statetrack.site.pages.{rel[0].removesuffix('.py')}" if rel and rel[0] != "__init__.py" else None
+        for name in _imported(f):
+            if not _allowed(name, ("statetrack.site.pages",)) or name == "statetrack.site.pages":
+                continue
+            if own is None or not _allowed(name, (own,)):
+                bad.append(f"{f.relative_to(PACKAGE)} imports {name}")
+    assert not bad, f"a page's code that another module needs belongs in a shared site module: {sorted(set(bad))}"

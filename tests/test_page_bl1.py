@@ -1,4 +1,4 @@
-"""The bl1 page's readings (``statetrack.site.analysis.bl1``): the hand-built state against a walk of the table written
+"""The bl1 page's readings (``statetrack.site.pages.bl1``): the hand-built state against a walk of the table written
 out by hand, synchronisation counted by brute force, the worked affine example, BL's numbers read from the CSV,
 and the totals and pilots on hand-made frames."""
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import torch
 
-from statetrack.site.analysis import bl1 as page
+from statetrack.site.pages import bl1 as page
 from statetrack.claims import bl1
 from statetrack.runs.store import repo_root
 from statetrack.tasks import make_task, task_config

@@ -1,5 +1,6 @@
-"""bl2's page readings (``statetrack.site.analysis.bl2``) against BL's numbers read straight from data/paper/ and
-hand-built verdicts and records; its table figure (``figures.block_size.modulus_table``) from a tiny verdict."""
+"""bl2's page readings (``statetrack.site.pages.bl2``) against BL's numbers read straight from data/paper/ and
+hand-built verdicts and records; its table figure (``modulus_table``) from a tiny verdict; the statement readings
+it shares with bl3 and bl6 (``site.statement_readings``)."""
 
 import csv
 import math
@@ -10,10 +11,11 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.analysis import bl2 as analysis  # noqa: E402
+from statetrack.site.pages import bl2 as analysis  # noqa: E402
 from statetrack.claims import Verdict, bl2  # noqa: E402
 from statetrack.claims.statements import Outcome, from_paper  # noqa: E402
-from statetrack.site.figures.block_size import modulus_table  # noqa: E402
+from statetrack.site.pages.bl2 import modulus_table  # noqa: E402
+from statetrack.site.statement_readings import failing, rule_values  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 
 
@@ -47,13 +49,13 @@ def _statement(id, value, kind="possible"):
 def test_failing_lists_the_failing_ids_in_order_and_says_none_when_none_fails():
     a, b, c = _statement("a", 1.0), _statement("b", 0.0, "fails"), _statement("c", 1.0)
     v = Verdict("bl2", "quick", False, "", statements=[Outcome(c, "fails"), Outcome(a, "holds"), Outcome(b, "fails")])
-    assert analysis.failing(v) == "c, b"
-    assert analysis.failing(Verdict("bl2", "quick", True, "", statements=[Outcome(a, "holds")])) == "none"
+    assert failing(v) == "c, b"
+    assert failing(Verdict("bl2", "quick", True, "", statements=[Outcome(a, "holds")])) == "none"
 
 
 def test_rule_values_name_each_statements_number_and_rule():
     s = [_statement("x-1", 0.75), _statement("y-2", 0.05, "fails")]
-    assert analysis.rule_values(s, {"x": "x-1", "y": "y-2"}) == {"bl_x": 0.75, "rule_x": "≥ 0.65",
+    assert rule_values(s, {"x": "x-1", "y": "y-2"}) == {"bl_x": 0.75, "rule_x": "≥ 0.65",
                                                                 "bl_y": 0.05, "rule_y": "≤ 0.15"}
 
 

@@ -1,5 +1,5 @@
-"""bl3's page readings (``statetrack.site.analysis.bl3``) against a brute-force window ceiling, hand-built rows and BL's
-numbers read straight from data/paper/; its figures (``figures.bilinear.machine_windows``, ``machine_scores``)."""
+"""bl3's page readings (``statetrack.site.pages.bl3``) against a brute-force window ceiling, hand-built rows and BL's
+numbers read straight from data/paper/; its figures (``machine_windows``, ``machine_scores``)."""
 
 import csv
 import itertools
@@ -12,9 +12,9 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.analysis import bl3 as analysis  # noqa: E402
+from statetrack.site.pages import bl3 as analysis  # noqa: E402
 from statetrack.claims import bl3  # noqa: E402
-from statetrack.site.figures.bilinear import machine_scores, machine_windows  # noqa: E402
+from statetrack.site.pages.bl3 import machine_scores, machine_windows  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 from statetrack.tasks import make_task, task_config  # noqa: E402
 

@@ -1,5 +1,5 @@
-"""bl4's page readings (``statetrack.site.analysis.bl4``) against a word evaluated by hand and BL's numbers read straight
-from data/paper/; its figures (``figures.bilinear.arithmetic_states``, ``arithmetic_scores``) from tiny inputs."""
+"""bl4's page readings (``statetrack.site.pages.bl4``) against a word evaluated by hand and BL's numbers read straight
+from data/paper/; its figures (``arithmetic_states``, ``arithmetic_scores``) from tiny inputs."""
 
 import csv
 
@@ -9,10 +9,10 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.analysis import bl4 as analysis  # noqa: E402
+from statetrack.site.pages import bl4 as analysis  # noqa: E402
 from statetrack.claims import bl4  # noqa: E402
 from statetrack.claims.statements import PAPER_TOLERANCE  # noqa: E402
-from statetrack.site.figures.bilinear import arithmetic_scores, arithmetic_states  # noqa: E402
+from statetrack.site.pages.bl4 import arithmetic_scores, arithmetic_states  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""The bl5 page's readings (``statetrack.site.analysis.bl5``): BL's numbers read from the CSV by hand, the smallest exact
+"""The bl5 page's readings (``statetrack.site.pages.bl5``): BL's numbers read from the CSV by hand, the smallest exact
 blocks from representation theory, outcome words and the sweep's points on a hand-made set of runs."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from types import SimpleNamespace
 
-from statetrack.site.analysis import bl5 as page
+from statetrack.site.pages import bl5 as page
 from statetrack.runs.store import repo_root
 
 

@@ -1,5 +1,5 @@
-"""bl6's page readings (``statetrack.site.analysis.bl6``) on hand-built frozen rows and runs whose pure − affine gaps are
-worked out by hand; its figures (``figures.bilinear.frozen_ablation``, ``additive_scores``) from tiny inputs."""
+"""bl6's page readings (``statetrack.site.pages.bl6``) on hand-built frozen rows and runs whose pure − affine gaps are
+worked out by hand; its figures (``frozen_ablation``, ``additive_scores``) from tiny inputs."""
 
 import matplotlib
 
@@ -7,10 +7,11 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.analysis import bl6 as analysis  # noqa: E402
+from statetrack.site.pages import bl6 as analysis  # noqa: E402
 from statetrack.claims import bl6  # noqa: E402
-from statetrack.claims.statements import Check  # noqa: E402
-from statetrack.site.figures.bilinear import additive_scores, frozen_ablation, runs_explorer  # noqa: E402
+from statetrack.check import Check  # noqa: E402
+from statetrack.site.bilinear_figures import runs_explorer  # noqa: E402
+from statetrack.site.pages.bl6 import additive_scores, frozen_ablation  # noqa: E402
 from statetrack.theory.additive_terms import AblationRow  # noqa: E402
 
 #: (variant, task) → (pure, affine) accuracy at 500 of every seed; the gaps: diagonal parity 0.8 (helps), block2

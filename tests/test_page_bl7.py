@@ -1,4 +1,4 @@
-"""The bl7 page's readings (``statetrack.site.analysis.bl7``) and its length figure (``figures.commuting``): commutators
+"""The bl7 page's readings (``statetrack.site.pages.bl7``) and its length figure (``lengths_with_ceiling``): commutators
 against a product of matrices written out by hand, S3's table against the class equation, the ceiling at length 2
 counted by hand, the verdict's cells on a hand-made verdict, the figure's panels from a tiny frame."""
 
@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 import torch
 
-from statetrack.site.analysis import bl7 as page
+from statetrack.site.pages import bl7 as page
 from statetrack.claims import bl7
-from statetrack.site.figures.commuting import lengths_with_ceiling
+from statetrack.site.pages.bl7 import lengths_with_ceiling
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task
 

@@ -1,4 +1,4 @@
-"""ne1's page readings (``analysis.ne1``) and its length figure, against hand-worked cases and the paper's CSV."""
+"""ne1's page readings (``pages.ne1``) and its length figure, against hand-worked cases and the paper's CSV."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from statetrack.site.analysis import ne1 as parity  # noqa: E402
+from statetrack.site.pages import ne1 as parity  # noqa: E402
 from statetrack.claims import ne1  # noqa: E402
-from statetrack.site.figures.parity import parity_lengths  # noqa: E402
+from statetrack.site.pages.ne1 import parity_lengths  # noqa: E402
 from statetrack.runs.store import paper_dir  # noqa: E402
 
 

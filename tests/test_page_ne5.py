@@ -1,4 +1,4 @@
-"""ne5's page readings (``analysis.ne5``) and its length figure, against cycle counts done by hand, the Stirling
+"""ne5's page readings (``pages.ne5``) and its length figure, against cycle counts done by hand, the Stirling
 numbers of S5 and hand-made records."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 
-from statetrack.site.analysis import ne5 as s5  # noqa: E402
+from statetrack.site.pages import ne5 as s5  # noqa: E402
 from statetrack.claims import ne5  # noqa: E402
-from statetrack.site.figures.word_problems import s5_lengths  # noqa: E402
+from statetrack.site.pages.ne5 import s5_lengths  # noqa: E402
 from statetrack.tasks import make_task, task_config  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""The ne6 page's readings (``statetrack.site.analysis.ne6``) and figure (``figures.word_problems.z60_lengths``): the walked
+"""The ne6 page's readings (``statetrack.site.pages.ne6``) and figure (``z60_lengths``): the walked
 word against a running sum mod 60 written out by hand, the scores and values of hand-made records recomputed with
 the standard library, the training lengths of the paper grid as NE App. E.2 sets them, the figure's panels and
 lines counted on a tiny set of records."""
@@ -14,10 +14,10 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.site.analysis import ne6 as z60
-from statetrack.site.analysis.grids import train_lengths
+from statetrack.site.pages import ne6 as z60
+from statetrack.site.grids import train_lengths
 from statetrack.claims import ne6
-from statetrack.site.figures.word_problems import z60_lengths
+from statetrack.site.pages.ne6 import z60_lengths
 
 
 def test_the_walk_alternates_element_and_blank_and_its_labels_are_the_running_sum_mod_60():

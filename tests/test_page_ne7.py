@@ -1,4 +1,4 @@
-"""The ne7 page's readings (``statetrack.site.analysis.ne7``) and figures (``figures.language_models``): the quick recipe
+"""The ne7 page's readings (``statetrack.site.pages.ne7.readings``) and figures (``pages.ne7.figures``): the quick recipe
 against the numbers its prose states, the corpus values of a hand-made table, Table 4 read from the CSV with the
 standard library, the notes of the run table, the cells' medians and the speed line of hand-made frames, the
 figures' panels and lines counted on a tiny set of records."""
@@ -19,10 +19,10 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.site.analysis import lm_summary
-from statetrack.site.analysis import ne7 as lm
+from statetrack.site.pages.ne7 import lm_summary
+from statetrack.site.pages.ne7 import readings as lm
 from statetrack.claims import ne7
-from statetrack.site.figures.language_models import position_perplexity, records_explorer, training_loss
+from statetrack.site.pages.ne7.figures import position_perplexity, records_explorer, training_loss
 from statetrack.runs.store import paper_dir
 from statetrack.tasks import byte_lm
 

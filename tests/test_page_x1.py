@@ -1,5 +1,5 @@
-"""x1's page readings (``statetrack.site.analysis.x1``) on hand-built statements, records and boards, and the owners'
-grids read directly; its two figures (``figures.leaderboard.board_predictions``, ``board_heatmap``)."""
+"""x1's page readings (``statetrack.site.pages.x1``) on hand-built statements, records and boards, and the owners'
+grids read directly; its two figures (``board_predictions``, ``board_heatmap``)."""
 
 import matplotlib
 import pandas as pd
@@ -9,10 +9,10 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.analysis import x1 as analysis  # noqa: E402
+from statetrack.site.pages import x1 as analysis  # noqa: E402
 from statetrack.claims import Verdict, get_claim, x1  # noqa: E402
 from statetrack.claims.statements import Outcome, Statement, at_least  # noqa: E402
-from statetrack.site.figures.leaderboard import board_heatmap, board_predictions  # noqa: E402
+from statetrack.site.pages.x1 import board_heatmap, board_predictions  # noqa: E402
 
 
 def _statement(id, provenance):

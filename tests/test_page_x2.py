@@ -1,7 +1,8 @@
-"""The x2 page's readings (``statetrack.site.analysis.x2``) and records-browser figure (``figures.spectra.explorer_figure``),
-on hand-made records, readings and frames: the "also in" column against a hand-written holder map, the shown run
-of each panel (its first exact seed), the caption numbers picked from the shown run, the flip split against the
-bound written out, a perfect rotation's drift, the browser's start and counts; the figure's lines counted."""
+"""The x2 page's readings (``statetrack.site.pages.x2.readings``) and records-browser figure
+(``pages.x2.figures.explorer_figure``), on hand-made records, readings and frames: the "also in" column against a
+hand-written holder map, the shown run of each panel (its first exact seed), the caption numbers picked from the
+shown run, the flip split against the bound written out, a perfect rotation's drift, the browser's start and counts;
+the figure's lines counted."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.site.analysis import x2 as ev
+from statetrack.site.pages.x2 import readings as ev
 from statetrack.claims import x2
-from statetrack.site.figures.spectra import explorer_figure
+from statetrack.site.pages.x2.figures import explorer_figure
 
 
 def _records():
@@ -54,7 +55,7 @@ def test_the_reading_table_leaves_out_key_error_and_rate():
 
 
 def _eigen_frame(r):
-    """One row per token (0 and 1) of a fake run, as ``analysis.x2.eigen_frame`` names its columns."""
+    """One row per token (0 and 1) of a fake run, as ``readings.eigen_frame`` names its columns."""
     panel = x2.label(x2.cell_of(r))
     return pd.DataFrame([{"panel": panel, "seed": r["config"]["seed"], "token": str(t), "re": 1.0, "im": 0.0,
                           "leading": t == 1} for t in (0, 1)])

@@ -1,9 +1,9 @@
-"""A page's paper-preset runs (``analysis.paper_runs``): counted against the grid, scored from the finished ones."""
+"""A page's paper-preset runs (``site.paper_runs``): counted against the grid, scored from the finished ones."""
 
 import pandas as pd
 import pytest
 
-from statetrack.site.analysis import paper_runs
+from statetrack.site import paper_runs
 from statetrack.claims import get_claim
 
 

@@ -53,7 +53,7 @@ def test_a_hue_without_a_family_is_named_with_its_panel():
 
 
 def test_seq_acc_panels_leave_out_the_panels_not_run():
-    from statetrack.site.figures.word_problems import seq_acc_panels
+    from statetrack.site.word_problem_figures import seq_acc_panels
 
     frame = pd.DataFrame([{"key": f"k{s}", "panel": "swaps", "series": "DeltaNet [-1,1]", "depth": 1, "length": L,
                            "seq_acc": 1.0} for s in (0, 1) for L in range(1, 9)])

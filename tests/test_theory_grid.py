@@ -6,8 +6,8 @@ from html.parser import HTMLParser
 import pytest
 
 from statetrack.claims import CLAIMS, get_claim, x1
-from statetrack.site.figures import theory_grid
-from statetrack.site.figures.theory_grid import CLASS_NAMES, TASK_NAMES, theory_grid_html
+from statetrack.site import theory_grid
+from statetrack.site.theory_grid import CLASS_NAMES, TASK_NAMES, theory_grid_html
 from statetrack.runs.store import repo_root
 from statetrack.theory.predictions import CLASSES, TASKS, transition_class_of
 

@@ -208,9 +208,9 @@ def add_launch_buttons(config: Path) -> None:
 
 def write_generated(folder: Path) -> None:
     """The tables computed at build time, as MyST files: from the run records (``statetrack.site.scoreboard``) and the
-    theory's table of transition class × task (``figures.theory_grid``, linking the claim pages)."""
+    theory's table of transition class × task (``theory_grid``, linking the claim pages)."""
     from statetrack.claims import CLAIMS
-    from statetrack.site.figures.theory_grid import theory_grid_markdown
+    from statetrack.site.theory_grid import theory_grid_markdown
     from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
 
     folder.mkdir(parents=True, exist_ok=True)

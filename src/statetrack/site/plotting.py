@@ -1,7 +1,7 @@
 """The shared drawing primitives: the style, one colour per model family, a number formatter, one annotated
 heatmap, one accuracy-by-length plot and one explorer skeleton. Nothing here shows or saves a figure.
 
-Each claim's own figures and explorers live in ``statetrack.site.figures``; they build on these.
+Each claim's own figures and explorers live in its page module (``statetrack.site.pages``); they build on these.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each explorer returns a widget; a page must not depend on it (the static figure comes first), because a
 rendered book has no kernel: the embedded widget shows its initial state only. Each claim's own
-explorers live in ``statetrack.site.figures``.
+explorers live in its page module (``statetrack.site.pages``).
 
 Used in: ne1, ne3, ne4, bl4, bl6 (``run_explorer``); x2 (``results_explorer``).
 """

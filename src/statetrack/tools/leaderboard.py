@@ -213,7 +213,7 @@ def builtin_rows(preset: str) -> list[dict[str, Any]]:
 
     ``agrees``: the cell's statement holds (True), fails (False) or is not judged (None).
     """
-    from statetrack.site.analysis.x1 import board
+    from statetrack.site.pages.x1 import board
     from statetrack.claims import verify_claim, x1
 
     v = verify_claim(x1.ID, preset)

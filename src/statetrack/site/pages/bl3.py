@@ -1,0 +1,175 @@
+"""What bl3's page computes beside its runs: how much of a machine the last w letters give away, the values its
+prose reads, and bl1's recorded runs of the one cell the two claims share.
+
+- ``window_table``: the w-letter window ceiling (normalized) of three machines with the preset's states, per w.
+- ``sync_values``: the synchronisation numbers the windows figure's caption names.
+- ``shared_runs``: bl1's records of the full model on the permutation machine (quick only), drawn beside bl3's.
+- ``values``: BL's m = 50 numbers, the rules of the statements judged at quick, the thresholds, the failing ids.
+
+Its figures and explorers:
+
+- ``window_curves``: the best accuracy of a predictor that sees only the last w letters, against w,
+  one line per machine (``theory.synchronization``).
+- ``machine_explorer``: a random word through a uniform and a permutation machine; how many states
+  the machine can still be in, from every start state, after each letter.
+- ``machine_windows``, ``machine_scores``: the page's two figures.
+
+Used in: notebooks/bl3_random_state_machines.md, tests/test_page_bl3.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from statetrack.claims import Verdict, bl1, bl3
+from statetrack.claims.statements import PAPER_TOLERANCE
+from statetrack.site.bilinear_figures import COLORS, paper_marks, run_dots, scores_vs_paper
+from statetrack.site.plotting import explorer, style
+from statetrack.site.statement_readings import failing, rule_values
+
+WINDOWS = (1, 2, 5, 10, 20, 40, 80, 160)  # the windows w the figure draws
+
+
+#: machine label → letters (of ``bl3.ALPHABET``) that are permutations
+MACHINES = {"uniform table": 0, "2 of 4 letters permutations": 2, "all 4 letters permutations": 4}
+
+
+SHARED = {"model": "full", "states": 25, "sampling": "permutation"}  # bl1's quick cell, which bl3 does not rerun
+
+
+def window_table(states: int, windows=WINDOWS, num_words: int = 2048) -> pd.DataFrame:
+    """``theory.synchronization.window_ceiling`` at ``bl3.SYNC_LENGTH``, normalized (0 = chance 1/states), of each
+    machine of ``MACHINES`` (table seed 0): one row per machine and window."""
+    from statetrack.evaluate import normalized
+    from statetrack.tasks import make_task, task_config
+    from statetrack.theory.synchronization import window_ceiling
+
+    rows = []
+    for name, perms in MACHINES.items():
+        table = make_task(task_config("fsm", num_states=states, alphabet_size=bl3.ALPHABET,
+                                      num_permutation_letters=perms, table_seed=0)).table  # (states, letters)
+        rows += [{"machine": name, "window": w, "value": normalized(
+            window_ceiling(table, w, bl3.SYNC_LENGTH, num_words=num_words, seed=0), 1 / states)} for w in windows]
+    return pd.DataFrame(rows)
+
+
+def sync_values(exact_rows: list[dict[str, Any]], preset: str) -> dict[str, Any]:
+    """The largest machine of the preset: its states, its uniform table's window ceiling and synchronising
+    fraction (``claims.bl3.exact_part``), the window and the test length."""
+    states = bl3.STATES[preset][-1]
+    row = next(r for r in exact_rows if (r["states"], r["sampling"]) == (states, "uniform"))
+    return {"states": states, "uniform_ceiling": row["window ceiling (normalized)"],
+            "uniform_sync": row["synchronising"], "window": bl3.WINDOW, "test_len": bl3.SYNC_LENGTH}
+
+
+def shared_runs(preset: str) -> list[dict[str, Any]]:
+    """bl1's recorded runs of ``SHARED`` at quick (none at another preset)."""
+    from statetrack.runs import store as results
+
+    if preset != "quick":
+        return []
+    return [r for r in results.load_records(bl1.grid(preset)) if bl3.cell_of(r) == SHARED]
+
+
+def values(verdict: Verdict) -> dict[str, Any]:
+    """BL's 50-state numbers, the rules of ``full-25`` and ``lstm-25``, the thresholds of the exact statements, the
+    tolerance and the failing statements, as the prose reads them."""
+    paper = bl3.paper_rows()
+    return {**{f"paper_{m}_50": paper[(m, 50)]["paper_best"] for m in ("full", "lstm", "mamba")},
+            **rule_values(bl3.statements(), {"full_25": "full-25", "lstm_25": "lstm-25"}),
+            "tolerance": PAPER_TOLERANCE, "sync_level": bl3.SYNC_LEVEL, "chance_slack": bl3.CHANCE_SLACK,
+            "failing": failing(verdict)}
+
+
+def window_curves(curves: pd.DataFrame, chance: float | None = None, title: str | None = None) -> Figure:
+    """The w-letter window ceiling against w, one line per machine.
+
+    Args:
+        curves: columns ``machine`` (a label), ``window``, ``value`` (normalized ceiling).
+    """
+    style()
+    fig, ax = plt.subplots(figsize=(7.0, 3.8))
+    for i, (name, sub) in enumerate(curves.groupby("machine", sort=False)):
+        ax.plot(sub["window"], sub["value"], marker="o", ms=4, lw=1.8, color=COLORS[i % len(COLORS)], label=name)
+    ax.axhline(0, color="0.5", lw=0.8, ls=":")
+    ax.set_xlabel("letters the predictor may see (window w)", fontsize=11)
+    ax.set_ylabel("best accuracy at 500\n(normalized, 0 = chance)", fontsize=11)
+    ax.set_ylim(-0.08, 1.05)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9.5)
+    if title:
+        ax.set_title(title, fontsize=12)
+    fig.tight_layout()
+    return fig
+
+
+def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> widgets.Widget:
+    """A random word through a uniform and a permutation machine of the same size: |δ(Q, prefix)| after each letter.
+
+    The image size is the number of states the machine could be in after the prefix if the start
+    state were unknown: 1 means the prefix alone determines the state (the machine has forgotten
+    where it started), ``states`` means it remembers everything.
+    """
+    import torch
+
+    from statetrack.tasks import make_task, task_config
+    from statetrack.theory.synchronization import image_sizes
+
+    seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
+    size = widgets.IntSlider(value=states, min=2, max=50, description="states")
+
+    def draw():
+        m = size.value
+        word = torch.randint(0, letters, (1, length), generator=torch.Generator().manual_seed(seed.value))  # (1, T)
+        fig, ax = plt.subplots(figsize=(7.0, 3.2))
+        for i, (name, p) in enumerate((("uniform table", 0), ("all letters permutations", letters))):
+            table = make_task(task_config("fsm", num_states=m, alphabet_size=letters, num_permutation_letters=p,
+                                          table_seed=0)).table
+            sizes = [int(image_sizes(table, word[:, :t])[0]) for t in range(1, length + 1)]
+            ax.step(range(1, length + 1), sizes, where="post", lw=1.8, color=COLORS[i], label=name)
+        ax.set_xlabel("letters read", fontsize=10.5)
+        ax.set_ylabel("possible states", fontsize=10.5)
+        ax.set_ylim(0, m + 1)
+        ax.legend(loc="center right", frameon=False, fontsize=9.5)
+        fig.tight_layout()
+        plt.show()
+        plt.close(fig)
+
+    return explorer([[seed, size]], draw)
+
+
+def machine_windows(preset: str) -> Figure:
+    """bl3 figure 1: ``window_curves`` of ``window_table`` for the preset's largest machine."""
+    from statetrack.claims import bl3
+
+    states = bl3.STATES[preset][-1]
+    return window_curves(window_table(states), title=f"{states} states, 4 letters: what the last w letters give away")
+
+
+def machine_scores(verdict: Any, records: Sequence[dict], preset: str) -> Figure:
+    """bl3 figure 2: ``scores_vs_paper`` of every run, one x per model and machine size, one panel per sampling;
+    the cells shown are those trained, those of the preset's models and sizes not run here, and BL's 50-state
+    headline (full, LSTM, Mamba)."""
+    from statetrack.claims import bl3
+
+    def x_of(c):
+        return f"{bl3.NAMES[c['model']]}\n{c['states']} states"
+
+    def panel_of(c):
+        return f"{c['sampling']} table" if c["sampling"] == "uniform" else "all letters permutations"
+
+    trained = {r["model"] for r in verdict.rows if r["part"] == "trained"}
+    shown = [r for r in verdict.rows if r["part"] == "trained" or r["part"] == "not run" and (
+        r["model"] in trained and r["states"] in bl3.STATES[preset]
+        or r["states"] == 50 and r["model"] in ("full", "lstm", "mamba"))]
+    shown.sort(key=lambda r: (r["states"], bl3.MODELS.index(r["model"])))
+    length = records[0]["config"]["eval"]["max_len"] if records else "–"
+    return scores_vs_paper(run_dots(records, bl3.cell_of, x_of, panel_of), paper_marks(shown, x_of, panel_of),
+                           list(dict.fromkeys(map(x_of, shown))), list(dict.fromkeys(map(panel_of, shown))),
+                           not_run=[(x_of(r), panel_of(r)) for r in shown if r["part"] == "not run"],
+                           title=f"Random state machines, preset {preset}: accuracy at length {length}")

@@ -1,0 +1,216 @@
+"""What ne2's page (counting mod 3) computes beside its verdict: the stored orbits on the input 1^k, the rounding
+cycles of two layers, the run table's scores and the numbers its prose reads.
+
+- ``orbits``, ``orbit_summary``, ``orbit_values``: every real diagonal draw's and the rotation's eventual period on
+  1^k, per dtype (``theory.rotations``), summarized per case, and what the prose reads of them.
+- ``cycle_table``: ``theory.counting_mod3.rounding_cycles`` at a preset's sizes, one row per layer 2 and dtype.
+- ``run_scores``: a run's columns of the run table.
+- ``statement_values``: the numbers the statements' rules rest on (the impossibility bound, BL's table).
+
+Its figures and explorers:
+
+- ``orbit_periods``: how many orbits end in each period, and the share already periodic by step k.
+- ``orbit_explorer``: the stored state on 1^k of a real diagonal or a 2×2 rotation, in a chosen dtype.
+- ``count_lengths``: the trained runs' accuracy by length, bilinear models beside the Mamba and DeltaNet stacks.
+
+Used in: notebooks/ne2_counting_mod3_needs_complex_eigenvalues.md, tests/test_page_ne2.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+import torch
+from matplotlib.figure import Figure
+
+from statetrack.claims import ne2
+from statetrack.claims.statements import PAPER_TOLERANCE
+from statetrack.site.plotting import PAGE_WIDTH, explorer, style
+from statetrack.theory import rotations as rot
+
+DTYPES = ((torch.float32, "fp32"), (torch.bfloat16, "bf16"))  # the stored dtypes, with their names in a case
+
+
+def orbits(draws: int, steps: int) -> pd.DataFrame:
+    """One row per orbit on 1^k: ``draws`` real diagonals (``rotations.diagonal_periods``, seed 0: the exact checks'
+    draws) and the rotation by 2π/3 over ``steps`` ones, per dtype of ``DTYPES``; columns case, period, entry (the
+    step its cycle starts), a (NaN for the rotation) and, for the rotation, wrong counts (steps its readout
+    misses k mod 3)."""
+    rows = []
+    for dtype, name in DTYPES:
+        res = rot.diagonal_periods(draws, dtype, seed=0)
+        rows += [{"case": f"real diagonal, {name}", "period": int(p), "entry": int(e), "a": float(a)}
+                 for p, e, a in zip(res["period"], res["entry"], res["a"])]
+        states = rot.rotation_orbit(ne2.MODULUS, steps, dtype)  # (K+1, 2)
+        entry, period = rot.eventual_period(states.unsqueeze(1))  # (1,), (1,)
+        wrong = int((rot.rotation_readout(states, ne2.MODULUS) != torch.arange(steps + 1) % ne2.MODULUS).sum())
+        rows.append({"case": f"rotation by 2π/3, {name}", "period": int(period), "entry": int(entry),
+                     "a": float("nan"), "wrong counts": wrong})
+    return pd.DataFrame(rows)
+
+
+def orbit_summary(periods: pd.DataFrame) -> pd.DataFrame:
+    """``orbits`` per case: how many orbits, the periods seen, the latest cycle start and the best accuracy any
+    readout of such a state reaches on k mod 3 (``rotations.best_readout_accuracy``, the best over its periods)."""
+    def best(p):
+        return max(rot.best_readout_accuracy(int(x), ne2.MODULUS) for x in set(p))
+
+    return periods.groupby("case", sort=False).agg(**{
+        "orbits": ("period", "size"), "periods seen": ("period", lambda p: sorted(set(p))),
+        "cycle starts by k": ("entry", "max"), "best readout of k mod 3": ("period", best)})
+
+
+def orbit_values(periods: pd.DataFrame, steps: int) -> dict[str, Any]:
+    """What the prose reads of ``orbits``: the number of diagonal draws per dtype, the rotation's ``steps`` (as
+    text), the share of diagonal orbits with period 2, the latest cycle start per dtype and how many diagonal
+    orbits end in a period other than 1 or 2."""
+    diag = periods[periods["case"].str.startswith("real")]
+    fp32 = diag["case"].str.endswith("fp32")
+    return {"num_draws": int(fp32.sum()), "rotation_steps": f"{steps:,}",
+            "share_period2": float((diag["period"] == 2).mean()),
+            "max_entry_fp32": int(diag.loc[fp32, "entry"].max()), "max_entry_bf16": int(diag.loc[~fp32, "entry"].max()),
+            "other_periods": int((~diag["period"].isin([1, 2])).sum())}
+
+
+def cycle_table(preset: str) -> pd.DataFrame:
+    """``counting_mod3.rounding_cycles`` at ``preset``'s draws and steps (``claims.ne2.LAYERED_SIZES``), indexed by
+    layer 2 and dtype."""
+    from statetrack.theory import counting_mod3
+
+    draws, steps = ne2.LAYERED_SIZES[preset][:2]
+    return pd.DataFrame(counting_mod3.rounding_cycles(draws, steps)).set_index(["layer 2", "dtype"])
+
+
+def run_scores(r: dict[str, Any]) -> dict[str, Any]:
+    """A run's scores in the run table: normalized accuracy at the test lengths, accuracy at the longest (500) and
+    normalized accuracy in distribution."""
+    summary = r.get("summary", {})
+    return {"test (normalized)": summary.get("ood_normalized"), "at 500 (accuracy)": summary.get("acc_at_max_len"),
+            "in-dist (normalized)": summary.get("id_normalized")}
+
+
+def statement_values() -> dict[str, Any]:
+    """The numbers the statements' rules rest on: BL's best at m = 3 for the diagonal and the rotation, the
+    impossibility bound (on the quick test set of ``bound_n`` sequences: ``bound_hits`` right), the paper preset's
+    test-set size, the interval's level and tail, the tolerance and the solved level."""
+    paper = ne2.paper_rows()
+    bound = next(s.rule.threshold for s in ne2.statements() if s.id == "diagonal-cannot-count")
+    bound_n = ne2.grid("quick")[0].eval.num_seqs
+    return {"paper_diagonal": paper["diagonal"]["paper_best"], "paper_rotation": paper["rotation"]["paper_best"],
+            "bound": bound, "bound_n": bound_n, "bound_hits": round(bound * bound_n),
+            "paper_n": f'{ne2.grid("paper")[0].eval.num_seqs:,}', "level": ne2.LEVEL, "tail": (1 - ne2.LEVEL) / 2,
+            "tolerance": PAPER_TOLERANCE, "solved": 1 - PAPER_TOLERANCE}
+
+
+def orbit_periods(periods: pd.DataFrame, title: str | None = None) -> Figure:
+    """Left: how many orbits end in each period, per case; right: the share already periodic by step k.
+
+    Args:
+        periods: one row per orbit, columns ``case`` (e.g. "real diagonal, fp32"), ``period`` (int),
+            ``entry`` (the step its cycle starts).
+    """
+    style()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.9), gridspec_kw={"width_ratios": [1, 1.2]})
+    cases = list(dict.fromkeys(periods["case"]))
+    colors = dict(zip(cases, sns.color_palette("colorblind", len(cases))))
+    counts = periods.groupby(["case", "period"], sort=False).size().unstack(fill_value=0)
+    counts = counts.reindex(columns=sorted(set(periods["period"]) | {1, 2, 3}), fill_value=0).loc[cases]
+    share = counts.div(counts.sum(axis=1), axis=0)
+    share.T.plot.bar(ax=left, color=[colors[c] for c in cases], width=0.8, legend=False, rot=0)
+    left.set_xlabel("eventual period of the stored state on $1^k$", fontsize=11)
+    left.set_ylabel("share of orbits", fontsize=11)
+    left.set_ylim(0, 1.05)
+    for case in cases:
+        entries = periods.loc[periods["case"] == case, "entry"].sort_values().to_numpy()
+        right.step(entries.clip(min=1), (1 + pd.RangeIndex(len(entries))) / len(entries), where="post",
+                   color=colors[case], lw=1.6, label=case)
+    right.set_xscale("log")
+    right.set_xlabel("k (ones read) at which the cycle starts", fontsize=11)
+    right.set_ylabel("share of orbits periodic", fontsize=11)
+    right.set_ylim(0, 1.05)
+    right.legend(fontsize=10, loc="lower right", frameon=True)
+    if title:
+        fig.suptitle(title, fontsize=12)
+    fig.tight_layout()
+    return fig
+
+
+def orbit_explorer(steps: int = 36) -> widgets.Widget:
+    """Live: the stored state on 1^k of a real diagonal (h = a·h + b) or a 2×2 rotation by φ, in a chosen dtype.
+
+    Shows the first ``steps`` states, the orbit's eventual period (looked for up to k = 5,000) and the
+    best accuracy any readout of it can reach on k mod 3, gcd(period, 3)/3. The initial state, a
+    rotation by 120°, is the one that counts mod 3.
+    """
+    import math
+
+    from statetrack.theory.rotations import best_readout_accuracy, diagonal_orbit, eventual_period, rotation
+
+    kind = widgets.ToggleButtons(options=["rotation by φ", "real diagonal"], value="rotation by φ",
+                                 description="transition")
+    phi = widgets.FloatSlider(value=120.0, min=0.0, max=180.0, step=5.0, description="φ (degrees)")
+    a = widgets.FloatSlider(value=-0.5, min=-1.0, max=1.0, step=0.05, description="a")
+    b = widgets.FloatSlider(value=1.0, min=-1.0, max=1.0, step=0.25, description="b")
+    dtype = widgets.Dropdown(options=[("float32", torch.float32), ("bfloat16", torch.bfloat16)], description="dtype")
+
+    def orbit(n):
+        if kind.value == "real diagonal":
+            return diagonal_orbit(torch.tensor([a.value]), torch.tensor([b.value]), torch.tensor([0.0]), n,
+                                  dtype.value)  # (n+1, 1)
+        R = rotation(math.radians(phi.value), dtype.value)  # (2, 2)
+        h = torch.tensor([1.0, 0.0], dtype=dtype.value)
+        rows = [h]
+        for _ in range(n):
+            h = R @ h
+            rows.append(h)
+        return torch.stack(rows).unsqueeze(1)  # (n+1, 1, 2)
+
+    def draw():
+        phi.layout.display = "none" if kind.value == "real diagonal" else None
+        a.layout.display = b.layout.display = None if kind.value == "real diagonal" else "none"
+        states = orbit(steps).float()
+        entry, period = eventual_period(orbit(5_000), max_period=360)
+        p = int(period[0])
+        style()
+        fig, ax = plt.subplots(figsize=(7.0, 3.0))
+        ks = range(steps + 1)
+        if states.dim() == 3:  # rotation: the state's two coordinates
+            ax.plot(ks, states[:, 0, 0].tolist(), marker=".", lw=1, label="$h_k[0]$")
+            ax.plot(ks, states[:, 0, 1].tolist(), marker=".", lw=1, label="$h_k[1]$")
+            ax.legend(fontsize=9, loc="upper right")
+        else:
+            ax.plot(ks, states[:, 0].tolist(), marker=".", lw=1)
+        ax.set_xlabel("k (ones read)")
+        ax.set_ylabel("stored state")
+        ax.set_title(f"period {p} from k = {int(entry[0])}: best readout of k mod 3 = "
+                     f"{best_readout_accuracy(p, 3):.2f}" if p > 0 else
+                     "no period up to 360 by k = 5,000", fontsize=11)
+        plt.show()
+
+    return explorer([kind, [phi, a, b], dtype], draw)
+
+
+def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
+    """ne2's figure: accuracy by length of every Z3 run (``plotting.accuracy_by_length``, log length), one panel for
+    the one-layer bilinear models and one for the Mamba and DeltaNet stacks, one colour per model
+    (``claims.ne2.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
+    from statetrack.runs import store as results
+    from statetrack.claims import ne2
+    from statetrack.site.plotting import accuracy_by_length
+
+    frame = results.tidy(records)
+    names = {r["key"]: ne2.NAMES[ne2.model_of(r)] for r in records}
+    frame["model"] = frame["key"].map(names)
+    frame["family"] = frame["model"].map(lambda n: "bilinear, one layer" if n.startswith("bilinear")
+                                         else "Mamba and DeltaNet stacks")
+    return accuracy_by_length(frame, train_max_len=cfg.train.max_len, test_range=(cfg.eval.min_len, cfg.eval.max_len),
+                              panel="family", hue="model", log_x=True,
+                              title=f"Z3 (count mod 3), preset {preset}: accuracy by length")
+
+
+__all__ = ["count_lengths", "cycle_table", "orbit_explorer", "orbit_periods", "orbit_summary", "orbit_values", "orbits",
+           "run_scores", "statement_values"]

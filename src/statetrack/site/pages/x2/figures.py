@@ -1,0 +1,180 @@
+"""Learned spectra on the complex plane (x2's page): one panel per trained model, the theory's points drawn in.
+
+Input is ``readings.eigen_frame`` output (one row per eigenvalue). Every panel has the unit circle
+and the points the theorems predict: −1 and +1 for parity (NE Thm 1, Thm 3 with A ∈ {−1, 1}), the m-th
+roots of unity for Z_m (NE Thm 3, BL Prop 2). Nothing here shows or saves a figure.
+
+- ``learned_spectra``: one complex-plane panel per trained model; ``spectrum_panel`` draws one.
+- ``rotation_angles``: the rotation models' angles per token against the homomorphism.
+- ``spectrum_explorer``: pick a trained run and the tokens to show.
+- ``explorer_figure``: the records browser's starting selection, drawn statically.
+
+Used in: notebooks/x2_eigenvalue_explorer.md, tests/test_page_x2.py.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from statetrack.site.plotting import PAGE_WIDTH, explorer, style
+
+TOKEN_COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B2", "#CCB974", "#64B5CD", "#937860", "#DA8BC3"]
+
+
+def _modulus(panel: str) -> int:
+    """2 for parity, m for a panel named "... Z<m>"."""
+    last = panel.split()[-1]
+    return int(last[1:]) if last.startswith("Z") and last[1:].isdigit() else 2
+
+
+def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True) -> None:
+    """Draw one model's eigenvalues (``eig``: one panel's rows) on ``ax`` against the predicted points."""
+    m = _modulus(panel)
+    parity = "parity" in panel
+    t = np.linspace(0, 2 * np.pi, 400)
+    ax.plot(np.cos(t), np.sin(t), color="0.65", lw=0.8, zorder=1)
+    ax.axhline(0, color="0.85", lw=0.6, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.6, zorder=0)
+    roots = np.exp(2j * np.pi * np.arange(m) / m)
+    ax.scatter(roots.real, roots.imag, s=170, marker="D", facecolor="none", edgecolor="black", lw=0.9, zorder=2)
+    x, y = ("re", "im") if parity else ("scaled_re", "scaled_im")
+    for i, (tok, sub) in enumerate(eig.groupby("token", sort=True)):
+        color = TOKEN_COLORS[int(tok) % len(TOKEN_COLORS)]
+        if parity:  # every eigenvalue counts the same; "leading" is a Z_m notion
+            ax.scatter(sub[x], sub[y], s=12, color=color, alpha=0.45, lw=0, zorder=3)
+        else:
+            rest = sub[~sub["leading"]]
+            ax.scatter(rest[x], rest[y], s=10, facecolor="none", edgecolor=color, lw=0.6, alpha=0.5, zorder=3)
+            lead = sub[sub["leading"]]
+            ax.scatter(lead[x], lead[y], s=34, color=color, alpha=0.75, lw=0, zorder=4)
+        if parity:
+            flip = sub[sub["flip"]]
+            ax.scatter(flip[x], flip[y], s=130, marker="o", facecolor="none", edgecolor=color, lw=2.0, zorder=5)
+    lim = 1.25
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
+    ax.set_aspect("equal")
+    ax.tick_params(labelsize=8)
+    ax.set_xlabel("Re λ" if parity else "Re λ / ρ", fontsize=9)
+    ax.set_ylabel("Im λ" if parity else "Im λ / ρ", fontsize=9)
+    seed = int(eig["seed"].iloc[0]) if len(eig) else 0
+    ax.set_title(f"{panel}, seed {seed}", fontsize=9.5)
+    if legend:
+        tokens = sorted(eig["token"].unique(), key=int)
+        handles = [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)], label=f'token "{k}"')
+                   for k in tokens]
+        handles.append(Line2D([], [], marker="D", ls="", mfc="none", mec="black",
+                              label="±1 (theory)" if parity else f"roots of unity, m = {m}"))
+        if not parity:
+            handles.append(Line2D([], [], marker="o", ls="", mfc="none", mec="0.4", label="|λ| < 0.9ρ"))
+        if parity:
+            handles.append(Line2D([], [], marker="o", ls="", mfc="none", mec="0.3", ms=9, mew=2,
+                                  label="flip direction"))
+        ax.legend(handles=handles, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+                  frameon=False, handletextpad=0.3, columnspacing=0.8)
+
+
+def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
+    """One complex-plane panel per model (``eig['panel']``), side by side, each with its legend below.
+
+    Args:
+        eig: ``readings.eigen_frame`` rows of one seed per panel, concatenated.
+    """
+    style()
+    panels = list(dict.fromkeys(eig["panel"]))
+    n = len(panels)
+    ncols = n if n <= 2 else 2  # at most two side by side: the page's width, fonts readable
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, 5.2 * nrows), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        spectrum_panel(ax, eig[eig["panel"] == panel], panel)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
+    """Signed rotation angles θ_v of 2×2-rotation models in units of 2π/m against the homomorphism v·θ_1.
+
+    Args:
+        angles: one row per (panel, seed, token) with columns ``panel``, ``seed``, ``token`` (int),
+            ``turns`` (θ_v / (2π/m), in [0, m)), ``m``, ``score`` (normalized test accuracy).
+    """
+    style()
+    panels = list(dict.fromkeys(angles["panel"]))
+    ncols = len(panels) if len(panels) <= 3 else 2
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH, 4.2 * nrows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, panel in zip(axes.flat, panels):
+        sub = angles[angles["panel"] == panel]
+        m = int(sub["m"].iloc[0])
+        seeds = list(sub.groupby("seed"))
+        for i, (seed, run) in enumerate(seeds):
+            color = TOKEN_COLORS[i % len(TOKEN_COLORS)]
+            score = float(run["score"].iloc[0])
+            shift = (i - (len(seeds) - 1) / 2) * 0.06  # side by side, so that equal runs stay visible
+            ax.plot(run["token"] + shift, run["turns"], marker="o", lw=1.2, color=color,
+                    label=f"seed {seed} (test {score:.2f})")
+        for j in range(m + 1):
+            ax.axhline(j, color="0.85", lw=0.6, zorder=0)
+        ax.set_xticks(range(m))
+        ax.set_yticks(range(m + 1))
+        ax.set_ylim(-0.3, m + 0.3)
+        ax.set_xlabel("token v", fontsize=9)
+        ax.set_ylabel("θ_v / (2π/m)", fontsize=9)
+        ax.set_title(panel, fontsize=9.5)
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
+    """Pick a trained run (model, task, seed) and the tokens to show; see its learned spectrum on the complex plane.
+
+    Args:
+        eig: ``readings.eigen_frame`` rows of every run, concatenated.
+    """
+    runs = eig[["panel", "seed"]].drop_duplicates()
+    pick = widgets.Dropdown(options=[(f"{r.panel}, seed {r.seed}", (r.panel, r.seed)) for r in runs.itertuples()],
+                            description="run", layout=widgets.Layout(width="420px"))
+    only = widgets.ToggleButtons(options=[("all eigenvalues", False), ("leading only", True)], description="show")
+
+    def draw():
+        panel, seed = pick.value
+        sub = eig[(eig["panel"] == panel) & (eig["seed"] == seed)]
+        if only.value:
+            sub = sub[sub["leading"] | sub["flip"]]
+        style()
+        fig, ax = plt.subplots(figsize=(4.4, 4.9))
+        spectrum_panel(ax, sub, panel)
+        fig.tight_layout()
+        plt.show()
+        plt.close(fig)
+
+    return explorer([pick, only], draw)
+
+
+def explorer_figure(frame: pd.DataFrame, start: dict[str, str]) -> Figure:
+    """x2's figure 4: the records browser's starting selection ``start`` drawn statically
+    (``widgets.results_figure``), or a panel saying there is no recorded run."""
+    from statetrack.site.widgets import results_figure
+
+    if start:
+        return results_figure(frame, start["claim"], start["task"], start["model"], start["setting"])
+    fig, ax = plt.subplots(figsize=(7.2, 1.5))
+    ax.text(0.5, 0.5, "no recorded runs", ha="center", va="center")
+    ax.set_axis_off()
+    return fig
