@@ -21,7 +21,7 @@ from statetrack.claims.statements import Statement, at_most, exact_statement, fr
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
-from statetrack.theory.frozen_diagonal import binomial_interval, sweep
+from statetrack.theory import frozen_diagonal as fd
 
 ID = "bl8"
 MODEL = "diagonal bilinear"  # the trained contrast's cell
@@ -59,8 +59,8 @@ def exact_part(preset: str) -> dict[str, list]:
     """P(success) = 1 − 2^{−H} (BL Prop. 3): the frozen-network sweep at ``preset``, ``theory.frozen_diagonal.sweep``
     per setting of ``SETTINGS`` (train words, test length offset, features) → one ``SweepRow`` per H."""
     p = check_preset(preset)
-    return {name: sweep(HS[p], DRAWS[p], words, TEST_LEN[p] + offset, feature, num_test=TEST_WORDS[p], seed=0,
-                        threshold=SUCCESS) for name, (words, offset, feature) in SETTINGS.items()}
+    return {name: fd.sweep(HS[p], DRAWS[p], words, TEST_LEN[p] + offset, feature, num_test=TEST_WORDS[p], seed=0,
+                           threshold=SUCCESS) for name, (words, offset, feature) in SETTINGS.items()}
 
 
 def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
@@ -79,7 +79,7 @@ def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
         out.append(Check(label=f"length trap: {what}, H within interval", value=inside, rule="= 1",
                          passed=inside == 1.0,
                          detail="predicted " + ", ".join(f"{r.predicted:.3f}" for r in part[name])))
-    top = binomial_interval(n, 0.5)[1] / n
+    top = fd.binomial_interval(n, 0.5)[1] / n
     worst = max(r.rate for r in part["normalized"])
     out.append(Check(label="normalized trap: h/|h| highest success", value=worst, rule=f"<= {top:.2f}",
                      passed=worst <= top, detail="bound: the top of the 99.9% interval for p = 1/2"))
