@@ -1,6 +1,6 @@
 """Claim bl1 (BL Prop. 1): a full bilinear RNN simulates any finite state machine.
 
-Exact (``theory.fsm_exact``): the construction W[:, :, σ] = T_σ, h_0 = e_{q0} in the package's ``bilinear`` model
+Exact (``exact_part``, ``checks``; built from ``theory.fsm_simulation``): the construction W[:, :, σ] = T_σ, h_0 = e_{q0} in the package's ``bilinear`` model
 tracks random machines (5–50 states, 2–10 letters) with and without normalization; the additive variant's
 predictions change when the state is scaled. Trained: a full bilinear model on words of 2–10 letters of a machine
 whose letters are all permutations (a uniformly random table synchronises, and then even weak models look good at
@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import torch
+
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
@@ -25,7 +27,8 @@ from statetrack.claims.statements import Statement, at_least, at_most, exact_sta
 from statetrack.config import RunConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
-from statetrack.theory import fsm_exact
+from statetrack.theory import fsm_simulation as fs
+from statetrack.theory.threads import single_thread
 
 ID = "bl1"
 PAPER_LRS = BL_PAPER_LRS
@@ -71,14 +74,49 @@ def pilot_grid() -> list[RunConfig]:
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """What ``checks`` reads (``theory.fsm_exact.exact_part`` on the preset's ``EXACT`` blocks)."""
+    """BL Prop. 1 on the preset's ``EXACT`` blocks of (machines, words per machine, length): ``tracking`` per
+    machine, the fraction of predictions changed by h_0 → c·h_0 per c in ``SCALES`` (``pure_changes``,
+    ``additive_changes``) and by normalizing the additive model (``additive_norm_changes``); what ``checks`` reads."""
     check_preset(preset)
-    return fsm_exact.exact_part(EXACT[preset], SCALES)
+    with single_thread():
+        tracking = []
+        for i, (count, num_seqs, length) in enumerate(EXACT[preset]):
+            tracking += [fs.track(task, num_seqs, length, seed=i) for task in fs.random_machines(count, seed=i)]
+        task = fs.random_machines(2, seed=99)[1]  # a machine with permutation letters
+        words = task.sample(torch.Generator().manual_seed(7), 64, 200).inputs  # (B, T)
+        pure = fs.fsm_bilinear(task.table, normalize="none")
+        affine, affine_norm = (fs.perturbed_additive(fs.fsm_bilinear(task.table, normalize=n, additive=True), seed=0)
+                               for n in ("none", "every_step"))
+        with torch.no_grad():
+            norm_changes = (affine_norm(words).argmax(-1) != affine(words).argmax(-1)).float().mean().item()
+        return {"tracking": tracking, "pure_changes": fs.scale_changes(pure, words, SCALES),
+                "additive_changes": fs.scale_changes(affine, words, SCALES), "additive_norm_changes": norm_changes,
+                "contrast_machine": task.cfg}
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
-    """bl1's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    return fsm_exact.check_rows(part or exact_part(preset), SCALES)
+    """T_σ e_q = e_{δ(q,σ)}: accuracy 1 and one-hot states; argmax(c·h) = argmax(h) without additive terms only.
+
+    bl1's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
+    part = part or exact_part(preset)
+    tr = part["tracking"]
+    sizes = f"{len(tr)} machines, {sum(t.num_seqs for t in tr)} words, lengths {sorted({t.length for t in tr})}"
+    acc = {mode: min(t.acc[mode] for t in tr) for mode in ("every_step", "none")}
+    one_hot = all(all(t.one_hot.values()) for t in tr)
+    identical = all(t.identical for t in tr)
+    pure, additive = max(part["pure_changes"]), max(part["additive_changes"])
+    return [Check(label="construction: acc (normalized)", value=acc["every_step"], rule="= 1",
+                   passed=acc["every_step"] == 1.0, detail=sizes),
+             Check(label="construction: acc (no norm)", value=acc["none"], rule="= 1", passed=acc["none"] == 1.0,
+                   detail=sizes),
+             Check(label="construction: states exactly one-hot", value=float(one_hot), rule="= 1", passed=one_hot,
+                   detail="every state equals e_q of the label"),
+             Check(label="scale: same predictions, norm vs none", value=float(identical), rule="= 1", passed=identical,
+                   detail=sizes),
+             Check(label="scale: pure h0 scaling changes (max)", value=pure, rule="= 0", passed=pure == 0.0,
+                   detail=f"fraction of predictions changed by h0 -> c h0, c in {SCALES}"),
+             Check(label="additive: h0 scaling changes (max)", value=additive, rule="> 0", passed=additive > 0.0,
+                   detail=f"B, b ~ N(0, 0.3^2); c in {SCALES}")]
 
 
 def paper_rows() -> dict[int, dict[str, Any]]:

@@ -1,7 +1,7 @@
 """Claim bl2 (BL modular-addition table, secondary source): bilinear RNNs add mod m at length 500, baselines do not.
 
 BL trains on Z_m (the running sum of numbers 0..m−1, mod m) on lengths 2–10 and tests at length 500
-(data/paper/bl_modular_addition.csv; Elman and CP at m = 50 from bl_summary.csv). Exact (``theory.hand_set_addition``):
+(data/paper/bl_modular_addition.csv; Elman and CP at m = 50 from bl_summary.csv). Exact (``exact_rows``):
 every bilinear variant but the real diagonal, hand-set, adds mod m in fp64, the diagonal only at m = 2 (at m ≥ 3 its
 prediction on 1^k is eventually 2-periodic): the differences between the bilinear rows are about learning, not about
 what the models can hold. The quick slice is the eight cells that carry BL's statements: m = 25, where every model
@@ -16,6 +16,8 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
+import torch
+
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
@@ -26,9 +28,12 @@ from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN
 from statetrack.check import Check
 from statetrack.claims.statements import Statement, exact_statement, from_paper, matches
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
-from statetrack.models import model_config
-from statetrack.tasks import task_config
-from statetrack.theory import hand_set_addition
+from statetrack.models import make_model, model_config
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import block_size as bs
+from statetrack.theory.fsm_simulation import fsm_bilinear
+from statetrack.theory.rotations import eventual_period, hand_set_rotation
+from statetrack.theory.threads import single_thread
 
 ID = "bl2"
 MODELS = ("full", "cp", "block2", "diagonal", "rotation", "lstm", "elman", "mamba1", "mamba2", "mamba4",
@@ -164,9 +169,44 @@ def label_of(cell: dict[str, Any]) -> str:
 
 
 def exact_rows(preset: str) -> list[dict[str, Any]]:
-    """One row per (variant, m) at the preset's ``_EXACT`` size (``theory.hand_set_addition.exact_rows``)."""
+    """One row per (variant, m) at the preset's ``_EXACT`` size (sequences, length, moduli): a hand-set tracker's
+    accuracy on the task's own sequences (fp64), or for the real diagonal at m ≥ 3 (no construction exists) whether
+    random diagonal models' prediction on 1^k is 2-periodic.
+
+    Built from ``theory.block_size``, ``theory.fsm_simulation`` and ``theory.rotations``: full = one-hot cyclic
+    shifts, CP = a rotation as four rank-one terms, block b = 2 and R2 = the rotation by 2πv/m (the sign flip at
+    m = 2); at m ≥ 3 no diagonal construction exists (NE Thm 2's argument: real eigenvalues carry only a sign around
+    a cycle), so random diagonal models' prediction on 1^k must be eventually 1- or 2-periodic."""
     check_preset(preset)
-    return hand_set_addition.exact_rows(*_EXACT[preset])
+    num_seqs, length, moduli = _EXACT[preset]
+    rows = []
+    with single_thread():
+        for m in moduli:
+            task = make_task(task_config("modular_addition", modulus=m))
+            table = torch.tensor([[(q + v) % m for v in range(m)] for q in range(m)])  # (m, m) δ(q, v)
+            rotation = hand_set_rotation(make_model(model_config("bilinear", variant="rotation", d_model=2),
+                                                    task.vocab_size, m), m)
+            built = {"full": fsm_bilinear(table), "cp": bs.cp_rotation_model(task),
+                     "block2": bs.block_model(task, 2, 4) if m > 2 else bs.block_model(task, 2, 4, bs.sign_rep()),
+                     "rotation": rotation}
+            if m == 2:
+                built["diagonal"] = bs.block_model(task, 1, 2)  # b = 1: the sign flip
+            for name, model in built.items():
+                t = bs.track(model, task, num_seqs, length, seed=m)
+                rows.append({"model": name, "m": m, "what": "hand-set tracker", "value": t.acc,
+                             "holds": t.all_correct, "detail": f"{t.num_seqs} sequences × {t.length} tokens, fp64"})
+            if m > 2:
+                periods = []
+                for seed in range(5):
+                    torch.manual_seed(seed)
+                    model = make_model(model_config("bilinear", variant="diagonal", d_model=8), task.vocab_size, m)
+                    pred = bs.constant_word_predictions(model, 1, 4 * length)  # (T,)
+                    p = int(eventual_period(pred, tail=length)[1])
+                    periods.append(p if p > 0 else None)
+                rows.append({"model": "diagonal", "m": m, "what": "limit: prediction on 1^k eventually 2-periodic",
+                             "value": float(max(p or 99 for p in periods)), "holds": all(p in (1, 2) for p in periods),
+                             "detail": f"5 random diagonal models (H=8), k ≤ {4 * length}, fp64; periods {periods}"})
+    return rows
 
 
 def checks(preset: str) -> list[Check]:

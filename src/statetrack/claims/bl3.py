@@ -4,7 +4,7 @@ BL trains on words of 2–10 letters of a random transition function δ (data/pa
 tests at length 500; how δ is drawn is not said, so BL's statements are judged on uniformly random tables. These
 synchronise (random words send every start state to one state within a few dozen letters): a model that gets only the
 last letters right scores well at any length. Machines whose letters are all permutations never do; the grid runs
-them too (ours). Exact (``theory.machine_sync``): per machine, the fraction of ``WINDOW``-letter words that
+them too (ours). Exact (``exact_part``, built from ``theory.synchronization``): per machine, the fraction of ``WINDOW``-letter words that
 synchronise and the best accuracy at 500 of any predictor that sees only the last ``WINDOW`` letters. Unrecorded pilot
 (seed 0): 1,600 steps instead of 800 lifted the full model on the uniform table only from 0.50 to 0.57.
 
@@ -17,6 +17,8 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
+import torch
+
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
@@ -27,9 +29,10 @@ from statetrack.claims.recipes import (BL_FSM_EVAL, BL_FSM_TRAIN, BL_PAPER_LRS, 
 from statetrack.check import Check
 from statetrack.claims.statements import Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, ModelConfig, RunConfig, TrainConfig
+from statetrack.evaluate import normalized
 from statetrack.models import model_config
 from statetrack.tasks import make_task, task_config
-from statetrack.theory import machine_sync
+from statetrack.theory import synchronization as sy
 
 ID = "bl3"
 MODELS = ("full", "cp", "block2", "lstm", "elman", "mamba", "transformer")
@@ -166,19 +169,37 @@ def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
             and (sm == "uniform" or m in ("full", "lstm"))]
 
 
+def machine_row(table: torch.Tensor, window: int, length: int, num_words: int) -> dict[str, Any]:
+    """|δ(Q, u)| = 1 over ``num_words`` random u of ``window`` letters, and E_u[max_q P(q | u)] at ``length``."""
+    m, k = table.shape  # (m, k) next states
+    ceiling = sy.window_ceiling(table, window, length, num_words=num_words, seed=0)
+    return {"letters": k, "permutation letters": int(sy.permutation_letters(table).sum()), "window": window,
+            "synchronising": sy.synchronizing_fraction(table, window, num_words=num_words, seed=0),
+            "window ceiling": ceiling, "window ceiling (normalized)": normalized(ceiling, 1 / m)}
+
+
 def exact_part(preset: str) -> list[dict[str, Any]]:
-    """Synchronisation of every machine of the preset's grid (``theory.machine_sync``), one row per machine."""
+    """Synchronisation of every machine of the preset's grid (``machine_row``), one row per machine."""
     check_preset(preset)
     rows = []
     for m, s in product(STATES[preset], SAMPLINGS):
         table = make_task(task_config("fsm", **machine_fields(m, s))).table  # (m, k)
-        rows.append({"states": m, "sampling": s, **machine_sync.machine_row(table, WINDOW, SYNC_LENGTH, SYNC_WORDS)})
+        rows.append({"states": m, "sampling": s, **machine_row(table, WINDOW, SYNC_LENGTH, SYNC_WORDS)})
     return rows
 
 
 def checks(preset: str, part: list[dict[str, Any]] | None = None) -> list[Check]:
-    """bl3's exact checks at ``preset`` (well under a second at quick); ``part`` reuses ``exact_part``."""
-    return machine_sync.check_rows(part or exact_part(preset), SYNC_LEVEL, CHANCE_SLACK, SYNC_WORDS)
+    """A permutation machine never synchronises (ceiling ≤ chance + slack); a uniform table does (≥ ``SYNC_LEVEL``).
+
+    bl3's exact checks at ``preset`` (well under a second at quick); ``part`` reuses ``exact_part``."""
+    out = []
+    for r in part or exact_part(preset):
+        ceil, perm = r["window ceiling (normalized)"], r["sampling"] == "permutation"
+        ok = (r["synchronising"] == 0.0 and ceil <= CHANCE_SLACK) if perm else ceil >= SYNC_LEVEL
+        rule = f"<= {CHANCE_SLACK} (never synchronises)" if perm else f">= {SYNC_LEVEL} (synchronises)"
+        out.append(Check(label=f"{r['states']} states, {r['sampling']}: window-{r['window']} ceiling", value=ceil,
+                         rule=rule, passed=ok, detail=f"synchronising {r['synchronising']:.3f} of {SYNC_WORDS} words"))
+    return out
 
 
 def label_of(cell: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@ reaches 0.99, an LSTM 0.64, Mamba 0.08, and a block-diagonal model with blocks o
 
 BL gives no grammar (book/papers.md); we infer the ``per_step`` format (``tasks.modular``: digits alternating with
 +, −, ×, × first, no brackets; the value so far after every digit), as BL's other tasks label every step at length
-500. Exact (``theory.arithmetic_part``): the task is a machine with exactly m² states (a lower bound from two-token
+500. Exact (``exact_part``, built from ``theory.arithmetic_automaton``): the task is a machine with exactly m² states (a lower bound from two-token
 suffixes), tracked by a hand-set full bilinear RNN with H = m². At quick m = 5 (25 states, which H = 64 holds)
 stands in for m = 50. Unrecorded pilots (seed 0, m = 5, 1,000 steps on 2–10 tokens): every model exact in
 distribution, −0.03 to 0.23 at 501; 3,000 steps lifted the full model to 0.30, training on 2–21 tokens to 0.54.
@@ -28,7 +28,8 @@ from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, e
 from statetrack.config import ModelConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
-from statetrack.theory import arithmetic_part
+from statetrack.theory import arithmetic_automaton as aa
+from statetrack.theory.threads import single_thread
 
 ID = "bl4"
 MODELS = ("full", "block", "lstm", "mamba")
@@ -132,13 +133,40 @@ def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """The automaton and its construction on ``EXACT[preset]``'s moduli, and the m² bound's witnesses."""
-    return arithmetic_part.exact_part(*EXACT[check_preset(preset)], also=MODULUS[preset])
+    """The automaton and its construction on ``EXACT[preset]``'s moduli (seed m), and the m² bound's witnesses
+    there and at ``MODULUS[preset]``.
+
+    Returns:
+        {"tracking": [aa.Tracking per modulus], "distinct": {m: number of distinct answer pairs to '×0', '+0'}}.
+    """
+    moduli, num_seqs, length = EXACT[check_preset(preset)]
+    with single_thread():
+        tracking = [aa.track(m, num_seqs, length, seed=m) for m in moduli]
+    distinct = {m: len({tuple(r) for r in aa.distinguishing_answers(m).tolist()}) for m in (*moduli, MODULUS[preset])}
+    return {"tracking": tracking, "distinct": distinct}
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
-    """bl4's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
-    return arithmetic_part.check_rows(part or exact_part(preset))
+    """A ``Check`` of every exact fact in ``exact_part``'s output (worst modulus each).
+
+    bl4's exact checks at ``preset`` (a few seconds at quick); ``part`` reuses ``exact_part``'s output."""
+    part = part or exact_part(preset)
+    tr, distinct = part["tracking"], part["distinct"]
+    sizes = f"m in {[t.modulus for t in tr]}, {tr[0].num_seqs} sequences of {tr[0].length} tokens each"
+    auto = min(t.automaton_acc for t in tr)
+    rows = [Check(label="tracking: m²-state automaton vs task labels", value=auto, rule="= 1", passed=auto == 1.0,
+                  detail=sizes)]
+    for mode in ("every_step", "none"):
+        acc = min(t.acc[mode] for t in tr)
+        rows.append(Check(label=f"tracking: bilinear construction H = m² ({mode})", value=acc, rule="= 1",
+                          passed=acc == 1.0, detail=sizes))
+    one_hot = all(t.one_hot for t in tr)
+    short = {m: d for m, d in distinct.items() if d != m * m}
+    return rows + [Check(label="tracking: construction states exactly one-hot", value=float(one_hot), rule="= 1",
+                         passed=one_hot, detail=sizes),
+                   Check(label="lower bound: states needed = m² (distinct answers to '×0', '+0')",
+                         value=float(not short), rule="= 1", passed=not short,
+                         detail=", ".join(f"m={m}: {d}" for m, d in distinct.items()))]
 
 
 def label_of(cell: dict[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 Trained: the block bilinear model with one knob, ``block_size`` (b = H is the full matrix), scored at length 500
 against BL's mod-addition and random-FSM tables at m = 5 (quick and paper) and its block-size ablation at m = 50
-(paper only). Exact (``theory.block_size_part``): hand-set blocks at the smallest size b* and the limits below it.
+(paper only). Exact (``exact_rows``, built from ``theory.block_size``): hand-set blocks at the smallest size b* and the limits below it.
 
 Used in: notebooks/bl5_block_size.md, ``statetrack verify``.
 """
@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import torch
+
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
 from statetrack.claims.paper import paper_lookup
@@ -20,10 +22,14 @@ from statetrack.claims.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN
 from statetrack.check import Check
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, exact_statement, from_paper
 from statetrack.config import EvalConfig, RunConfig, TaskConfig, TrainConfig
-from statetrack.models import model_config
+from statetrack.evaluate import normalized
+from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
-from statetrack.theory import block_size_part
+from statetrack.theory import block_size as bs
 from statetrack.theory.block_size import smallest_block
+from statetrack.theory.groups import group_order
+from statetrack.theory.rotations import eventual_period
+from statetrack.theory.threads import single_thread
 
 ID = "bl5"
 TASKS = ("Z5", "S5machine", "Z50", "machine50", "arith50")
@@ -42,6 +48,7 @@ _EVAL_ARITH = EvalConfig(min_len=501, max_len=501, num_seqs=1024)  # paper only;
 _M50_REASON = ("paper preset only (H = 128, 100k steps × 64); quick's 15 runs, about 5.5 s each in the committed "
                "records, fill its 1.5 CPU-minutes")
 _EXACT = {"smoke": (100, 100), "quick": (1000, 500), "paper": (1000, 500)}  # preset → (sequences, length)
+CEILING_LEN = 24  # lengths of the exact count-only ceiling on the S5 machine
 _BL_CELLS = [("Z5", 2, "possible"), ("Z5", 1, "fails"), ("Z5", "full", "possible"), ("S5machine", 2, "fails"),
              ("S5machine", "full", "possible"), ("Z50", 1, "fails"), ("Z50", "full", "possible"),
              ("machine50", 1, "fails"), ("machine50", 64, "possible"), ("arith50", 64, "fails"),
@@ -153,11 +160,46 @@ def statements() -> list[Statement]:
              "*generate S5", "|S5| = 120, a closure of the letters (theory.groups)"))]
 
 
+def _row(task: str, b: int, what: str, value: float, rule: str, holds: bool, detail: str) -> dict[str, Any]:
+    return {"task": task, "b": b, "what": what, "value": value, "rule": rule, "holds": holds, "detail": detail}
+
+
 def exact_rows(preset: str) -> list[dict[str, Any]]:
-    """The exact part (``theory.block_size_part``), one row per fact: constructions at b*, and the limits below it."""
+    """The exact part, one row per fact: constructions at b* on the preset's ``_EXACT`` sequences (fp64) for Z5 and
+    the S5 machine (5 states, 2 permutation letters), and the limits below b* (the count-only ceiling must end within
+    ``PAPER_TOLERANCE`` of chance, normalized)."""
     num_seqs, length = _EXACT[check_preset(preset)]
-    return block_size_part.exact_rows(make_task(task_of("Z5")), make_task(task_of("S5machine")), num_seqs, length,
-                                      PAPER_TOLERANCE)
+    z5, machine = make_task(task_of("Z5")), make_task(task_of("S5machine"))
+    tolerance = PAPER_TOLERANCE
+    rows = []
+    with single_thread():
+        for name, task in (("Z5", z5), ("S5machine", machine)):
+            b = bs.smallest_block(task)
+            t = bs.track(bs.block_model(task, b, 2 * b), task, num_seqs, length, seed=5)
+            rows.append(_row(name, b, f"hand-set block model tracks it at b = {b}", t.acc,
+                             "= 1 (every prediction right)", t.all_correct, f"{bs.smallest_rep(task).name} "
+                             f"representation, {t.num_seqs} sequences × {t.length} tokens, fp64"))
+        periods = []
+        for seed in range(5):
+            torch.manual_seed(seed)
+            model = make_model(model_config("bilinear", variant="block", block_size=1, d_model=8), z5.vocab_size, 5)
+            p = int(eventual_period(bs.constant_word_predictions(model, 1, 4 * length), tail=length)[1])
+            periods.append(p if p > 0 else None)
+        rows.append(_row("Z5", 1, "b = 1: prediction on 1^k eventually 2-periodic",
+                         float(max(p or 99 for p in periods)), "≤ 2 (cannot count mod 5)",
+                         all(p in (1, 2) for p in periods),
+                         f"5 random block-1 models (H=8), k ≤ {4 * length}, fp64; periods {periods}"))
+        ceiling = bs.count_only_ceiling(machine.table, CEILING_LEN)
+        last = normalized(ceiling[-1], 1 / 5)
+        falling = all(x >= y - 1e-12 for x, y in zip(ceiling, ceiling[1:]))
+        rows.append(_row("S5machine", 1, f"b = 1: count-only ceiling at length {len(ceiling)}", last,
+                         f"never rising, ≤ {tolerance} normalized", falling and last <= tolerance,
+                         f"raw {ceiling[-1]:.4f} (chance 0.2); length 2: {ceiling[1]:.4f}; commuting transitions see "
+                         "only the letter counts"))
+        order = group_order(machine.table)
+        rows.append(_row("S5machine", 4, "the machine's letters generate S5", float(order), "= 120", order == 120,
+                         "so no block below 4 can track it exactly (representations of S5)"))
+    return rows
 
 
 def checks(preset: str) -> list[Check]:

@@ -3,7 +3,7 @@
 Trained: one field, ``additive``, changes: the pure update h_t = A(x_t) h_{t−1} against the affine h_t = A(x_t)
 h_{t−1} + B x_t + b, both normalized every step, for the full, block-diagonal (b = 2) and real-diagonal models,
 compared by their best runs (pure − affine) at length 500; BL gives the direction only, no numbers and no tasks.
-Exact (``theory.additive_terms``, ``theory.frozen_checks``): the frozen network with and without a frozen random u.
+Exact (``theory.additive_terms``): the frozen network with and without a frozen random u.
 
 Used in: notebooks/bl6_additive_terms.md, ``statetrack verify``.
 """
@@ -24,7 +24,6 @@ from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
 from statetrack.theory.additive_terms import ablation
-from statetrack.theory.frozen_checks import ablation_rows
 
 ID = "bl6"
 VARIANTS = ("full", "block2", "diagonal")
@@ -120,8 +119,13 @@ def exact_part(preset: str) -> list:
 
 
 def checks(preset: str, part: list | None = None) -> list[Check]:
-    """bl6's exact checks (``theory.frozen_checks.ablation_rows``, about 5 s at quick); ``part``: ``exact_part``'s."""
-    return ablation_rows(part or exact_part(preset), FROZEN[preset][3], PAPER_TOLERANCE)
+    """pure − affine success ≥ ``PAPER_TOLERANCE`` at every H (about 5 s at quick); ``part``: ``exact_part``'s."""
+    part, test_len = part or exact_part(preset), FROZEN[preset][3]
+    return [Check(
+        label=f"frozen H={r.H}, length {test_len}: pure − affine success", value=r.pure - r.affine,
+        rule=f">= {PAPER_TOLERANCE:g}", passed=r.pure - r.affine >= PAPER_TOLERANCE,
+        detail=f"pure {r.pure:.2f} (proof {r.predicted_pure:.3f}), affine {r.affine:.2f}; {r.num_draws} draws")
+            for r in part]
 
 
 #: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.

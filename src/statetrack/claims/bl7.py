@@ -4,7 +4,7 @@ If A_x = P D_x P⁻¹ with one P for every input x (the bilinear "rotation" vari
 "diagonal" a real one), all transitions commute and the state after a word depends only on its token counts: Z_m
 is abelian, so counts suffice; the S3 word problem is not. Trained: a label after every token, train lengths 2–10,
 scored by the mean normalized accuracy over test lengths 11–500 (BL's number is the accuracy at 500); the
-commuting models on S3 are bounded by the exact count-only ceiling. Exact (``theory.shared_eigenbasis``):
+commuting models on S3 are bounded by the exact count-only ceiling. Exact (``checks``, through ``theory.commuting``):
 commutators of the package's models in fp64, S3's non-commuting pairs, the ceiling by dynamic programming.
 
 Used in: notebooks/bl7_shared_eigenbasis_forces_commutativity.md, ``statetrack verify``.
@@ -12,8 +12,11 @@ Used in: notebooks/bl7_shared_eigenbasis_forces_commutativity.md, ``statetrack v
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
+
+import torch
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim, paper_at
@@ -26,9 +29,10 @@ from statetrack.claims.statements import (OURS_AT_PAPER, PAPER_TOLERANCE, Statem
                                           from_paper)
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.evaluate import normalized
-from statetrack.models import model_config
-from statetrack.tasks import task_config
-from statetrack.theory.shared_eigenbasis import ceiling, check_rows
+from statetrack.models import make_model, model_config
+from statetrack.tasks import make_task, task_config
+from statetrack.theory.commuting import (commutator_norms, commuting_pairs, count_only_ceiling, swapped_word_gap,
+                                        transitions_fp64)
 
 ID = "bl7"
 TASKS = ("Z5", "S3")
@@ -85,6 +89,12 @@ def label_of(cell: dict[str, Any]) -> str:
     return f"{NAMES[cell['model']]} on {cell['task']}"
 
 
+@functools.lru_cache(maxsize=None)
+def ceiling(max_len: int) -> tuple[float, ...]:
+    """The count-only ceiling on S3 (all elements drawn uniformly) at lengths 1..max_len, as accuracies."""
+    return tuple(count_only_ceiling(make_task(task_config("word_problem", group="S3")).mul_table, max_len))
+
+
 def ceiling_normalized(preset: str) -> float:
     """The ceiling at the preset's first test length, normalized (0 = chance 1/6): the bound for every test length."""
     first = _EVAL[check_preset(preset)].min_len
@@ -128,9 +138,42 @@ def statements() -> list[Statement]:
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact part (seconds, ``theory.shared_eigenbasis.check_rows``): commutators of the package's models (fp64),
-    S3's non-commuting pairs, and the count-only ceiling on S3."""
-    return check_rows(3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset])
+    """A_a A_b − A_b A_a = P (D_a D_b − D_b D_a) P⁻¹ = 0 for a shared P (seconds): commutators of the package's
+    bilinear models at width H = 8 over 3 (smoke) or 10 random inits (fp64, ``theory.commuting``), S3's non-commuting
+    pairs, and ``ceiling(CEILING_LEN[preset])``, which must stay below 1 from length 2 on and never rise."""
+    draws, H, ceiling_len = 3 if check_preset(preset) == "smoke" else 10, 8, CEILING_LEN[preset]
+    s3 = make_task(task_config("word_problem", group="S3"))
+    inits = f"{draws} random inits, H={H}, every pair of the 7 tokens of S3"
+    out = []
+    for variant in ("rotation", "diagonal", "full"):
+        worst, gap, smallest = 0.0, 0.0, float("inf")
+        for seed in range(draws):  # random inits: the structure, not the values, makes them commute
+            torch.manual_seed(seed)
+            model = make_model(model_config("bilinear", variant=variant, d_model=H), s3.vocab_size, s3.num_classes)
+            norms = commutator_norms(transitions_fp64(model))  # (V, V)
+            off = norms[~torch.eye(len(norms), dtype=torch.bool)]  # (V·(V−1),)
+            worst, smallest = max(worst, float(off.max())), min(smallest, float(off.min()))
+            gap = max(gap, max(swapped_word_gap(model, a, b) for a in range(6) for b in range(a + 1, 6)))
+        if variant == "full":
+            out.append(Check(label="full model: smallest commutator", value=smallest, rule="> 0.01 (never commute)",
+                             passed=smallest > 0.01, detail=inits))
+        else:
+            out += [Check(label=f"shared eigenbasis, {variant}: largest commutator", value=worst, rule="≤ 1e-12 (fp64)",
+                          passed=worst <= 1e-12, detail=inits),
+                    Check(label=f"shared eigenbasis, {variant}: ‖h(ab) − h(ba)‖", value=gap, rule="≤ 1e-12 (fp64)",
+                          passed=gap <= 1e-12, detail=f"every pair of the 6 elements of S3, {draws} random inits")]
+    pairs = commuting_pairs(s3.mul_table)
+    noncommuting = int((~pairs).sum())
+    out.append(Check(label="S3: ordered pairs with ab ≠ ba", value=noncommuting, rule="> 0 (S3 is not abelian)",
+                     passed=noncommuting > 0,
+                     detail=f"of {pairs.numel()}; the commuting ones: 6 × 3 conjugacy classes"))
+    c = ceiling(ceiling_len)
+    falling = all(x >= y - 1e-12 for x, y in zip(c, c[1:])) and all(x < 1 for x in c[1:])
+    out.append(Check(label=f"S3: count-only ceiling at length {len(c)}", value=c[-1],
+                     rule="< 1 from L = 2 on, never rising", passed=falling,
+                     detail=f"c(2) = {c[1]:.4f}, c(11) = {c[10] if len(c) > 10 else float('nan'):.4f}; "
+                            "chance 1/6, the sign alone gives 1/3"))
+    return out
 
 
 #: The quick recipe's recorded pilots (``claims.pilots``): judged on ``ood_normalized``.

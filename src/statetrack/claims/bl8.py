@@ -1,6 +1,6 @@
 """Claim bl8 (BL Prop. 3): a frozen random real-diagonal network with a trained linear readout learns parity from two examples.
 
-The network is *not* trained, so the main part is exact (``theory.frozen_checks``): each draw's success against
+The network is *not* trained, so the main part is exact (``exact_part``, ``checks``; ``theory.frozen_diagonal``): each draw's success against
 the proof's prediction, draw by draw and as a rate within the 99.9% binomial interval (BL's wording and the rate
 1 − 2^{−H} are secondary-sourced). Recorded: the contrast, the same architecture trained end to end.
 
@@ -21,7 +21,7 @@ from statetrack.claims.statements import Statement, at_most, exact_statement, fr
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.tasks import task_config
-from statetrack.theory.frozen_checks import sweep_rows, sweep_settings
+from statetrack.theory import frozen_diagonal as fd
 
 ID = "bl8"
 MODEL = "diagonal bilinear"  # the trained contrast's cell
@@ -56,15 +56,34 @@ def grid(preset: str, seeds: list[int] | None = None, lrs: list[float] | None = 
 
 
 def exact_part(preset: str) -> dict[str, list]:
-    """The frozen-network sweep at ``preset`` (``theory.frozen_checks.sweep_settings``): setting → one
-    ``theory.frozen_diagonal.SweepRow`` per H."""
+    """P(success) = 1 − 2^{−H} (BL Prop. 3): the frozen-network sweep at ``preset``, ``theory.frozen_diagonal.sweep``
+    per setting of ``SETTINGS`` (train words, test length offset, features) → one ``SweepRow`` per H."""
     p = check_preset(preset)
-    return sweep_settings(SETTINGS, HS[p], DRAWS[p], TEST_WORDS[p], TEST_LEN[p], SUCCESS)
+    return {name: fd.sweep(HS[p], DRAWS[p], words, TEST_LEN[p] + offset, feature, num_test=TEST_WORDS[p], seed=0,
+                           threshold=SUCCESS) for name, (words, offset, feature) in SETTINGS.items()}
 
 
 def checks(preset: str, part: dict[str, list] | None = None) -> list[Check]:
-    """bl8's exact checks (``theory.frozen_checks.sweep_rows``, about 2 s at quick); ``part``: ``exact_part``'s."""
-    return sweep_rows(part or exact_part(preset), DRAWS[preset])
+    """P(success) = 1 − 2^{−H} within the 99.9% interval of the preset's draws, the per-draw test, both length traps,
+    and normalized features at most the top of the interval for p = 1/2 (about 2 s at quick); ``part``:
+    ``exact_part``'s."""
+    part, n = part or exact_part(preset), DRAWS[preset]
+    out = [Check(label=f"frozen H={r.H}: success", value=r.rate,
+                 rule=f"in [{r.interval[0] / n:.2f}, {r.interval[1] / n:.2f}]", passed=bool(r.within),
+                 detail=f"predicted 1 - 2^-H = {r.predicted:.4f}; {n} draws") for r in part["main"]]
+    agree = min(r.agreement for name in ("main", "odd test", "even test") for r in part[name])
+    out.append(Check(label="per draw: success = proof's test", value=agree, rule="= 1", passed=agree == 1.0,
+                     detail="main and both length-parity traps, every H and draw"))
+    for name, what in (("odd test", "'0','1' -> odd T"), ("even test", "'0','1' -> even T")):
+        inside = sum(bool(r.within) for r in part[name]) / len(part[name])
+        out.append(Check(label=f"length trap: {what}, H within interval", value=inside, rule="= 1",
+                         passed=inside == 1.0,
+                         detail="predicted " + ", ".join(f"{r.predicted:.3f}" for r in part[name])))
+    top = fd.binomial_interval(n, 0.5)[1] / n
+    worst = max(r.rate for r in part["normalized"])
+    out.append(Check(label="normalized trap: h/|h| highest success", value=worst, rule=f"<= {top:.2f}",
+                     passed=worst <= top, detail="bound: the top of the 99.9% interval for p = 1/2"))
+    return out
 
 
 def paper_rows() -> dict[str, dict[str, Any]]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import torch
+
 from statetrack.claims import check_preset, ne1
 from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
@@ -25,7 +27,9 @@ from statetrack.check import Check
 from statetrack.claims.statements import Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.tasks import task_config
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import modular_arithmetic as ma
+from statetrack.theory.rotations import eventual_period
 
 ID = "ne4"
 MODELS = ("transformer", "mlstm", "slstm", "mamba", "deltanet")
@@ -130,10 +134,18 @@ def pilot_grid() -> list[RunConfig]:
 
 
 def majority_score(task: str, preset: str, seed: int = 0) -> dict[str, float]:
-    """What always giving the most common answer scores on ``preset``'s test set of a column (the floor)."""
-    from statetrack.theory.chomsky_part import majority_score
-
-    return majority_score(task_of(task, preset), _EVAL[preset]["parity" if task == "parity" else "arith"], seed)
+    """What always giving the most common answer scores on ``preset``'s test set of a column (the floor): the share
+    of the most common final answer over the test lengths (``num_seqs`` each, drawn as the test set is) and its
+    normalized score (share − chance) / (1 − chance): the floor a claim of learning must clear."""
+    task_cfg, cfg = task_of(task, preset), _EVAL[preset]["parity" if task == "parity" else "arith"]
+    t = make_task(task_cfg)
+    gen = torch.Generator().manual_seed(seed)
+    answers = torch.cat([t.sample(gen, cfg.num_seqs, n).targets[:, -1]
+                         for n in range(cfg.min_len, cfg.max_len + 1, cfg.stride)])  # (lengths × num_seqs,)
+    counts = torch.bincount(answers, minlength=t.num_classes)  # (K,)
+    share = float(counts.max()) / len(answers)
+    return {"answer": int(counts.argmax()), "share": share, "normalized": (share - t.chance) / (1 - t.chance),
+            "samples": len(answers)}
 
 
 def column_of(task_cfg: dict[str, Any]) -> str:
@@ -165,18 +177,41 @@ def paper_rows() -> dict[tuple[str, str, str], dict[str, Any]]:
 
 
 def checks(preset: str, part: dict[str, Any] | None = None) -> list[Check]:
-    """The exact checks (about 3 s at quick); ``part`` reuses ``exact_part``'s output."""
-    from statetrack.theory.chomsky_part import check_rows
-
-    return check_rows(part or exact_part(preset), MODULUS)
+    """A ``Check`` of every exact fact in ``exact_part``'s output ('× 4' and '+ 1'), about 3 s at quick; ``part``
+    reuses ``exact_part``'s output."""
+    part = part or exact_part(preset)
+    tr, neg, count = part["tracking"], part["words"]["× 4"], part["words"]["+ 1"]
+    sizes = f"{tr.num_seqs} random expressions, lengths {tr.lengths[0]}–{tr.lengths[1]}, {tr.num_states} states"
+    labels = "task labels for k = 0..11"
+    return [Check(label="automaton through bilinear model: acc", value=tr.acc, rule="= 1", passed=tr.acc == 1.0,
+                  detail=sizes),
+            Check(label="automaton: states exactly one-hot", value=float(tr.one_hot), rule="= 1", passed=tr.one_hot,
+                  detail=sizes),
+            Check(label="'3 (× 4)^k =': answer period", value=float(neg["period"]), rule="= 2",
+                  passed=neg["period"] == 2, detail=labels),
+            Check(label="'× 4' word matrix: distance of spectrum to −1", value=neg["dist_to_minus_one"], rule="= 0",
+                  passed=neg["dist_to_minus_one"] < 1e-9, detail="fp64 eigenvalues on the 25 D(total, term) states"),
+            Check(label="'1 (+ 1)^k =': answer period", value=float(count["period"]), rule="= 5",
+                  passed=count["period"] == MODULUS, detail=labels),
+            Check(label="'+ 1' word matrix: largest |Im λ|", value=count["max_imag"], rule="> 0",
+                  passed=count["max_imag"] > 1e-6, detail="fp64; the 5th roots of unity")]
 
 
 def exact_part(preset: str) -> dict[str, Any]:
-    """``theory.chomsky_part.exact_part`` at ``preset``'s sizes: the automaton's tracking and ``WORDS``' facts."""
-    from statetrack.theory.chomsky_part import exact_part
-
+    """NE Table 3 without brackets, after NE Thms 1 and 2, at ``preset``'s sizes (``theory.modular_arithmetic``):
+    ``tracking`` (``ma.Tracking`` of ``EXACT[preset]``'s expressions, seed 0) and, per word of ``WORDS``, its answers
+    for k = 0..11 repetitions, their period, its spectrum on the D states, the distance to −1 and the largest |Im λ|."""
     check_preset(preset)
-    return exact_part(MODULUS, *EXACT[preset], WORDS)
+    m, (num, lo, hi) = MODULUS, EXACT[preset]
+    mach = ma.machine(m)
+    out = {}
+    for name, (first, op, digit) in WORDS.items():
+        answers = ma.word_answers(m, first, op, digit, 11)
+        p = int(eventual_period(torch.tensor(answers), max_period=len(answers) - 1, tail=None)[1])
+        ev = ma.spectrum(ma.word_matrix(mach, op, digit))  # (m²,) complex128
+        out[name] = {"answers": answers, "period": p if p > 0 else len(answers), "spectrum": ev,
+                     "dist_to_minus_one": float((ev + 1).abs().min()), "max_imag": float(ev.imag.abs().max())}
+    return {"tracking": ma.track(m, num, lo, hi, seed=0), "words": out}
 
 
 _ARITH = {  # (DeltaNet's range, column) → (statement id stem, kind, the claim after "DeltaNet <range> ")

@@ -24,7 +24,8 @@ from statetrack.check import Check
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
-from statetrack.tasks import task_config
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import word_problems as wp
 
 ID = "ne5"
 VARIANTS = ("swaps", "swaps_3cycles", "4tokens", "all")
@@ -178,11 +179,28 @@ def _depths(ds: list[int]) -> int | str:
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact part (seconds): hand-set full trackers on every variant, reflections per element, swap spectra."""
-    from statetrack.theory.s5_part import check_rows
-
+    """NE Thm 3 and Prop 1 on S5 (seconds, through ``theory.word_problems``): a hand-set full tracker (H = 32) on
+    every variant (``TRACK[preset]``: words, length), the most reflections per element of swaps / + 3-cycles / all of
+    S5, and the largest lowest eigenvalue over the swaps."""
     check_preset(preset)
-    return check_rows({v: task_of(v) for v in VARIANTS}, VARIANT_NAMES, *TRACK[preset])
+    num, length = TRACK[preset]
+    rows = []
+    for v in VARIANTS:
+        cfg = task_of(v)
+        res = wp.track(wp.full_matrix_tracker(cfg, d_model=32), cfg, num_seqs=num, length=length)
+        rows.append(Check(label=f"hand-set full matrix (H=32) tracks {VARIANT_NAMES[v]}: seq acc @{length}",
+                          value=res.seq_acc, rule="= 1", passed=res.seq_acc == 1.0,
+                          detail=f"{num} random words against the task's labels"))
+    most = {v: int(wp.factors_needed(make_task(task_of(v))).max()) for v in ("swaps", "swaps_3cycles", "all")}
+    rows.append(Check(label="fewest reflections per element: swaps / + 3-cycles / all of S5", value=most["all"],
+                      rule="= 1 / 2 / 4", passed=(most["swaps"], most["swaps_3cycles"], most["all"]) == (1, 2, 4),
+                      detail=f"measured {most['swaps']} / {most['swaps_3cycles']} / {most['all']}: one DeltaNet layer "
+                             "applies 1 per token; 4 tokens per element leave room for 4"))
+    low = float(wp.lowest_eigenvalue(make_task(task_of("swaps")))[1:].max())  # [1:]: the swaps, not the identity
+    rows.append(Check(label="every swap has the eigenvalue −1 (largest lowest eigenvalue over the 10 swaps)", value=low,
+                      rule="= −1", passed=abs(low + 1) < 1e-12,
+                      detail="a DeltaNet [0,1] transition has eigenvalues in [0, 1] only"))
+    return rows
 
 
 CLAIM = Claim(ID, grid, statements, cell_of, headline="swaps-neg-1layer", label_of=label_of, checks=checks,

@@ -13,8 +13,11 @@ Used in: notebooks/ne6_z60_addition.md, ``statetrack verify``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
+
+import torch
 
 from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
@@ -25,7 +28,8 @@ from statetrack.check import Check
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
 from statetrack.models import model_config
-from statetrack.tasks import task_config
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import word_problems as wp
 
 ID = "ne6"
 SETTINGS = ("L32", "L64", "2tokens")
@@ -119,10 +123,28 @@ def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
 
 
 def checks(preset: str) -> list[Check]:
-    """The exact part (seconds, ``theory.z60_tracking``): rotation trackers, reflection pairs, the generator's λ."""
-    from statetrack.theory import z60_tracking
-
-    return z60_tracking.rows(*TRACK[check_preset(preset)])
+    """NE Thm 3 (a rotation is two reflections) and Thm 2 (counting mod 60 needs non-real eigenvalues), on Z60
+    (seconds, through ``theory.word_problems``): the hand-set full-matrix tracker (2×2 rotations) at 1 and 2 tokens
+    per element and one reflection per token through the delta rule (seq acc 1 on ``TRACK[preset]``'s words), and
+    the eigenvalues of the generator ρ(1)."""
+    num_seqs, length = TRACK[check_preset(preset)]
+    out = []
+    for k in (1, 2):
+        cfg = task_config("word_problem", group="Z60", tokens_per_element=k)
+        res = wp.track(wp.full_matrix_tracker(cfg, d_model=32), cfg, num_seqs=num_seqs, length=length)
+        out.append(Check(label=f"hand-set full matrix (rotations, H=32), {k} token{'s' if k > 1 else ''} per element: "
+                               f"seq acc @{length}", value=res.seq_acc, rule="= 1", passed=res.seq_acc == 1.0,
+                         detail=f"{num_seqs} random words against the task's labels"))
+    res = wp.track_reflection_pairs(num_seqs=num_seqs, length=length)
+    out.append(Check(label=f"one reflection per token (delta rule, β = 2), 2 tokens per element: seq acc @{length}",
+                     value=res.seq_acc, rule="= 1", passed=res.seq_acc == 1.0, detail=f"{num_seqs} random words, fp32"))
+    rho, _ = wp.representation(make_task(task_config("word_problem", group="Z60", tokens_per_element=1)))
+    imag = float(torch.linalg.eigvals(rho[1]).imag.abs().max())  # rho: (60, 2, 2)
+    out.append(Check(
+        label="generator of Z60: |Im λ| of ρ(1)", value=imag, rule="= sin(2π/60) > 0",
+        passed=abs(imag - math.sin(2 * math.pi / 60)) < 1e-12,
+        detail="a single GH factor is symmetric (real eigenvalues): one DeltaNet layer needs 2 tokens per element"))
+    return out
 
 
 def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:

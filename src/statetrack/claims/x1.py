@@ -26,7 +26,8 @@ from statetrack.claims.statements import (PAPER_TOLERANCE, TRAINED_PRESETS, Rule
 from statetrack.config import ModelConfig, RunConfig
 from statetrack.models import model_config
 from statetrack.runs.store import paper_numbers
-from statetrack.theory import board_facts
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import letters
 from statetrack.theory.predictions import counts_only, predict_model
 
 ID = "x1"
@@ -290,11 +291,20 @@ def _ceiling_length(column: str, runs: list[RunConfig]) -> int:
     return min(min(c.eval.min_len for c in runs), CEILING_LEN[column])
 
 
+@functools.lru_cache(maxsize=None)
+def ceiling(task_cfg: Any, length: int) -> tuple[float, ...]:
+    """BL Prop 2: the raw accuracy c(1), …, c(length) of the best count-only predictor on ``task_cfg``'s task."""
+    return tuple(letters.count_only_ceiling(make_task(task_cfg), length))
+
+
 def _bound(column: str, runs: list[RunConfig]) -> dict[str, Any]:
     """The count-only bound of a column for its cell's runs at every preset judged (the loosest: shortest first
-    test length, fewest test sequences)."""
+    test length, fewest test sequences): BL Prop 2's bound for n test sequences, ``value`` (normalized, plus the
+    sampling margin, 4 places) and ``ceiling`` (the normalized ceiling itself)."""
     length, n = _ceiling_length(column, runs), min(c.eval.num_seqs for c in runs)
-    return {**board_facts.count_bound(runs[0].task, length, n), "length": length, "n": n}
+    task = make_task(runs[0].task)
+    return {"value": round(letters.ceiling_bound(task, length, n), 4),
+            "ceiling": letters.normalized(ceiling(runs[0].task, length)[-1], task.chance), "length": length, "n": n}
 
 
 def _cell_statement(row: str, column: str) -> Statement | None:
@@ -361,16 +371,43 @@ def statement_of(row: str, column: str) -> Statement | None:
     return next((s for s in _statements() if s.where == {"model": row, "task": column}), None)
 
 
+def letter_checks(fsm_task_cfg: Any) -> list[Check]:
+    """NE Thm 2, BL Prop 2: the permutation machine's letters (no two commute, a cycle ≥ 3); S3's, S5 swaps' tokens."""
+    facts = letters.facts(make_task(fsm_task_cfg).table)
+    longest, m = max(max(c) for c in facts["cycles"]), facts["states"]
+    out = [Check(label=f"letters: perm FSM ({m} states): letters do not commute", value=float(not facts["commute"]),
+                 rule="= 1 (some pair ab ≠ ba)", passed=not facts["commute"],
+                 detail="δ(δ(q, a), b) vs δ(δ(q, b), a) over all q, a, b"),
+           Check(label=f"letters: perm FSM ({m} states): a letter with a cycle of length ≥ 3", value=float(longest),
+                 rule="≥ 3", passed=longest >= 3, detail=f"cycle lengths per letter: {facts['cycles']}")]
+    for group, elements in (("S3", "all"), ("S5", "swaps")):
+        task = make_task(task_config("word_problem", group=group, elements=elements))
+        abelian = letters.tokens_commute(task.mul_table, task.elements_drawn)
+        out.append(Check(label=f"letters: {group} ({elements}) tokens do not commute", value=float(not abelian),
+                         rule="= 1", passed=not abelian,
+                         detail=f"{len(task.elements_drawn)} token elements, |G| = {task.group_order}"))
+    return out
+
+
+def ceiling_check(name: str, task_cfg: Any, length: int) -> Check:
+    """BL Prop 2: the count-only ceiling of ``task_cfg`` never rises over lengths 1..``length`` (up to 1e-12)."""
+    c = ceiling(task_cfg, length)
+    rises = max((b - a for a, b in zip(c, c[1:])), default=0.0)
+    return Check(label=f"ceiling: {name}: count-only ceiling never rises over lengths 1–{length}", value=rises,
+                 rule="≤ 1e-12", passed=rises <= 1e-12,
+                 detail=f"raw accuracy {c[0]:.4f} at length 1, {c[-1]:.4f} at {length}")
+
+
 def checks(preset: str) -> list[Check]:
-    """Training-free facts the statements rely on (``theory.board_facts``, seconds)."""
+    """Training-free facts the statements rely on (``letter_checks``, ``ceiling_check``; seconds)."""
     check_preset(preset)
     cfg = next(c for (_, col), cfgs in _board(preset).items() if col == "fsm_perm" for c in cfgs)
     ceilings = {}  # (task config, length) → column, once each, for the impossible statements
     for s in (s for s in _statements() if s.kind == "impossible"):
         runs = _board(s.presets[0])[(s.where["model"], s.where["task"])]
         ceilings.setdefault((runs[0].task, _ceiling_length(s.where["task"], runs)), s.where["task"])
-    return [*board_facts.letter_checks(cfg.task), *(
-        board_facts.ceiling_check(TASK_NAMES[column], t, length) for (t, length), column in ceilings.items())]
+    return [*letter_checks(cfg.task), *(
+        ceiling_check(TASK_NAMES[column], t, length) for (t, length), column in ceilings.items())]
 
 
 def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:

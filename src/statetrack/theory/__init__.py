@@ -1,5 +1,8 @@
 """Exact constructions and finite-precision demonstrations of the papers' theorems, one module per result.
 
+Each returns values (constructions, bounds, predictions) or builds ``Check`` rows several claims share; a claim's own
+exact checks are assembled in its ``claims/<id>.py``.
+
 NE (negative eigenvalues):
 
 - ``finite_precision``: NE Thm 1 on the input 1^k (a stored state in [0,1) freezes; a = −1 alternates). ne1.
@@ -13,10 +16,6 @@ NE (negative eigenvalues):
 - ``counting_mod3``: NE Thms 2, 3, 6 on 1^k as check rows (real orbits cannot count mod 3; a rotation or two
   reflections can) and the bound a state holding no count scores. ne2, ne3.
 - ``gh_checks``: NE Prop 1, Thms 3, 4, 6 as check rows at given sizes. ne3.
-- ``chomsky_part``: NE Table 3's arithmetic automaton in a bilinear RNN, the spectra its words need, the
-  majority-answer floor. ne4.
-- ``s5_part``: NE Thm 3 and Prop 1 on S5 (trackers, reflections per element, a swap's eigenvalue −1). ne5.
-- ``z60_tracking``: NE Thms 2 and 3 on Z60 (rotations as two reflections; non-real eigenvalues needed). ne6.
 - ``spectral_readings``: NE Thms 1–3 read off a trained model's transitions: what an exact solution's spectrum
   must show in fp32. x2.
 
@@ -29,18 +28,10 @@ BL (bilinear state transitions):
 - ``additive_terms``: pure against affine updates of the frozen random diagonal network. bl6.
 - ``commuting``: BL Prop 2 (a shared eigenbasis forces commutativity). bl7.
 - ``frozen_diagonal``: BL Prop 3 (a frozen random diagonal network learns parity from two examples). bl8.
-- ``fsm_exact``: BL Prop 1 checked on random machines, with and without normalization. bl1.
-- ``hand_set_addition``: BL's mod-addition table by hand-set models (full, CP, block 2, R2; the diagonal at m = 2). bl2.
-- ``machine_sync``: per random machine, the fraction of words that synchronise and the window ceiling. bl3.
-- ``arithmetic_part``: BL's per-step arithmetic as an m²-state automaton, and that no fewer states suffice. bl4.
-- ``block_size_part``: hand-set blocks of the smallest sufficient size at m = 5, and what b = 1 cannot do. bl5.
-- ``frozen_checks``: BL Prop 3 and the additive-terms ablation as check rows. bl6, bl8.
-- ``shared_eigenbasis``: BL Prop 2 on the package's models, and the count-only ceiling on S3. bl7.
 
 Both papers and their follow-ups:
 
 - ``letters``: the letters' facts x1 shows beside each task (do they commute, the longest cycle).
-- ``board_facts``: x1's tasks' letters do not commute, and the bound a count-only state reaches on them. x1.
 - ``groups``: the order of the group a task's letters generate (closure of their permutations). bl5, x1.
 - ``predictions``: the class × task table of what one layer (and more) can track, each cell citing its theorem;
   the zoo's models mapped to their transition classes.
