@@ -437,9 +437,12 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
 
 
 def exact_checks(module: str, preset: str, given: Sequence[Check] | None) -> list[Check]:
-    """A claim's exact checks at ``preset``: ``given`` (a page that already computed them), else computed by the
-    claim module's ``checks`` (``verdict``'s own argument is called ``checks`` too, hence the module by name)."""
-    return list(given) if given is not None else list(importlib.import_module(module).checks(preset))
+    """A claim's exact checks at ``preset``: ``given`` (a page that already computed them), else the claim module's
+    ``checks`` (``verdict``'s own argument is called ``checks`` too, hence the module by name), kept on disk by the
+    code they execute (``claims.check_cache``)."""
+    from statetrack.claims.check_cache import cached_checks
+
+    return list(given) if given is not None else cached_checks(module, preset)
 
 
 def with_metric(records: Sequence[dict[str, Any]], name: str, fn: Callable[[dict[str, Any]], float]
