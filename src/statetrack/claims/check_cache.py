@@ -23,7 +23,6 @@ Used in: ``statetrack.claims.common.exact_checks``.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import hashlib
@@ -44,7 +43,9 @@ from statetrack.runs.store import paper_dir, write_record
 
 CACHE_DIR = "STATETRACK_CACHE_DIR"
 _SCALARS = (str, bool, int, float, type(None))  # what JSON gives back as the same type and value
-_REGISTRY = "claims/__init__.py"  # the claims registry: ``get_claim`` itself and the commands that run claims
+#: Files whose ``get_claim(`` loads no claim for a check: the claims registry defines it and calls it only in the
+#: commands that run and verify claims; this module only looks for the name.
+_NOT_LOADING = ("claims/__init__.py", "claims/check_cache.py")
 
 
 def cache_dir() -> Path:
@@ -54,15 +55,10 @@ def cache_dir() -> Path:
 
 
 def _loads_claims(path: Path) -> bool:
-    """Whether ``path`` calls ``get_claim``: it imports claim modules by id, which no import statement shows."""
-    st = path.stat()
-    return _calls_get_claim(path, st.st_mtime_ns, st.st_size)
-
-
-@functools.lru_cache(maxsize=512)
-def _calls_get_claim(path: Path, mtime_ns: int, size: int) -> bool:  # parsed once per version of the file
-    return any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) == "get_claim"
-               for n in ast.walk(ast.parse(path.read_text())))
+    """Whether ``path``'s code names ``get_claim(``: it imports claim modules by id, which no import statement shows
+    (read in its ``executable_source``, already made for the key, so a name in a comment or docstring does not
+    count)."""
+    return "get_claim(" in executable_source(path)
 
 
 @functools.cache
@@ -75,8 +71,7 @@ def _environment() -> str:
 def code_files(module: str) -> list[Path]:
     """The package files a claim module's checks may execute: the module and everything in the package it imports,
     transitively, with the ``__init__`` of every package on the way (Python runs them on import) and ``config.py``.
-    A file that loads claims by id (``get_claim``) brings in every claim module; the claims registry, which defines
-    it, calls it only in the commands that run and verify claims, never in a check."""
+    A file that loads claims by id (``get_claim``) brings in every claim module (``_NOT_LOADING`` aside)."""
     from statetrack.claims import CLAIMS
 
     pkg = Path(statetrack.__file__).resolve().parent
@@ -89,7 +84,7 @@ def code_files(module: str) -> list[Path]:
         seen.add(f)
         todo.extend(_local_imports(f, pkg))
         todo.extend(d / "__init__.py" for d in f.parents if d.is_relative_to(pkg))
-        if f.relative_to(pkg).as_posix() != _REGISTRY and _loads_claims(f):
+        if f.relative_to(pkg).as_posix() not in _NOT_LOADING and _loads_claims(f):
             todo.extend(p for c in CLAIMS if (p := pkg / "claims" / f"{c}.py").exists())
     return sorted(seen, key=lambda f: f.relative_to(pkg).parts)
 
