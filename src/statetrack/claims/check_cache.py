@@ -1,8 +1,9 @@
 """Exact checks kept on disk, keyed by the code that computes them: a verdict judged from a kept entry is the
 verdict computed.
 
-A claim's exact checks (its module's ``checks(preset)``) take seconds to a minute; ``statetrack verify``, the book's
-scoreboard and the notebooks all judge them. ``cached_checks(module, preset)`` returns them from
+A claim's exact checks (its module's ``checks(preset)``) take seconds to a minute; ``statetrack verify`` and the
+book's scoreboard judge them without being given them (a notebook that shows them computes them and passes them
+in, and keeps nothing). ``cached_checks(module, preset)`` returns them from
 ``<cache>/<claim>-<preset>-<key>.json`` where the key (``check_key``) hashes the claim module and preset, the
 ``executable_source`` (``runs.provenance``) of every package file the claim module imports, transitively
 (``code_files``: package ``__init__`` files and ``config.py`` included), the papers' tables (``data/paper``), and the
@@ -31,7 +32,6 @@ import json
 import os
 import platform
 from pathlib import Path
-from typing import Any
 
 import numpy
 import torch
