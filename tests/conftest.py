@@ -1,5 +1,5 @@
-"""Shared fixtures. Every test writes run records into a temporary folder, never into data/results or
-data/retired, and runs with one torch thread."""
+"""Shared fixtures. Every test writes run records and kept exact checks into a temporary folder, never into
+data/results, data/retired or _build/cache, and runs with one torch thread."""
 
 import os
 from pathlib import Path
@@ -21,6 +21,9 @@ def _json_files(folder: Path) -> set[str]:
 @pytest.fixture(autouse=True)
 def _isolated_results(tmp_path, monkeypatch):
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path / "results"))
+    # Kept exact checks (claims.check_cache) in the test's own folder: a test that patches a claim's sizes or
+    # checks computes them afresh and keeps them from every other test and from the checkout's _build/cache.
+    monkeypatch.setenv("STATETRACK_CACHE_DIR", str(tmp_path / "cache"))
     # One intra-op thread, as every CPU run of the package trains (runs.cpu_threads) and the theory checks
     # compute. The tests' tensors are small and most loops are per step: with two threads torch hands each tiny
     # op to its pool (log_sigmoid on 16 numbers: 0.003 ms with one thread, 0.2-0.5 ms with two), which made the

@@ -16,6 +16,7 @@ from typing import Any
 
 from statetrack.claims.pilots import RecipePilots
 from statetrack.check import Check
+from statetrack.claims.check_cache import cached_checks
 from statetrack.claims.statements import Statement, Verdict, decide
 from statetrack.config import RunConfig
 
@@ -68,7 +69,7 @@ def judge(claim: Claim, records: Sequence[Record], preset: str, checks: Sequence
     where it has one, its exact ``checks`` (``checks`` given: a page that already computed them) and its ``not_run``
     cells."""
     records = claim.judged_records(records, preset) if claim.judged_records else records
-    exact = () if claim.checks is None else list(checks) if checks is not None else list(claim.checks(preset))
+    exact = () if claim.checks is None else list(checks) if checks is not None else cached_checks(claim, preset)
     return decide(claim.id, preset, records, claim.statements(), cell_of=claim.cell_of, label_of=claim.label_of,
                   paper_of=claim.paper_of, checks=exact,
                   not_run=claim.not_run(records, preset) if claim.not_run else ())
