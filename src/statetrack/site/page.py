@@ -345,6 +345,14 @@ class Page:
                          **(extra(c) if extra else {})})
         return pd.DataFrame(rows)
 
+    def checks(self) -> list:
+        """The claim's exact checks at the page's preset (its declaration's ``checks(preset)``), kept on disk by the
+        code they execute (``claims.check_cache``): computed once per version of that code, then read by the page,
+        ``statetrack verify`` and the scoreboard alike."""
+        from statetrack.claims.check_cache import cached_checks
+
+        return cached_checks(self.declaration, self.preset)
+
     def verdict(self, **kwargs: Any) -> Verdict:
         """The claim's verdict on the records (``kwargs`` as the claim's ``verdict`` takes them, e.g. ``checks``);
         glues its box (``glue_verdict``) and its word (``verdict_word``)."""
