@@ -25,6 +25,10 @@ from typing import Any
 from statetrack.claims.claim import Claim
 from statetrack.claims.statements import Verdict
 from statetrack.config import ConfigError, RunConfig
+from statetrack.runs.execute import load_or_run
+from statetrack.runs import store
+from statetrack.runs.store import check_writable, results_dir, run_state, run_key, record_path
+from statetrack.training import resolve_device
 
 PRESETS = ("smoke", "quick", "paper")
 
@@ -99,8 +103,6 @@ def preflight(claim_id: str, preset: str, seeds: list[int] | None = None, force:
     (unless ``ignore_memory``); for the paper preset on a CPU, the cost of the missing runs (``NeedsConfirmation``
     unless ``confirm_long``). Raises ``ConfigError`` (or a subclass) / ``RecordError`` naming the fault.
     """
-    from statetrack.runs.store import check_writable, results_dir, run_state
-    from statetrack.training import resolve_device
 
     cfgs = get_claim(claim_id).grid(check_preset(preset), seeds=seeds, **overrides)
     dev = resolve_device(device)
@@ -128,7 +130,6 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
               device: str = "auto", progress: bool = False, confirm_long: bool = False,
               **overrides: Any) -> list[dict[str, Any]]:
     """Load or train every run of a claim's grid at ``preset`` (``preflight`` first); the records in grid order."""
-    from statetrack.runs.execute import load_or_run
 
     cfgs = preflight(claim_id, preset, seeds=seeds, force=force, device=device, confirm_long=confirm_long,
                      **overrides)
@@ -139,7 +140,6 @@ def run_claim(claim_id: str, preset: str, seeds: list[int] | None = None, force:
 
 def holders(preset: str) -> dict[str, list[str]]:
     """Run key → the implemented claims whose default grid at ``preset`` holds that run (a run is stored once)."""
-    from statetrack.runs.store import run_key
 
     out: dict[str, list[str]] = {}
     for cid in implemented():
@@ -158,12 +158,11 @@ def verify_claim(claim_id: str, preset: str | None = None) -> Verdict | None:
 def all_verdicts(claim_id: str, presets: Sequence[str] = ("quick", "paper"), first: bool = False) -> dict[str, Verdict]:
     """Preset → the verdict from stored records, for each of ``presets`` whose default grid has every record (only
     the first such with ``first``); a failed record counts as failing."""
-    from statetrack.runs.store import load_records
 
     claim, out = get_claim(claim_id), {}
     for p in presets:
         grid = claim.grid(p)
-        records = load_records(grid)  # those that exist, in grid order
+        records = store.load_records(grid)  # those that exist, in grid order
         if len(records) == len(grid):
             out[p] = claim.verdict(records, p)
             if first:
@@ -173,10 +172,9 @@ def all_verdicts(claim_id: str, presets: Sequence[str] = ("quick", "paper"), fir
 
 def recorded(claim_id: str, preset: str) -> tuple[int, int]:
     """(runs of the default grid at ``preset`` with a record, runs in it), each run key counted once."""
-    from statetrack.runs.store import load_records
 
     grid = list(dict.fromkeys(get_claim(claim_id).grid(check_preset(preset))))
-    return len(load_records(grid)), len(grid)
+    return len(store.load_records(grid)), len(grid)
 
 
 def orphans() -> list[Path]:
@@ -184,7 +182,6 @@ def orphans() -> list[Path]:
     (``pilots.of``) names, sorted: what ``statetrack retire --orphans`` moves to the retired store, and what the
     committed store must not hold (tests/test_store_complete.py)."""
     from statetrack.claims import pilots
-    from statetrack.runs.store import record_path, results_dir
 
     named: set[Path] = set()
     for cid in implemented():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+from statetrack.runs.store import paper_numbers
 
 
 def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]) -> dict[Any, dict[str, Any]]:
@@ -14,7 +15,6 @@ def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]
 
     ``tables``: ``data/paper`` table → the field its value fills, e.g. ``{"ne_table3": "best"}`` (a table whose rows
     carry a spread also fills ``paper_mad``); ``key_of``: a paper row → its cell key, or None to skip the row."""
-    from statetrack.runs.store import paper_numbers
 
     out: dict[Any, dict[str, Any]] = {}
     for table, column in tables.items():

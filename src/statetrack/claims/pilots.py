@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from statetrack.config import ConfigError, RunConfig
+from statetrack.runs import store as results
 
 SEEDS = (100, 101, 102)
 MARGIN = 0.05  # of a normalized accuracy, or of a perplexity
@@ -101,7 +102,6 @@ def rows(claim: str) -> list[dict[str, Any]]:
     the recipe stands by the rule above (None until both are recorded)."""
     import statistics
 
-    from statetrack.runs import store as results
     from statetrack.claims.statements import score
 
     metric, lower = _declared(claim).metric, _declared(claim).lower

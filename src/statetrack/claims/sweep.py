@@ -40,6 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from statetrack.config import ConfigError, RunConfig
+from statetrack.runs.cost import estimate_seconds, throughput, seconds_each
+from statetrack.runs.execute import failed_record, run
+from statetrack.runs.store import run_state, load_or_make, run_lock, run_key, check_writable, forcing, results_dir
+from statetrack.training import resolve_device
 
 EXECUTORS = ("local", "slurm", "submitit-local")
 
@@ -98,7 +102,6 @@ def _todo(stale: bool) -> tuple[str, ...]:
 def is_done(item: Item, stale: bool = False) -> bool:
     """Whether the sweep leaves the run alone: ``results.run_state`` (with the weights its claim keeps) is not one
     the sweep trains (``stale``: a stale record is retrained too)."""
-    from statetrack.runs.store import run_state
 
     return run_state(item.cfg, weights=_keeps_weights(item.claim)) not in _todo(stale)
 
@@ -108,7 +111,6 @@ def default_workers(device: str = "auto") -> int:
     thread: ``runs.cpu_threads``)."""
     import torch
 
-    from statetrack.training import resolve_device
 
     if resolve_device(device).type == "cuda":
         return max(1, torch.cuda.device_count())
@@ -125,8 +127,6 @@ def run_item(claim: str, config: dict[str, Any], device: str, preset: str, threa
     """
     import torch
 
-    from statetrack.runs.store import load_or_make, run_lock, run_state
-    from statetrack.runs.execute import failed_record, run
 
     if threads:
         torch.set_num_threads(threads)
@@ -160,8 +160,6 @@ def schedule(todo: Sequence[Item], device_type: str) -> tuple[list[Item], list[I
     throughput (``cost.estimate_seconds``; unmeasured models count as long), so no worker is left with a long
     run at the end. The rest are the same runs under other claims: done once the first is trained.
     """
-    from statetrack.runs.cost import estimate_seconds, throughput
-    from statetrack.runs.store import run_key
 
     lead: dict[str, Item] = {}
     for it in todo:
@@ -188,8 +186,6 @@ def dry_run(items: Sequence[Item], device_type: str, stale: bool = False,
     ne1's) is stored and trained once, so it counts in ``runs`` and ``shared`` but not in ``missing`` or
     ``hours``; "missing" is what ``results.run_state`` says the sweep would train (``is_done``).
     """
-    from statetrack.runs.cost import estimate_seconds, seconds_each, throughput
-    from statetrack.runs.store import run_key
 
     rows: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
@@ -232,7 +228,6 @@ def _devices(device: str, workers: int) -> list[str]:
     """The device of each worker: one GPU each when ``device`` is cuda and there are several, else ``device``."""
     import torch
 
-    from statetrack.training import resolve_device
 
     dev = resolve_device(device)
     if dev.type == "cuda" and dev.index is None and torch.cuda.device_count() > 1:
@@ -249,7 +244,6 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
     estimated memory is checked against this machine's device (``claims.preflight``) unless ``ignore_memory``
     or the runs go to Slurm (whose nodes are not this machine)."""
     from statetrack.claims import preflight
-    from statetrack.runs.store import check_writable, forcing, results_dir
 
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}; allowed: {', '.join(EXECUTORS)}")
@@ -316,7 +310,6 @@ def _submit(todo: list[Item], args: list[tuple], device: str, executor: str, slu
     except ImportError:
         raise ConfigError("the slurm executor needs submitit: pip install 'statetrack[cluster]' "
                           "(or submitit from requirements.txt)") from None
-    from statetrack.runs.store import results_dir
 
     folder = Path(slurm.get("log_folder") or results_dir() / ".submitit" / time.strftime("%Y%m%d-%H%M%S"))
     if executor == "slurm" and shutil.which("sbatch") is None:

@@ -25,6 +25,8 @@ from statetrack.claims.statements import (TRAINED_PRESETS, Statement, at_least, 
 from statetrack.config import RunConfig
 from statetrack.theory import spectral_readings as sr
 from statetrack.theory.spectral_readings import drift_bound, flip_bound
+from statetrack.runs.execute import checkpoint_path, load_model
+from statetrack.runs.store import RecordError
 
 ID = "x2"
 ROUNDING = 1e-9  # an exact solution: normalized test accuracy 1 within this (every test length all correct)
@@ -80,7 +82,6 @@ def first_configs(preset: str) -> dict[tuple[str, str], RunConfig]:
 
 def weights_of(record: dict[str, Any], model=None):
     """``model``, else the run's trained model from its checkpoint (``runs.load_model``)."""
-    from statetrack.runs.execute import checkpoint_path, load_model
 
     return model if model is not None else load_model(record, checkpoint_path(RunConfig.from_dict(record["config"])))
 
@@ -89,7 +90,6 @@ def analyse(record: dict[str, Any], model=None) -> dict[str, Any]:
     """The spectral reading of one run (``theory.spectral_readings.read``; weights from its checkpoint, or ``model``)
     with cell, seed, lr, key, ``score``, ``exact``, ``length`` (the longest test length), ``error`` (e.g. a missing
     checkpoint); ``spectral`` stays NaN for a run not read."""
-    from statetrack.runs.store import RecordError
 
     cfg = RunConfig.from_dict(record["config"])
     out = {**cell_of(record), "seed": cfg.seed, "lr": cfg.train.lr, "key": record["key"], "score": score(record),

@@ -29,6 +29,9 @@ import time
 from typing import Any, NamedTuple
 
 from statetrack.config import ModelConfig, RunConfig, TaskConfig
+from statetrack.models import make_model
+from statetrack.tasks import make_task
+from statetrack.training import resolve_device, fit
 
 
 class Throughput(NamedTuple):
@@ -98,8 +101,6 @@ def run_throughput(device_type: str) -> dict[tuple[str, int, int, int, int], flo
 @functools.lru_cache(maxsize=None)
 def _num_params(model: ModelConfig, task: TaskConfig) -> int:
     """Parameters of a model for a task (built once per distinct pair; grids repeat them across seeds and rates)."""
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
 
     t = make_task(task)
     return sum(p.numel() for p in make_model(model, t.vocab_size, t.num_classes).parameters())
@@ -160,7 +161,6 @@ def seconds_each(cfgs: list[RunConfig], device: str = "auto", measure_steps: int
     training settings (its seeds and learning rates cost the same per step)."""
     from dataclasses import replace
 
-    from statetrack.training import resolve_device
 
     tp = None if measure_steps else throughput(resolve_device(device).type)
     timed: dict[tuple, float] = {}
@@ -189,10 +189,7 @@ def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: b
     """
     from dataclasses import replace
 
-    from statetrack.models import make_model
     from statetrack.runs.execute import cpu_threads
-    from statetrack.tasks import make_task
-    from statetrack.training import fit, resolve_device
 
     dev = resolve_device(device)
     if not measure and (est := estimate_seconds(cfg, throughput(dev.type))) is not None:

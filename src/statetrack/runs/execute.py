@@ -35,6 +35,10 @@ import torch
 from statetrack.config import ConfigError, RunConfig
 from statetrack.runs.provenance import provenance
 from statetrack.runs.store import SCHEMA_VERSION, RecordError, checkpoint_path, forcing, load_or_make, run_key
+from statetrack.evaluate import evaluate_run
+from statetrack.models import make_model
+from statetrack.tasks import make_task
+from statetrack.training import resolve_device, fit, seed_everything
 
 
 def save_checkpoint(model: torch.nn.Module, path: Path) -> None:
@@ -57,8 +61,6 @@ def load_model(record: dict[str, Any], path: Path) -> torch.nn.Module:
     The file is read with ``torch.load(weights_only=True)``: tensors only, never arbitrary objects.
     A missing, unreadable or mismatched file raises ``RecordError`` naming it.
     """
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
 
     cfg = RunConfig.from_dict(record["config"])
     task = make_task(cfg.task)
@@ -129,7 +131,6 @@ def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progres
     """Train and evaluate one config and return its record (not written); ``checkpoint`` also writes the
     trained weights to ``checkpoint_path(cfg)`` (only for a run that did not diverge). A CPU run
     uses ``run_threads()`` intra-op threads throughout (``cpu_threads``)."""
-    from statetrack.training import resolve_device
 
     dev = resolve_device(device)
     with cpu_threads(dev):
@@ -138,10 +139,6 @@ def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progres
 
 def _run(cfg: RunConfig, claim: str, dev: torch.device, progress: bool, preset: str | None,
          checkpoint: bool) -> dict[str, Any]:
-    from statetrack.evaluate import evaluate_run
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
-    from statetrack.training import fit, seed_everything
 
     wall = time.perf_counter()
     task = make_task(cfg.task)

@@ -31,6 +31,8 @@ import os
 from dataclasses import dataclass
 
 from statetrack.config import ConfigError, RunConfig
+from statetrack.models import make_model
+from statetrack.tasks import make_task
 
 IGNORE_ENV = "STATETRACK_IGNORE_MEMORY"
 
@@ -56,7 +58,6 @@ def activations(model) -> Family:
 
 @functools.lru_cache(maxsize=None)
 def _task_shape(task) -> tuple[int, int]:
-    from statetrack.tasks import make_task
 
     t = make_task(task)
     return t.vocab_size, t.num_classes
@@ -67,7 +68,6 @@ def num_params(model, task) -> int:
     """Parameters of ``model`` for ``task``, counted on the meta device (nothing is allocated)."""
     import torch
 
-    from statetrack.models import make_model
 
     vocab, classes = _task_shape(task)
     with torch.device("meta"):

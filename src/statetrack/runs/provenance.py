@@ -27,6 +27,8 @@ import torch
 
 import statetrack
 from statetrack.config import RunConfig
+from statetrack.models import MODELS, PLUGINS, known_model
+from statetrack.tasks import TASKS
 
 
 def repo_root() -> Path:
@@ -73,8 +75,6 @@ def code_files(cfg: RunConfig) -> list[Path]:
     part of the run key). A plug-in model's files are followed too (see "code outside the package" below)."""
     import inspect
 
-    from statetrack.models import MODELS
-    from statetrack.tasks import TASKS
 
     pkg = Path(statetrack.__file__).resolve().parent
     roots = {pkg / "training.py", pkg / "evaluate.py", pkg / "tasks" / "base.py",
@@ -163,7 +163,6 @@ def hashed_name(path: Path) -> str:
 
 def plugin_provenance(cfg: RunConfig) -> dict[str, Any] | None:
     """What a record says about a plug-in model (``statetrack.models.Plugin.provenance``), None for a built-in."""
-    from statetrack.models import PLUGINS, known_model
 
     if not known_model(cfg.model.name) or cfg.model.name not in PLUGINS:
         return None

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from statetrack.site.plotting import PAGE_WIDTH, PAPER, family, fmt, model_color, style
+from statetrack.runs import store as results
 
 #: Colours of things that are not models (machines, pure and affine forms, widths).
 COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860"]
@@ -106,7 +107,6 @@ def paper_marks(rows: Sequence[dict], x_of: Callable[[dict], str], panel_of: Cal
 
 def runs_explorer(records: Sequence[dict], train_max_len: int, task: bool = False) -> widgets.Widget:
     """``widgets.run_explorer`` over the records, each run named by its model label (and its task)."""
-    from statetrack.runs import store as results
     from statetrack.site.widgets import run_explorer
 
     frame = results.tidy(list(records))

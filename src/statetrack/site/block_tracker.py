@@ -13,6 +13,8 @@ import matplotlib.pyplot as plt
 import seaborn as sns
 
 from statetrack.site.plotting import OURS, PAGE_WIDTH, PAPER, explorer, style
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import block_size as bs
 
 def _parse_word(text: str, vocab: int) -> list[int]:
     out = []
@@ -38,8 +40,6 @@ def block_tracker_explorer(task_kind: str = "Z_m", m: int = 5, block_size: int =
     """
     import torch
 
-    from statetrack.tasks import make_task, task_config
-    from statetrack.theory import block_size as bs
 
     kind = widgets.ToggleButtons(options=["Z_m", "S_m machine"], value=task_kind, description="task")
     mod = widgets.IntSlider(value=m, min=2, max=12, description="m (Z_m)")

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 
 from statetrack.runs.store import repo_root
+from statetrack.claims import CLAIMS, get_claim
+from statetrack.runs.store import check_writable
 
 BUILD = "_build"
 
@@ -80,7 +82,6 @@ def executed_dir() -> Path:
 
 
 def notebook_source(claim_id: str) -> Path:
-    from statetrack.claims import CLAIMS, get_claim
 
     get_claim(claim_id)
     return repo_root() / "notebooks" / f"{CLAIMS[claim_id].notebook}.md"
@@ -120,7 +121,6 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     import papermill as pm
 
     from statetrack.site.kernel_client import PatientKernelManager
-    from statetrack.runs.store import check_writable
 
     src = notebook_source(claim_id)
     check_extra(claim_id, extra)  # papermill would only warn and run with the defaults
@@ -209,7 +209,6 @@ def add_launch_buttons(config: Path) -> None:
 def write_generated(folder: Path) -> None:
     """The tables computed at build time, as MyST files: from the run records (``statetrack.site.scoreboard``) and the
     theory's table of transition class × task (``theory_grid``, linking the claim pages)."""
-    from statetrack.claims import CLAIMS
     from statetrack.site.theory_grid import theory_grid_markdown
     from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
 
@@ -223,7 +222,6 @@ def write_generated(folder: Path) -> None:
 
 def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
     """Copy the book's sources and the executed notebooks into ``dst`` (``_build/stage``); returns it."""
-    from statetrack.claims import CLAIMS
 
     root = repo_root()
     executed = executed or executed_dir()

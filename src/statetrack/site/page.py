@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from statetrack.claims.statements import Outcome, Verdict
+from statetrack.claims.check_cache import cached_checks
+from statetrack.runs.store import run_key
 
 #: sphinx-design badge colour per verdict word.
 COLOURS = {"reproduced": "success", "partly reproduced": "warning", "not reproduced": "danger",
@@ -335,7 +337,6 @@ class Page:
         ``run_settings`` the cell does not name and what ``extra`` adds."""
         import pandas as pd
 
-        from statetrack.runs.store import run_key
 
         rows = []
         for c in self.grid:
@@ -349,7 +350,6 @@ class Page:
         """The claim's exact checks at the page's preset (its declaration's ``checks(preset)``), kept on disk by the
         code they execute (``claims.check_cache``): computed once per version of that code, then read by the page,
         ``statetrack verify`` and the scoreboard alike."""
-        from statetrack.claims.check_cache import cached_checks
 
         return cached_checks(self.declaration, self.preset)
 

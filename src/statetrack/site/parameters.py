@@ -17,6 +17,8 @@ from typing import Any
 from statetrack.claims import PRESETS, get_claim
 from statetrack.claims.recipes import check_seeds
 from statetrack.config import ConfigError
+from statetrack.runs.store import scratch_for_smoke
+from statetrack.training import resolve_device
 
 
 def _as_list(name: str, value: Any, others: bool = False) -> Any:
@@ -89,8 +91,6 @@ def parameters(claim_id: str, PRESET: Any = "quick", SEEDS: Any = None, DEVICE: 
     raises ``ConfigError`` naming it. Returns a namespace with lower-case names (``MODELS`` → ``models``).
     """
     from statetrack.site import tables
-    from statetrack.runs.store import scratch_for_smoke
-    from statetrack.training import resolve_device
 
     get_claim(claim_id)
     injected = injected_parameters()

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from statetrack.claims import CLAIMS, Verdict, all_verdicts, get_claim, recorded, verify_claim
+from statetrack.claims import CLAIMS, all_verdicts, get_claim, implemented, recorded, verify_claim
+from statetrack.claims.statements import tally
+from statetrack.runs import store
+from statetrack.claims.sweep import dry_run, plan
 
 
 def _fmt(x: Any) -> str:
@@ -33,7 +36,6 @@ def _tally(t: dict[str, int]) -> str:
 def rows() -> list[dict[str, Any]]:
     """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, the deciding
     statements' tally and the one statement that explains the word (``pages.decisive``)."""
-    from statetrack.claims.statements import tally
     from statetrack.site.page import deciding, decisive
 
     out = []
@@ -60,7 +62,6 @@ def rows() -> list[dict[str, Any]]:
 def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
     """The paper preset beside the shown one: its verdict word and tallies where its grid has every record, else
     how many of its runs are recorded."""
-    from statetrack.claims.statements import tally
 
     if shown == "paper":
         return {"status": "shown"}
@@ -175,7 +176,6 @@ def budget_rows() -> list[dict[str, Any]]:
     every record: its runs, how many a claim above already holds, and the seconds (training + evaluation) of the
     rest, so that a run several claims share is counted once, at the first that holds it. A claim with no complete
     grid gives how many of its quick runs are recorded."""
-    from statetrack.runs.store import load_records
 
     out, seen = [], set()
     for c in CLAIMS.values():
@@ -184,12 +184,12 @@ def budget_rows() -> list[dict[str, Any]]:
         claim = get_claim(c.id)
         for preset in BUDGET_PRESETS:
             grid = list(dict.fromkeys(claim.grid(preset)))
-            recs = load_records(grid)
+            recs = store.load_records(grid)
             if len(recs) == len(grid):
                 break
         else:
             grid = list(dict.fromkeys(claim.grid(BUDGET_PRESETS[0])))
-            out.append({"claim": c.id, "preset": None, "recorded": len(load_records(grid)), "runs": len(grid)})
+            out.append({"claim": c.id, "preset": None, "recorded": len(store.load_records(grid)), "runs": len(grid)})
             continue
         own = [r for r in recs if r["key"] not in seen]
         seen |= {r["key"] for r in recs}
@@ -234,17 +234,14 @@ def _hours(h: float) -> str:
 def recorded_hours(claim_id: str, preset: str = "paper") -> float:
     """Training hours of the finished ("ok") runs of ``claim_id``'s grid at ``preset`` that are recorded, each run
     once (their ``train_time_s``, on whatever device made them)."""
-    from statetrack.runs.store import load_records
 
-    recs = load_records(list(dict.fromkeys(get_claim(claim_id).grid(preset))))
+    recs = store.load_records(list(dict.fromkeys(get_claim(claim_id).grid(preset))))
     return sum(r["provenance"]["train_time_s"] for r in recs if r["status"] == "ok") / 3600
 
 
 def paper_cost_markdown() -> str:
     """Per built claim: runs of the paper grid, how many are recorded and their measured training hours, the
     estimated training hours for the rest (``sweep.dry_run``)."""
-    from statetrack.claims import implemented
-    from statetrack.claims.sweep import dry_run, plan
 
     rows = dry_run(plan(implemented(), "paper"), "cuda")
     source = rows[0]["throughput_from"] if rows else "–"

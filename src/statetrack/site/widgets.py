@@ -15,6 +15,8 @@ import pandas as pd
 
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.site.plotting import explorer, style
+from statetrack.claims import PRESETS, holders
+from statetrack.runs.store import load_records, tidy
 
 
 def run_explorer(frame: pd.DataFrame, train_max_len: int) -> widgets.Widget:
@@ -58,8 +60,6 @@ def results_frame(claim_ids: list[str] | None = None) -> pd.DataFrame:
     it). Runs without accuracy by length (diverged, failed, or measured otherwise) add no rows.
     Used in: x2 (the explorer over all recorded results).
     """
-    from statetrack.claims import PRESETS, holders
-    from statetrack.runs.store import load_records, tidy
 
     records = load_records()
     held = {p: holders(p) for p in PRESETS if any(r.get("preset") == p for r in records)}

@@ -21,6 +21,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from statetrack.site.plotting import PAGE_WIDTH, explorer, model_color, style
+from statetrack.runs import store as results
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import word_problems as wp
 
 def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, str], train_len: dict[str, int],
                    title: str | None = None, ncols: int = 2) -> Figure:
@@ -88,8 +91,6 @@ def group_tracker_explorer(word: str = "3 7 3 11", group: str = "S5", tokens_per
     """
     import torch
 
-    from statetrack.tasks import make_task, task_config
-    from statetrack.theory import word_problems as wp
 
     cfg = task_config("word_problem", group=group, tokens_per_element=tokens_per_element)
     task = make_task(cfg)
@@ -136,7 +137,6 @@ def length_frame(records: list[dict], cell_of, names: dict[str, str], panel: str
     Args:
         cell_of: a claim's ``cell_of`` (record → cell with ``model``, ``eig_range``, ``depth`` and ``panel``).
     """
-    from statetrack.runs import store as results
 
     frame = results.tidy(records)
     cells = {r["key"]: cell_of(r) for r in records}

@@ -49,6 +49,7 @@ from statetrack.tasks import make_task, task_config
 from statetrack.tasks.base import IGNORE
 from statetrack.tasks.modular import MINUS, NUM_SPECIAL, PLUS, TIMES
 from statetrack.theory.fsm_simulation import transition_matrices
+from statetrack.tasks.modular import _running_values
 
 
 def _check_modulus(m: int) -> None:
@@ -154,7 +155,6 @@ def distinguishing_answers(m: int) -> torch.Tensor:
 
 def labels_of(task, tokens: torch.Tensor) -> torch.Tensor:
     """The task's own per-step labels for given per-step token rows (B, T), through its label generator."""
-    from statetrack.tasks.modular import _running_values
 
     m = task.cfg.modulus
     digits, ops = tokens[:, 0::2], tokens[:, 1::2] - m  # (B, n), (B, T//2)

@@ -42,6 +42,8 @@ import torch
 from torch import nn
 
 from statetrack.theory.threads import single_thread
+from statetrack.models import make_model, model_config
+from statetrack.tasks import make_task, task_config
 
 SIGMOID_SATURATE = 200.0  # fp32 sigmoid(±200) is exactly 1 / 0 (exp(200) overflows), so β ∈ {0, 2} exactly
 KEY_SCALE = 0.2  # |SiLU| of the key entries before L2 normalisation; SiLU reaches −0.2785 at its minimum
@@ -220,8 +222,6 @@ def swap_tracker(num_points: int = 5) -> SwapTracker:
     Returns:
         A ``SwapTracker`` with the fp32 model in eval mode.
     """
-    from statetrack.models import make_model, model_config
-    from statetrack.tasks import make_task, task_config
 
     if num_points != 5:
         raise ValueError(f"num_points={num_points!r} is not allowed: the task's swaps-only group is S5 (n = 5)")
@@ -395,7 +395,6 @@ def reflection_adder(tokens: torch.Tensor, m: int | torch.Tensor,
 def check_adders(moduli: Sequence[int], num_seqs: int = 1000, length: int = 10_000,
                  dtype: torch.dtype = torch.float64, seed: int = 0) -> list[AdderResult]:
     """Thm 6 against ``modular_addition``'s own labels: ``num_seqs`` random sequences per modulus."""
-    from statetrack.tasks import make_task, task_config
 
     if num_seqs < 1 or length < 1:
         raise ValueError(f"num_seqs={num_seqs!r}, length={length!r}: both must be >= 1")
@@ -428,7 +427,6 @@ def rotation_deltaproduct(theta: float = 2 * math.pi / 3, d_model: int = 4) -> t
         The model (vocabulary of 2 tokens, 1 class) and its transition matrix A(x) (d, d) from
         ``DeltaProductMixer.transition_matrices``.
     """
-    from statetrack.models import make_model, model_config
 
     if not 0 < theta < 2 * math.pi or d_model < 2:
         raise ValueError(f"theta={theta!r}, d_model={d_model!r}: need 0 < theta < 2π and d_model >= 2")

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from statetrack.models import model_config, transition_of, transition_param_of, MODELS, is_builtin
 
 CLASSES = ("positive_diagonal", "signed_diagonal", "complex_diagonal", "householder_nonneg", "reflection",
            "reflections_n", "permutation_diagonal", "block_diagonal", "dense", "low_rank_cp", "nonlinear",
@@ -378,7 +379,6 @@ def _config(model: Any) -> Any:
     """A model config, or the config a ``to_dict()`` (or a partial dict: name and the fields that differ) describes."""
     if not isinstance(model, dict):
         return model
-    from statetrack.models import model_config
 
     fields = {k: v for k, v in model.items() if k != "name"}
     return model_config(model["name"], **fields)
@@ -391,7 +391,6 @@ def transition_class_of(model: Any) -> ZooClass:
     constants or properties every config declares, a plug-in's alike); ``contractive_exact`` and
     ``transition_note`` are optional (False, and "declared by the model's config").
     """
-    from statetrack.models import transition_of, transition_param_of
 
     cfg = _config(model)
     note = getattr(cfg, "transition_note", None)
@@ -423,7 +422,6 @@ _VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def _zoo() -> dict[str, dict[str, dict[str, Any]]]:
-    from statetrack.models import MODELS, is_builtin
 
     return {name: _VARIANTS.get(name, {"": {}}) for name in MODELS if is_builtin(name)}
 

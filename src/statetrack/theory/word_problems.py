@@ -56,6 +56,9 @@ import torch
 from torch import nn
 
 from statetrack.config import ConfigError, TaskConfig
+from statetrack.models import make_model, model_config
+from statetrack.models.ops.delta import delta_rule_sequential
+from statetrack.tasks import make_task, task_config
 
 GROUPS = ("S5", "Z60")
 
@@ -136,8 +139,6 @@ def full_matrix_tracker(task_cfg: TaskConfig, d_model: int = 32) -> nn.Module:
     Returns:
         the model (fp32, eval mode).
     """
-    from statetrack.models import make_model, model_config
-    from statetrack.tasks import make_task
 
     task = make_task(task_cfg)
     rho, h0 = representation(task)  # (|G|, r, r), (r,)
@@ -181,7 +182,6 @@ def track(model: nn.Module, task_cfg: TaskConfig, num_seqs: int = 1000, length: 
         num_seqs, length: how many words, and their length in tokens.
         seed: the sampler's seed.
     """
-    from statetrack.tasks import make_task
 
     _check_int("num_seqs", num_seqs, 1)
     _check_int("length", length, 1)
@@ -244,7 +244,6 @@ def reflection_pairs(tokens: torch.Tensor, m: int = 60, dtype: torch.dtype = tor
     Returns:
         predictions (B, T) in 0..m−1.
     """
-    from statetrack.models.ops.delta import delta_rule_sequential
 
     _check_int("m", m, 2)
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) > m):
@@ -266,7 +265,6 @@ def reflection_pairs(tokens: torch.Tensor, m: int = 60, dtype: torch.dtype = tor
 def track_reflection_pairs(num_seqs: int = 1000, length: int = 500, seed: int = 0,
                            dtype: torch.dtype = torch.float32) -> TrackResult:
     """``reflection_pairs`` against the Z60 word problem's labels (2 tokens per element)."""
-    from statetrack.tasks import make_task, task_config
 
     _check_int("num_seqs", num_seqs, 1)
     _check_int("length", length, 1)

@@ -28,6 +28,11 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from statetrack.models import MODELS, make_model, model_config
+from statetrack.models.ops import PAIRS
+from statetrack.models.ops.registry import generator
+from statetrack.runs.provenance import cpu_name, git
+from statetrack.training import param_groups, fp32_policy, resolve_device
 
 SCALES = ("tiny", "cpu", "gpu")
 
@@ -116,7 +121,6 @@ def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
 def bench_pair(pair, scale: str, device: torch.device, dtype: torch.dtype = torch.float32,
                warmup: int = 2, repeat: int = 5) -> dict[str, Any]:
     """Time reference and fast path of one pair, forward and forward+backward, and check they agree."""
-    from statetrack.models.ops.registry import generator
 
     size = _size(pair, scale)
     T = int(size.pop("T", 128 if scale != "tiny" else 16))
@@ -158,7 +162,6 @@ def bench_pair(pair, scale: str, device: torch.device, dtype: torch.dtype = torc
 def precision_rows(pair, device: torch.device, lengths=(500, 2000), dtypes=(torch.float32, torch.bfloat16),
                    scale: str = "cpu") -> list[dict[str, Any]]:
     """Final-state relative error of the fast path in each dtype against the fp64 reference."""
-    from statetrack.models.ops.registry import generator
 
     size = _size(pair, "tiny" if scale == "tiny" else scale)
     size.pop("T", None)
@@ -191,7 +194,6 @@ def bench_models(device: torch.device, scale: str, names: list[str] | None = Non
     """
     from typing import get_args, get_type_hints
 
-    from statetrack.models import MODELS, make_model, model_config
 
     B, T, D = {"tiny": (4, 16, 16), "cpu": (32, 64, 64), "gpu": (256, 500, 256)}[scale]
     V, K = 8, 8
@@ -236,7 +238,6 @@ def _training_step(model: torch.nn.Module, tokens: torch.Tensor, targets: torch.
     """One step of AdamW on cross-entropy, as ``training.fit`` takes it (without clipping and logging)."""
     from torch.nn import functional as F
 
-    from statetrack.training import param_groups
 
     opt = torch.optim.AdamW(param_groups(model, 0.01), lr=1e-3)
 
@@ -252,7 +253,6 @@ def _training_step(model: torch.nn.Module, tokens: torch.Tensor, targets: torch.
 def environment(device: torch.device) -> dict[str, Any]:
     import datetime as dt
 
-    from statetrack.runs.provenance import cpu_name, git
 
     env = {"git_commit": git("rev-parse", "HEAD"), "git_dirty": bool(git("status", "--porcelain", "--", "src")),
            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__, "python": platform.python_version(), "threads": torch.get_num_threads(),
@@ -272,8 +272,6 @@ def environment(device: torch.device) -> dict[str, Any]:
 def run(device: str = "cpu", scale: str | None = None, pairs: list[str] | None = None,
         models: list[str] | None = None, precision: bool = True, repeat: int = 7) -> dict[str, Any]:
     """Every table at once; ``scale`` defaults to the device's (``cpu`` or ``gpu``)."""
-    from statetrack.models.ops import PAIRS
-    from statetrack.training import fp32_policy, resolve_device
 
     dev = resolve_device(device)
     scale = scale or ("gpu" if dev.type == "cuda" else "cpu")

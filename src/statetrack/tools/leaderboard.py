@@ -33,6 +33,20 @@ import time
 from typing import Any
 
 from statetrack.config import ConfigError, ModelConfig, RunConfig, overrides_from_strings
+from statetrack.claims import x1, check_preset, NeedsConfirmation, verify_claim
+from statetrack.claims.recipes import check_seeds
+from statetrack.claims.statements import decide
+from statetrack.models import (MODELS, PLUGIN_ERRORS, known_model, model_config, transition_of, transition_param_of,
+                               PLUGINS)
+from statetrack.runs import store as results
+from statetrack.runs.cost import seconds_each
+from statetrack.runs.execute import load_or_run
+from statetrack.runs.memory import check_memory
+from statetrack.runs.store import check_writable, results_dir
+from statetrack.site.pages.x1 import board
+from statetrack.tasks import task_config
+from statetrack.theory.predictions import predict
+from statetrack.training import resolve_device
 
 CLAIM = "leaderboard"  # the claim the runs are made for (the record's ``claim``)
 
@@ -47,8 +61,6 @@ X1_ROW = {"positive_diagonal": "mamba_pos", "signed_diagonal": "diagonal", "comp
 
 def model_of(name: str, sets: list[str] | None = None) -> ModelConfig:
     """The config of model ``name`` with ``--set model.<field>=<value>`` items applied; ``ConfigError`` on bad input."""
-    from statetrack.models import MODELS, PLUGIN_ERRORS, known_model, model_config
-    from statetrack.tasks import task_config
 
     if not known_model(name):
         broken = f" (plug-in entry point {name!r} did not load: {PLUGIN_ERRORS[name]})" if name in PLUGIN_ERRORS else ""
@@ -71,7 +83,6 @@ def _fields(cfg: ModelConfig) -> list[str]:
 
 def transition(cfg: ModelConfig) -> tuple[str, int | None]:
     """(transition class, its parameter) of a model config, as the config declares them (built-in or plug-in)."""
-    from statetrack.models import transition_of, transition_param_of
 
     return transition_of(cfg), transition_param_of(cfg)
 
@@ -89,14 +100,12 @@ def x1_row(cls: str, param: int | None, layers: int) -> str | None:
 
 def prediction(cfg: ModelConfig, column: str, preset: str) -> Any:
     """x1's prediction (``x1.Prediction``: says, why, rule) for ``cfg``'s transition class on ``column``."""
-    from statetrack.claims import x1
 
     cls, param = transition(cfg)
     row = x1_row(cls, param, cfg.num_layers)
     if row is not None:
         p = x1.prediction(row, column, preset)
         return x1.Prediction(p.says, f"as x1's row {x1.NAMES[row]!r}: {p.why}", p.rule)
-    from statetrack.theory.predictions import predict
 
     p = predict(cls, x1.PREDICTION_TASK[column], cfg.num_layers, param)
     return x1.Prediction(p.says, f"x1 has no row for class {cls!r}; theory.predictions: {p.why} ({p.cite})", None)
@@ -107,9 +116,6 @@ def prediction(cfg: ModelConfig, column: str, preset: str) -> Any:
 
 def cells(cfg: ModelConfig, preset: str, seeds: list[int] | None = None) -> dict[str, list[RunConfig]]:
     """x1's columns → the runs of ``cfg`` there: each column's reference protocol with this model put in."""
-    from statetrack.claims import check_preset, x1
-    from statetrack.claims.recipes import check_seeds
-    from statetrack.models import PLUGINS
 
     check_preset(preset)
     seeds = check_seeds(seeds, ()) if seeds is not None else None
@@ -120,7 +126,6 @@ def cells(cfg: ModelConfig, preset: str, seeds: list[int] | None = None) -> dict
 
 def _recorded(cfg: RunConfig) -> bool:
     """Whether the store holds a finished record of ``cfg`` (nothing is written)."""
-    from statetrack.runs import store as results
 
     try:
         rec = results.stored(cfg)
@@ -136,13 +141,7 @@ def plan(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] |
     Estimates each run; a setting nothing measured is timed once (its rates and seeds cost the same per step).
     Raises ``claims.NeedsConfirmation`` for the paper preset on a CPU unless ``confirm_long``.
     """
-    from statetrack.claims import NeedsConfirmation
-    from statetrack.runs.cost import seconds_each
-    from statetrack.runs.memory import check_memory
-    from statetrack.runs.store import check_writable, results_dir
-    from statetrack.training import resolve_device
 
-    from statetrack.claims import x1
 
     for column in x1.TASKS:
         prediction(cfg, column, preset)  # an unknown or incomplete transition class stops here
@@ -175,7 +174,6 @@ def _statements(cfg: ModelConfig, preset: str) -> list[Any]:
     says nothing of another complex-diagonal model, for which the theory predicts a solution."""
     from dataclasses import replace as copy
 
-    from statetrack.claims import x1
 
     cls, param = transition(cfg)
     row = x1_row(cls, param, cfg.num_layers)
@@ -188,8 +186,6 @@ def _statements(cfg: ModelConfig, preset: str) -> list[Any]:
 
 
 def _verdict_cells(cfg: ModelConfig, records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
-    from statetrack.claims import x1
-    from statetrack.claims.statements import decide
 
     preds = {c: prediction(cfg, c, preset) for c in x1.TASKS}
     v = decide(CLAIM, preset, records, _statements(cfg, preset),
@@ -213,8 +209,6 @@ def builtin_rows(preset: str) -> list[dict[str, Any]]:
 
     ``agrees``: the cell's statement holds (True), fails (False) or is not judged (None).
     """
-    from statetrack.site.pages.x1 import board
-    from statetrack.claims import verify_claim, x1
 
     v = verify_claim(x1.ID, preset)
     if v is None:
@@ -227,8 +221,6 @@ def builtin_rows(preset: str) -> list[dict[str, Any]]:
 def run(cfg: ModelConfig, preset: str, device: str = "auto", seeds: list[int] | None = None, force: bool = False,
         progress: bool = False, planned: dict[str, Any] | None = None) -> dict[str, Any]:
     """Train or load the model's runs on x1's board and return the leaderboard entry (see the module docstring)."""
-    from statetrack.models import PLUGINS
-    from statetrack.runs.execute import load_or_run
 
     p = planned or plan(cfg, preset, device, seeds)
     t0 = time.perf_counter()
@@ -266,7 +258,6 @@ def cost_line(cfg: ModelConfig, p: dict[str, Any]) -> str:
 
 def format_entry(entry: dict[str, Any]) -> str:
     """The row beside the built-in rows, then the model's cells with their predictions."""
-    from statetrack.claims import x1
 
     plugin = entry["plugin"]
     who = (f"plug-in {plugin['distribution']} {plugin['version']}" if plugin and plugin["distribution"]

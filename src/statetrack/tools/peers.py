@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from statetrack.models.layers import MambaMixer
+from statetrack.models.ops import delta_rule_chunked, diagonal_recurrence, selective_scan
+from statetrack.training import fp32_policy
 
 EXTRA = "peers"
 PEER_PACKAGES = ("mambapy==1.2.0", "flash-linear-attention==0.6.0")
@@ -155,7 +158,6 @@ def _mamba_blocks(d_model: int, d_state: int) -> tuple[torch.nn.Module, torch.nn
     """
     from mambapy.mamba import MambaBlock, MambaConfig
 
-    from statetrack.models.layers import MambaMixer
 
     torch.manual_seed(0)
     peer = MambaBlock(MambaConfig(d_model=d_model, n_layers=1, d_state=d_state, expand_factor=2, d_conv=4))
@@ -173,7 +175,6 @@ def _mamba_blocks(d_model: int, d_state: int) -> tuple[torch.nn.Module, torch.nn
 
 def peer_pairs() -> list[PeerPair]:
     """The five comparisons; raises ``PeersMissing`` (naming the extra) when a peer is not installed."""
-    from statetrack.models.ops import delta_rule_chunked, diagonal_recurrence, selective_scan
 
     try:
         from mambapy.mamba import MambaBlock, MambaConfig
@@ -284,7 +285,6 @@ def run(lengths=LENGTHS, scale: str = "cpu", repeat: int = 5, names: list[str] |
         pairs: list[PeerPair] | None = None) -> dict[str, Any]:
     """Every comparison at every T on the CPU, fp32, fp32 policy (TF32 off); with the environment."""
     from statetrack.tools.bench import environment
-    from statetrack.training import fp32_policy
 
     if scale not in SIZES:
         raise ValueError(f"unknown scale {scale!r}; allowed: {', '.join(SIZES)}")

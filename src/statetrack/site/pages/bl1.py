@@ -27,6 +27,8 @@ from statetrack.runs import store as results
 from statetrack.site.plotting import PAGE_WIDTH, explorer, style
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import fsm_simulation as fs
+from statetrack.tasks.fsm import walk
+from statetrack.theory.fsm_simulation import fsm_bilinear
 
 HAND_SCALES = (0.5, 0.9, 1.1, 2.0)  # c in the hand example h_0 = c·e_0
 
@@ -234,8 +236,6 @@ def fsm_explorer(table: torch.Tensor, word: str = "0 1 2 3 1 0 2 2 3 1") -> widg
         table: (m, k) next-state table of the machine (``tasks.fsm``), letters 0..k−1.
         word: the initial word, letters separated by spaces.
     """
-    from statetrack.tasks.fsm import walk
-    from statetrack.theory.fsm_simulation import fsm_bilinear
 
     m, k = table.shape
     text = widgets.Text(value=word, description="word", layout=widgets.Layout(width="520px"))

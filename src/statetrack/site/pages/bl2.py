@@ -106,7 +106,6 @@ def model_modulus_heatmap(rows: list[dict[str, Any]], row_order: Sequence[str], 
 def modulus_table(verdict: Any, preset: str) -> Figure:
     """bl2's table as its page shows it: ``model_modulus_heatmap`` of the verdict's rows over every model and every
     modulus of BL's table."""
-    from statetrack.claims import bl2
 
     return model_modulus_heatmap(verdict.rows, bl2.MODELS, bl2.NAMES, list(bl2.PAPER_MODULI), preset,
                                  title=f"Z_m, test length 500, preset {preset}")

@@ -32,6 +32,10 @@ from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.bilinear_figures import COLORS, paper_marks, run_dots, scores_vs_paper
 from statetrack.site.plotting import explorer, style
 from statetrack.site.statement_readings import failing, rule_values
+from statetrack.evaluate import normalized
+from statetrack.runs import store as results
+from statetrack.tasks import make_task, task_config
+from statetrack.theory.synchronization import window_ceiling, image_sizes
 
 WINDOWS = (1, 2, 5, 10, 20, 40, 80, 160)  # the windows w the figure draws
 
@@ -46,9 +50,6 @@ SHARED = {"model": "full", "states": 25, "sampling": "permutation"}  # bl1's qui
 def window_table(states: int, windows=WINDOWS, num_words: int = 2048) -> pd.DataFrame:
     """``theory.synchronization.window_ceiling`` at ``bl3.SYNC_LENGTH``, normalized (0 = chance 1/states), of each
     machine of ``MACHINES`` (table seed 0): one row per machine and window."""
-    from statetrack.evaluate import normalized
-    from statetrack.tasks import make_task, task_config
-    from statetrack.theory.synchronization import window_ceiling
 
     rows = []
     for name, perms in MACHINES.items():
@@ -70,7 +71,6 @@ def sync_values(exact_rows: list[dict[str, Any]], preset: str) -> dict[str, Any]
 
 def shared_runs(preset: str) -> list[dict[str, Any]]:
     """bl1's recorded runs of ``SHARED`` at quick (none at another preset)."""
-    from statetrack.runs import store as results
 
     if preset != "quick":
         return []
@@ -117,8 +117,6 @@ def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> wi
     """
     import torch
 
-    from statetrack.tasks import make_task, task_config
-    from statetrack.theory.synchronization import image_sizes
 
     seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
     size = widgets.IntSlider(value=states, min=2, max=50, description="states")
@@ -145,7 +143,6 @@ def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> wi
 
 def machine_windows(preset: str) -> Figure:
     """bl3 figure 1: ``window_curves`` of ``window_table`` for the preset's largest machine."""
-    from statetrack.claims import bl3
 
     states = bl3.STATES[preset][-1]
     return window_curves(window_table(states), title=f"{states} states, 4 letters: what the last w letters give away")
@@ -155,7 +152,6 @@ def machine_scores(verdict: Any, records: Sequence[dict], preset: str) -> Figure
     """bl3 figure 2: ``scores_vs_paper`` of every run, one x per model and machine size, one panel per sampling;
     the cells shown are those trained, those of the preset's models and sizes not run here, and BL's 50-state
     headline (full, LSTM, Mamba)."""
-    from statetrack.claims import bl3
 
     def x_of(c):
         return f"{bl3.NAMES[c['model']]}\n{c['states']} states"

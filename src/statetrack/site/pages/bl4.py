@@ -31,6 +31,8 @@ from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.bilinear_figures import COLORS, paper_marks, run_dots, scores_vs_paper
 from statetrack.site.plotting import style
 from statetrack.theory import arithmetic_automaton as aa
+from statetrack.claims import bl2
+from statetrack.tasks import make_task, task_config
 
 OPERATORS = ("+", "−", "×")  # token ids m, m + 1, m + 2 of the per-step format
 
@@ -45,7 +47,6 @@ def tokens_of(word: str, m: int) -> torch.Tensor:
 def walk(m: int, word: str) -> pd.DataFrame:
     """The word through the automaton: per token its symbol, the state (a, c) after it and, after a digit, the
     answer a + c, beside the task's own label; one column per step."""
-    from statetrack.tasks import make_task, task_config
 
     tokens = tokens_of(word, m)  # (1, T)
     table, values = aa.arithmetic_table(m), aa.state_values(m)  # (m², m+6), (m²,)
@@ -107,7 +108,6 @@ def states_needed(moduli: Sequence[int], widths: dict[str, int], title: str | No
 def arithmetic_states(preset: str) -> Figure:
     """bl4 figure 1: ``states_needed`` for BL's moduli against the preset's and the paper's full model and BL's
     block of 64."""
-    from statetrack.claims import bl2, bl4
 
     widths = {f"{preset} full bilinear": bl4.model_of(preset, "full").d_model,
               "paper full bilinear (our guess)": bl4.model_of("paper", "full").d_model, "BL block size": 64}
@@ -117,7 +117,6 @@ def arithmetic_states(preset: str) -> Figure:
 def arithmetic_scores(verdict: Any, records: Sequence[dict], preset: str) -> Figure:
     """bl4 figure 2: ``scores_vs_paper`` of every run, one x per model, one panel per modulus the verdict shows
     (trained or not run), BL's m = 50 number on its panel."""
-    from statetrack.claims import bl4
 
     shown = [r for r in verdict.rows if r["part"] in ("trained", "not run")]
     ran = {(r["model"], r["m"]) for r in shown if r["part"] == "trained"}

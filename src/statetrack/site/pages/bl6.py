@@ -32,6 +32,7 @@ from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.bilinear_figures import COLORS, paper_marks, run_dots, scores_vs_paper
 from statetrack.site.plotting import explorer, style
 from statetrack.site.statement_readings import failing
+from statetrack.theory.additive_terms import affine_sign, pure_sign
 
 #: the cell table's columns: verdict row key → heading
 CELL_COLUMNS = {"label": "cell", "ours_best": "ours best", "ours_median": "ours median", "ours_min": "ours lowest",
@@ -102,7 +103,6 @@ def unit_explorer(length: int = 60) -> widgets.Widget:
     """
     import torch
 
-    from statetrack.theory.additive_terms import affine_sign, pure_sign
 
     w0 = widgets.FloatSlider(value=0.8, min=-2.0, max=2.0, step=0.05, description="w₀")
     w1 = widgets.FloatSlider(value=-0.9, min=-2.0, max=2.0, step=0.05, description="w₁")
@@ -134,7 +134,6 @@ def unit_explorer(length: int = 60) -> widgets.Widget:
 
 def frozen_ablation(frozen: pd.DataFrame, preset: str) -> Figure:
     """bl6 figure 1: ``ablation_bars`` of the frozen network's success per H at the preset's test length."""
-    from statetrack.claims import bl6
 
     return ablation_bars(frozen, title=f"Frozen random diagonal network, parity at length {bl6.FROZEN[preset][3]}")
 
@@ -142,7 +141,6 @@ def frozen_ablation(frozen: pd.DataFrame, preset: str) -> Figure:
 def additive_scores(verdict: Any, records: Sequence[dict], preset: str) -> Figure:
     """bl6 figure 2: ``scores_vs_paper`` of every run, one x per variant and form, one panel per task, with no paper
     number (BL gives the direction only)."""
-    from statetrack.claims import bl6
 
     def x_of(c):
         return f"{c['variant']}\n{c['form']}"

@@ -27,6 +27,9 @@ from statetrack.runs import store as results
 from statetrack.site.plotting import accuracy_by_length, explorer, style
 from statetrack.theory.commuting import (commutator_norms, commuting_pairs, count_only_ceiling, swapped_word_gap,
                                          transitions_fp64)
+from statetrack.evaluate import normalized
+from statetrack.tasks import make_task, task_config
+from statetrack.theory.commuting import product_distribution
 
 #: the cell table's columns: a row key of ``Verdict.rows`` → its heading.
 CELL_COLUMNS = {"label": "cell", "paper_best": "BL table, m = 5 (secondary)", "ours_best": "ours best",
@@ -171,8 +174,6 @@ def word_explorer(word: str = "1 2") -> widgets.Widget:
     """
     from IPython.display import display
 
-    from statetrack.tasks import make_task, task_config
-    from statetrack.theory.commuting import product_distribution
 
     task = make_task(task_config("word_problem", group="S3"))
     table, perms = task.mul_table, task.permutations
@@ -214,7 +215,6 @@ def lengths_with_ceiling(frame: pd.DataFrame, ceiling: pd.DataFrame, train_max_l
         ceiling: columns length, value (accuracy): the exact ceiling on S3.
         train_max_len, test_range: the longest training length (shaded) and the test lengths (dashed lines).
     """
-    from statetrack.evaluate import normalized
 
     values = [*ceiling["value"], ceiling["value"].iloc[-1]]
     bound = pd.DataFrame({"task": "S3", "length": [*ceiling["length"], test_range[1]],

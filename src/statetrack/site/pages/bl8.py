@@ -26,6 +26,7 @@ from statetrack.claims import bl8
 from statetrack.site.page import normalized_scores
 from statetrack.site.plotting import PAGE_WIDTH, explorer, style
 from statetrack.theory import frozen_diagonal as fd
+from statetrack.theory.frozen_diagonal import draw_weights, features, fit_readout, log_state, predict
 
 #: each setting of ``bl8.SETTINGS`` as the sweep table and its figure name it.
 LABELS = {"main": "'00','01' -> even T", "odd test": "'0','1' -> odd T", "even test": "'0','1' -> even T (trap)",
@@ -158,7 +159,6 @@ def frozen_explorer(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1") -> wid
     Shows each unit's two weights, its type (A: flips with every 1, B: with every 0, -: never) and
     sign(h_T) for the word, and the readout's answer beside the true parity.
     """
-    from statetrack.theory.frozen_diagonal import draw_weights, features, fit_readout, log_state, predict
 
     size = widgets.IntSlider(value=H, min=1, max=32, description="H")
     draw_seed = widgets.IntSlider(value=seed, min=0, max=99, description="draw")

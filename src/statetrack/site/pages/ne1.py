@@ -108,7 +108,6 @@ def scalar_states(states: pd.DataFrame, title: str | None = None) -> Figure:
 
 def scalar_explorer(steps: int = 60) -> widgets.Widget:
     """Live: h_k = a·h_{k−1} + 1 stored in a chosen dtype; see whether it freezes or keeps alternating."""
-    from statetrack.theory.finite_precision import freeze_step, scalar_recurrence
 
     a = widgets.FloatSlider(value=0.5, min=-1.0, max=1.0, step=0.05, description="a")
     dtype = widgets.Dropdown(options=[("bfloat16", torch.bfloat16), ("float16", torch.float16),
@@ -131,7 +130,6 @@ def scalar_explorer(steps: int = 60) -> widgets.Widget:
 def parity_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
     """The runs' normalized accuracy by length (``results.tidy`` rows), one panel per model (``claims.ne1.NAMES``),
     one line per (range, seed); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
-    from statetrack.claims import ne1
 
     return accuracy_by_length(frame.assign(model=frame["model"].map(ne1.NAMES)), train_max_len=cfg.train.max_len,
                               test_range=(cfg.eval.min_len, cfg.eval.max_len),

@@ -31,6 +31,9 @@ from statetrack.claims import ne2
 from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.plotting import PAGE_WIDTH, explorer, style
 from statetrack.theory import rotations as rot
+from statetrack.runs import store as results
+from statetrack.theory import counting_mod3
+from statetrack.theory.rotations import best_readout_accuracy, diagonal_orbit, eventual_period, rotation
 
 DTYPES = ((torch.float32, "fp32"), (torch.bfloat16, "bf16"))  # the stored dtypes, with their names in a case
 
@@ -79,7 +82,6 @@ def orbit_values(periods: pd.DataFrame, steps: int) -> dict[str, Any]:
 def cycle_table(preset: str) -> pd.DataFrame:
     """``counting_mod3.rounding_cycles`` at ``preset``'s draws and steps (``claims.ne2.LAYERED_SIZES``), indexed by
     layer 2 and dtype."""
-    from statetrack.theory import counting_mod3
 
     draws, steps = ne2.LAYERED_SIZES[preset][:2]
     return pd.DataFrame(counting_mod3.rounding_cycles(draws, steps)).set_index(["layer 2", "dtype"])
@@ -148,7 +150,6 @@ def orbit_explorer(steps: int = 36) -> widgets.Widget:
     """
     import math
 
-    from statetrack.theory.rotations import best_readout_accuracy, diagonal_orbit, eventual_period, rotation
 
     kind = widgets.ToggleButtons(options=["rotation by φ", "real diagonal"], value="rotation by φ",
                                  description="transition")
@@ -198,8 +199,6 @@ def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
     """ne2's figure: accuracy by length of every Z3 run (``plotting.accuracy_by_length``, log length), one panel for
     the one-layer bilinear models and one for the Mamba and DeltaNet stacks, one colour per model
     (``claims.ne2.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
-    from statetrack.runs import store as results
-    from statetrack.claims import ne2
     from statetrack.site.plotting import accuracy_by_length
 
     frame = results.tidy(records)

@@ -42,6 +42,7 @@ from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.grids import recipe_values
 from statetrack.site.plotting import accuracy_by_length, explorer, style
 from statetrack.theory import cascade as kr, gh_checks, householder as hh
+from statetrack.theory.householder import permutation_matrix, swap_tracker, gh_product
 
 BETAS = {1.0: "β ∈ [0, 1]", 2.0: "β ∈ [0, 2]"}  # β_max → its label: DeltaNet's range and NE's
 
@@ -279,7 +280,6 @@ def swap_explorer(word: str = "01 12 01 34") -> widgets.Widget:
     """
     from IPython.display import display
 
-    from statetrack.theory.householder import permutation_matrix, swap_tracker
 
     tr = swap_tracker()
     perms, table = tr.task.permutations, tr.task.mul_table
@@ -321,7 +321,6 @@ def gh_pair_explorer() -> widgets.Widget:
     """
     import math
 
-    from statetrack.theory.householder import gh_product
 
     b1 = widgets.FloatSlider(value=2.0, min=0.0, max=2.0, step=0.05, description="β₁")
     b2 = widgets.FloatSlider(value=2.0, min=0.0, max=2.0, step=0.05, description="β₂")
@@ -369,7 +368,6 @@ def construction_drift(track: Any, adders: dict[Any, list[Any]], m: int = 10) ->
 def swap_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
     """The runs' normalized accuracy by length (``results.tidy`` rows), one panel, one line per run named by its
     model and range (``claims.ne3.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
-    from statetrack.claims import ne3
 
     return accuracy_by_length(frame.assign(model=frame["eig_range"].map(ne3.NAMES)), train_max_len=cfg.train.max_len,
                               test_range=(cfg.eval.min_len, cfg.eval.max_len), panel=None, hue="model",

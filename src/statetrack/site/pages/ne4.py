@@ -45,6 +45,8 @@ from statetrack.runs import store as results
 from statetrack.site.grids import recipe_values
 from statetrack.site.plotting import PAGE_WIDTH, accuracy_by_length, annotated_heatmap, explorer, fmt, style
 from statetrack.tasks import make_task
+from statetrack.tasks.modular import _running_values
+from statetrack.theory import modular_arithmetic as ma
 
 OWN_QUICK = ("slstm", "mlstm", "transformer")  # the quick parity rows ne4 trains itself (the others are ne1's)
 
@@ -264,8 +266,6 @@ def expression_explorer(expression: str = "2-3-3*2", modulus: int = 5) -> widget
     import torch
     from IPython.display import display
 
-    from statetrack.tasks.modular import _running_values
-    from statetrack.theory import modular_arithmetic as ma
 
     mach = ma.machine(modulus)
     model = ma.arithmetic_bilinear(mach)
@@ -310,7 +310,6 @@ def expression_explorer(expression: str = "2-3-3*2", modulus: int = 5) -> widget
 def tables_figure(rows: list[dict[str, Any]], preset: str) -> Figure:
     """``table_heatmap`` of ne4's ``Verdict.rows``: the rows of ``claims.ne4.ROWS`` top to bottom, its ``TASKS`` left
     to right."""
-    from statetrack.claims import ne4
 
     order = [f"{ne4.NAMES[m]} {e}".strip() for m, e in ne4.ROWS]
     return table_heatmap(rows, order, list(ne4.TASKS), ne4.TASK_NAMES, preset,

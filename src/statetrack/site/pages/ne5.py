@@ -104,7 +104,6 @@ def factor_bars(counts: pd.DataFrame, title: str | None = None) -> Figure:
 def s5_lengths(records: list[dict], grid: Sequence, preset: str) -> Figure:
     """ne5's figure: sequence accuracy by length of every S5 run, one panel per variant of NE Fig. 4
     (``seq_acc_panels``), each variant's training lengths in ``grid`` shaded."""
-    from statetrack.claims import ne5
 
     frame = length_frame(records, ne5.cell_of, ne5.NAMES, "variant")
     return seq_acc_panels(frame, ne5.VARIANTS, ne5.VARIANT_NAMES, train_lengths(grid, ne5.cell_of, "variant"),

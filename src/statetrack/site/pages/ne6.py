@@ -21,14 +21,15 @@ from matplotlib.figure import Figure
 from statetrack.claims import ne6
 from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.word_problem_figures import length_frame, seq_acc_panels
+from statetrack.runs import store as results
+from statetrack.tasks import make_task, task_config
+from statetrack.theory import word_problems as wp
 
 def reflection_walk(length: int = 12, seed: int = 0) -> pd.DataFrame:
     """One word of Z60 with 2 tokens per element (drawn with ``seed``), one column per position: its tokens
     ("blank" for the blank), the task's labels and ``theory.word_problems.reflection_pairs``' answers."""
     import torch
 
-    from statetrack.tasks import make_task, task_config
-    from statetrack.theory import word_problems as wp
 
     task = make_task(task_config("word_problem", group="Z60", tokens_per_element=2))
     batch = task.sample(torch.Generator().manual_seed(seed), 1, length)
@@ -51,7 +52,6 @@ def run_values(runs: pd.DataFrame, quick: list[dict[str, Any]] | None = None) ->
     """``best_id`` (the best in-distribution normalized accuracy of the run table ``runs``), ``quick_best_id`` (that
     of the trained ``quick`` records, default the quick grid's stored ones, as text; "–" when none) and
     ``tolerance``."""
-    from statetrack.runs import store as results
 
     quick = results.load_records(ne6.grid("quick")) if quick is None else quick
     ids = [r["summary"]["id_normalized"] for r in quick if r["status"] == "ok"]
@@ -62,7 +62,6 @@ def run_values(runs: pd.DataFrame, quick: list[dict[str, Any]] | None = None) ->
 def z60_lengths(records: list[dict], train_len: dict[str, int], preset: str) -> Figure:
     """ne6's figure: sequence accuracy by length of every Z60 run, one panel per setting of NE Fig. 8 in three
     columns (``seq_acc_panels``), ``train_len`` (setting → longest training length) shaded."""
-    from statetrack.claims import ne6
 
     frame = length_frame(records, ne6.cell_of, ne6.NAMES, "setting")
     return seq_acc_panels(frame, ne6.SETTINGS, ne6.SETTING_NAMES, train_len, ncols=3,

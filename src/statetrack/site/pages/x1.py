@@ -250,7 +250,6 @@ def board_explorer(board: pd.DataFrame) -> widgets.Widget:
 
 def board_predictions(board: pd.DataFrame, preset: str) -> Figure:
     """x1's prediction grid: ``prediction_grid`` over every family and task of ``claims.x1``."""
-    from statetrack.claims import x1
 
     return prediction_grid(board, x1.statements(), x1.SOLVED, x1.ROWS, x1.TASKS, x1.NAMES, x1.TASK_NAMES, preset,
                            title=f"What the theories predict and what the runs show, preset {preset}")
@@ -258,7 +257,6 @@ def board_predictions(board: pd.DataFrame, preset: str) -> Figure:
 
 def board_heatmap(board: pd.DataFrame, preset: str) -> Figure:
     """x1's leaderboard: ``leaderboard_heatmap`` over every family and task of ``claims.x1``."""
-    from statetrack.claims import x1
 
     return leaderboard_heatmap(board, x1.ROWS, list(x1.TASKS), x1.NAMES, x1.TASK_NAMES, preset,
                                title=f"Every family on the tasks of both papers, preset {preset}")

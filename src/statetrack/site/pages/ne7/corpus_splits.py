@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.tasks import byte_lm
+from statetrack.claims import ne7
 
 def split_row(corpus: str) -> dict[str, Any]:
     """Files and bytes per split of ``corpus`` (``tasks.byte_lm.load_corpus``) and its fingerprint; raises
     ``ValueError`` if a document's name falls in two splits."""
-    from statetrack.claims import ne7
 
     c = byte_lm.load_corpus(corpus)
     names = {s: {n for n, _ in c.documents[s]} for s in byte_lm.SPLITS}

@@ -23,6 +23,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from statetrack.site.plotting import PAGE_WIDTH, explorer, model_color, style
+from statetrack.claims import ne7
 
 NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}
 
@@ -155,7 +156,6 @@ def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> wid
 def _corpora(records: list[dict]) -> list[str]:
     """The panels of the records' corpora, in reading order (``lm_curves.panel_order``)."""
     from statetrack.site.pages.ne7 import lm_curves
-    from statetrack.claims import ne7
 
     return lm_curves.panel_order({ne7.cell_of(r)["corpus"] for r in records})
 

@@ -26,6 +26,8 @@ from statetrack.claims import ne7
 from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.pages.ne7 import corpus_splits, lm_summary
 from statetrack.tasks import byte_lm
+from statetrack.runs import store as results
+from statetrack.runs.cost import grid_estimate
 
 STALE = "Note: some records were made by older code (stale); rerun with FORCE = True to refresh them."
 
@@ -72,7 +74,6 @@ def corpus_values(table: pd.DataFrame) -> dict[str, Any]:
 def cost_line(grid: list[Any], device: str) -> str:
     """The paper preset's runs, training tokens and, where a benchmark of ``device`` covers them, estimated hours
     of training (``cost.grid_estimate``), in one line."""
-    from statetrack.runs.cost import grid_estimate
 
     cost = grid_estimate(grid, device)
     return (f"paper preset: {cost['runs']} runs, {cost['tokens'] / 1e9:.2f}B training tokens in all; "
@@ -109,7 +110,6 @@ def paper_values() -> dict[str, float]:
     """Table 4's Wiki perplexities (``paper_<model>_<pos|neg>`` at 340M/370M, ``paper_deltanet13_<pos|neg>`` at
     1.3B), the loss rise a stable run stays under (``rise_max``) and the largest gap Table 4 calls comparable, in
     percent (``ppl_margin``)."""
-    from statetrack.runs import store as results
 
     paper = ne7.paper_rows()
     out = {f"paper_{model}_{slug}": paper[(model, eig)]["paper_wiki_ppl"]

@@ -13,6 +13,8 @@ from typing import Any
 import torch
 
 from statetrack.spectra import Transitions
+from statetrack.config import RunConfig
+from statetrack.runs.execute import checkpoint_path, load_model
 
 def head_readings(tr: Transitions, tokens: tuple[int, int] = (0, 1)) -> list[dict[str, Any]]:
     """Per head: the non-unit eigenvalue 1 − β of A(x) for each of two tokens (its largest over the windows ending
@@ -33,8 +35,6 @@ def head_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``head_readings`` of every trained DeltaNet run among ``records`` (weights from its checkpoint), one row per
     head with the run's seed and normalized test accuracy."""
     from statetrack import spectra
-    from statetrack.config import RunConfig
-    from statetrack.runs.execute import checkpoint_path, load_model
 
     out = []
     for r in records:

@@ -28,6 +28,9 @@ from statetrack.claims.statements import score
 from statetrack.config import RunConfig
 from statetrack.site.pages.x2 import rotation_drift, shown_runs
 from statetrack.theory import spectral_readings as sr
+from statetrack.models import make_model
+from statetrack.tasks import make_task
+from statetrack.training import seed_everything
 
 #: The records browser's first selection (where the records hold it): ne1's DeltaNet [-1,1] on parity.
 START = {"claim": "ne1", "task": "parity", "model": "deltanet-neg", "setting": "–"}
@@ -159,9 +162,6 @@ def drift_values(drift: pd.DataFrame) -> dict[str, str]:
 def init_table(preset: str) -> pd.DataFrame:
     """The readings on each cell's first config at ``preset`` *untrained* (its seed's initialization), and whether
     the cell's rule passes there: a rule that passed before any training would say nothing."""
-    from statetrack.models import make_model
-    from statetrack.tasks import make_task
-    from statetrack.training import seed_everything
 
     out = []
     for cfg in x2.first_configs(preset).values():
