@@ -148,7 +148,7 @@ def test_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(json, "dump", boom)
+    monkeypatch.setattr(os, "fsync", boom)  # the temporary file is written, the rename never happens
     with pytest.raises(KeyboardInterrupt):
         write_record(target, {"a": 1})
     assert not target.exists() and os.listdir(target.parent) == []

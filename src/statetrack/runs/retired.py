@@ -28,16 +28,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from statetrack.config import ConfigError
-from statetrack.runs.store import RecordError, results_dir
+from statetrack.runs.store import RecordError, results_dir, write_atomically
 
 INDEX = "index.json"
 ABOUT = ("Records of runs that left every grid (quick, paper) and every recorded pilot, each byte for byte as it "
@@ -84,35 +81,14 @@ def retired_records() -> list[tuple[dict[str, Any], dict[str, Any]]]:
 
 
 def write_index(entries: list[dict[str, Any]]) -> None:
-    """Replace the index atomically (a temporary file in the same folder, fsync, ``os.replace``)."""
-    folder = retired_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{INDEX}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump({"about": ABOUT, "records": entries}, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, folder / INDEX)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Replace the index atomically (``runs.store.write_atomically``)."""
+    text = json.dumps({"about": ABOUT, "records": entries}, indent=1, ensure_ascii=False) + "\n"
+    write_atomically(retired_dir() / INDEX, text.encode("utf-8"))
 
 
 def _copy(src: Path, dst: Path) -> None:
-    """Copy ``src`` to ``dst`` byte for byte, atomically (a temporary file beside ``dst``, then ``os.replace``)."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".tmp", dir=dst.parent)
-    try:
-        with os.fdopen(fd, "wb") as out, src.open("rb") as inp:
-            shutil.copyfileobj(inp, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Copy ``src`` to ``dst`` byte for byte, atomically (``runs.store.write_atomically``)."""
+    write_atomically(dst, src.read_bytes())
 
 
 def results_record(path: Path | str) -> Path:

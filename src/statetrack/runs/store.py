@@ -139,20 +139,25 @@ def check_writable(folder: Path) -> Path:
     return folder
 
 
-def write_record(path: Path, record: dict[str, Any]) -> None:
-    """Write JSON atomically: temp file in the same folder, fsync, rename."""
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, fsync, rename (a reader sees the
+    old file or the new one, never a part)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(record, f, indent=1, sort_keys=True)
-            f.write("\n")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write a record as JSON (sorted keys, one space of indent, a final newline) atomically (``write_atomically``)."""
+    write_atomically(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
 
 
 _REQUIRED = {"schema": int, "key": str, "claim": str, "config": dict, "status": str, "provenance": dict}
