@@ -241,13 +241,15 @@ def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
                 f"{assets / needed} is missing; run `make assets` (part of `make venv`) once while the npm registry "
                 "is reachable; the book build itself is offline")
     shutil.copytree(assets, dst / "_assets")
-    # The widget embedder loads its icon fonts relative to the page, from
-    # <page folder>/@jupyter-widgets/html-manager/dist/ (its AMD module path); claim pages live in notebooks/.
-    fonts = dst / "_extra" / "notebooks" / "@jupyter-widgets" / "html-manager" / "dist"
-    fonts.mkdir(parents=True)
-    for f in (assets / "widgets").iterdir():
-        if f.suffix in (".woff2", ".woff", ".ttf", ".eot", ".svg"):
-            shutil.copy2(f, fonts / f.name)
+    # The widget embedder loads its icon fonts relative to the page, from the folder of whichever AMD module
+    # first injects the icon CSS: <page folder>/@jupyter-widgets/html-manager/dist/ or <page folder>/@jupyter-widgets/
+    # (the two race); claim pages live in notebooks/.
+    for fonts in (dst / "_extra" / "notebooks" / "@jupyter-widgets" / "html-manager" / "dist",
+                  dst / "_extra" / "notebooks" / "@jupyter-widgets"):
+        fonts.mkdir(parents=True, exist_ok=True)
+        for f in (assets / "widgets").iterdir():
+            if f.suffix in (".woff2", ".woff", ".ttf", ".eot", ".svg"):
+                shutil.copy2(f, fonts / f.name)
     missing = []
     for c in CLAIMS.values():
         if not c.notebook:
