@@ -147,6 +147,7 @@ class Statement:
     presets: tuple[str, ...] | None = None
     not_run: dict[str, str] = field(default_factory=dict)
     paper: float | None = None
+    implementation: bool = False  # an exact statement no mutation of the paper's setting fails: ours, not the paper's
 
     def __post_init__(self):
         problems = [f"{name} {v!r}" for name, v, allowed in (("kind", self.kind, KINDS), ("statistic", self.statistic,
@@ -325,9 +326,13 @@ EXACT_WHY = "a construction run against ground truth: every check must hold"
 
 
 def exact_statement(id: str, text: str, source: str, checks: str, why: str = EXACT_WHY,
-                    provenance: Provenance = "paper text", rule: Rule | None = None) -> Statement:
-    """An exact statement: every check whose label matches ``checks`` must hold (``rule`` default: at least 1.0)."""
-    return Statement(id, text, source, provenance, "exact", "value", rule or at_least(1.0), why, checks=checks)
+                    provenance: Provenance = "paper text", rule: Rule | None = None,
+                    implementation: bool = False) -> Statement:
+    """An exact statement: every check whose label matches ``checks`` must hold (``rule`` default: at least 1.0);
+    ``implementation``: it can fail only through a bug of ours (no change of the paper's setting fails it), so it
+    checks our code and does not count as the paper's."""
+    return Statement(id, text, source, provenance, "exact", "value", rule or at_least(1.0), why, checks=checks,
+                     implementation=implementation)
 
 
 def verdict_word(outcomes: Sequence[Outcome]) -> str:
