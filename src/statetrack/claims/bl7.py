@@ -23,7 +23,7 @@ from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
 from statetrack.claims.pilots import FULL, RECIPE, ROTATION_ONE_BLOCK, Pilot, RecipePilots
-from statetrack.claims.recipes import Cell, check_choice, expand, sweep
+from statetrack.claims.recipes import QUICK_SEEDS, Cell, check_choice, expand, sweep
 from statetrack.check import Check
 from statetrack.claims.statements import (OURS_AT_PAPER, PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement,
                                           from_paper)
@@ -56,7 +56,7 @@ _TRAIN = {"smoke": dict.fromkeys(MODELS, replace(_BASE, num_steps=10, batch_size
                                                  eval_every=2000, log_every=100))}
 _EVAL = {p: EvalConfig(min_len=11, max_len=longest, num_seqs=n)
          for p, longest, n in (("smoke", 40, 32), ("quick", 500, 512), ("paper", 500, 2048))}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2, 3, 4)}
+_SEEDS = {"smoke": (0,), "quick": QUICK_SEEDS, "paper": (0, 1, 2, 3, 4)}
 CEILING_LEN = {"smoke": 12, "quick": 24, "paper": 30}  # lengths of the exact count-only ceiling
 
 

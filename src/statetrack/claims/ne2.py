@@ -19,7 +19,7 @@ from statetrack.claims.claim import Claim, paper_at
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import bl_numbers
 from statetrack.claims.pilots import DELTANET_NEG, RECIPE, ROTATION_ONE_BLOCK, Pilot, RecipePilots
-from statetrack.claims.recipes import SMOKE_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.recipes import QUICK_SEEDS, SMOKE_TRAIN, Cell, check_choice, expand, sweep
 from statetrack.check import Check
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
@@ -66,7 +66,7 @@ _TRAIN = {  # preset → model → training settings
 _EVAL = {"smoke": EvalConfig(min_len=11, max_len=40, num_seqs=32),
          "quick": EvalConfig(min_len=11, max_len=500, num_seqs=512),
          "paper": EvalConfig(min_len=11, max_len=500, num_seqs=2048)}
-_SEEDS = {"smoke": (0,), "quick": (0, 1, 2), "paper": (0, 1, 2, 3, 4)}
+_SEEDS = {"smoke": (0,), "quick": QUICK_SEEDS, "paper": (0, 1, 2, 3, 4)}
 # preset → (diagonal draws, rotation steps, hand-set model sequences × length)
 CHECK_SIZES = {"smoke": (100, 2_000, (100, 200)), "quick": (1000, 100_000, (1000, 2000)),
                "paper": (1000, 100_000, (1000, 10_000))}

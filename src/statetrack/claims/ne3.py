@@ -19,7 +19,7 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.pilots import DELTANET_NEG, RECIPE, Pilot, RecipePilots
-from statetrack.claims.recipes import (NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, check_seeds,
+from statetrack.claims.recipes import (NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, QUICK_SEEDS, Cell, check_choice, check_seeds,
                                        expand)
 from statetrack.check import Check
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, exact_statement
@@ -35,7 +35,7 @@ LEVEL = 0.999  # the central interval of a coin-flip sign that the impossibility
 
 _TRAIN, _EVAL = NE_WORD_TRAIN, NE_WORD_EVAL  # NE's word-problem recipe, DeltaNet as NE_WORD_MODELS
 # quick: three seeds of [0,1] too would cost 2.2 CPU-minutes (the records' wall time), over the claim's 2.0
-_SEEDS = {"smoke": dict.fromkeys(EIG_RANGES, (0,)), "quick": {"[-1,1]": (0, 1, 2), "[0,1]": (0, 1)},
+_SEEDS = {"smoke": dict.fromkeys(EIG_RANGES, (0,)), "quick": dict.fromkeys(EIG_RANGES, QUICK_SEEDS),
           "paper": dict.fromkeys(EIG_RANGES, (0, 1, 2))}  # preset → eig_range → seeds
 # Exact parts: GH products per (n, k, β range); swap-tracker, adder and cascade rollouts (sequences, steps);
 # factorizations (sizes n, matrices of each kind per n)

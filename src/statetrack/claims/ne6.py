@@ -23,7 +23,7 @@ from statetrack.claims import check_preset
 from statetrack.claims.claim import Claim
 from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.pilots import RECIPE, Pilot, RecipePilots
-from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, Cell, check_choice, expand, sweep
+from statetrack.claims.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, QUICK_SEEDS, Cell, check_choice, expand, sweep
 from statetrack.check import Check
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
@@ -42,7 +42,7 @@ NOT_RUN_QUICK = ("the committed quick runs (DeltaNet only, 400 steps, one seed) 
 
 _MODEL_FIELDS, _EVAL = NE_WORD_MODELS, NE_WORD_EVAL  # ne5's DeltaNet and Mamba at every preset
 _TRAIN = {**NE_WORD_TRAIN, "quick": replace(NE_WORD_TRAIN["quick"], num_steps=400)}
-_SEEDS = dict.fromkeys(NE_WORD_TRAIN, (0,))
+_SEEDS = {"smoke": (0,), "quick": QUICK_SEEDS[:1], "paper": (0,)}
 _RUNS = {  # preset → (setting, model, eig_range, depth)
     **dict.fromkeys(("smoke", "quick"), [(s, "deltanet", e, 1) for s in ("L32", "2tokens") for e in EIG_RANGES]),
     "paper": [(s, m, e, d) for s in SETTINGS for m in MODELS for e in EIG_RANGES for d in (1, 2)],

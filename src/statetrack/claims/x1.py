@@ -19,7 +19,7 @@ from typing import Any
 
 from statetrack.claims import bl3, check_preset, get_claim
 from statetrack.claims.claim import Claim
-from statetrack.claims.recipes import Cell, check_choice, check_seeds, expand
+from statetrack.claims.recipes import QUICK_SEEDS, Cell, check_choice, check_seeds, expand
 from statetrack.check import Check
 from statetrack.claims.statements import (PAPER_TOLERANCE, TRAINED_PRESETS, Rule, Statement, at_least, at_most,
                                           exact_statement, from_paper)
@@ -58,7 +58,7 @@ REFERENCE = {"parity": ("mamba_neg", "mamba_neg"), "Z3": ("diagonal", "mamba_neg
              "S5_swaps": ("full", "deltanet_neg"), "fsm_perm": ("full", "lstm")}
 FSM_STATES = {"smoke": 5, "quick": 25, "paper": 25}  # the permutation machine of bl3's grid on the board
 _BILINEAR_WIDTH = {"smoke": 4, "quick": 16, "paper": 64}  # fills' H where the column has no bilinear cell to copy
-_SEEDS = {"quick": (0, 1, 2)}  # every quick cell's seeds (the owners' own where a preset is absent here)
+_SEEDS = {"quick": QUICK_SEEDS}  # every quick cell's seeds (the owners' own where a preset is absent here)
 #: The fills (row, column) trained at each preset; every other cell not owned by a claim is "not run".
 FILLS: dict[str, tuple[tuple[str, str], ...]] = {
     "smoke": (("block2", "parity"), ("mamba_pos", "fsm_perm")),
