@@ -17,6 +17,8 @@ from fnmatch import fnmatchcase
 from statistics import median
 from typing import Any, Literal, get_args
 
+from statetrack.claims import fit as fitting
+from statetrack.claims.binomial import ALPHA, clopper_pearson, sign_test
 from statetrack.evaluate import best_of, median_mad
 
 DEFAULT_METRIC = "ood_normalized"
@@ -96,9 +98,11 @@ class Verdict:
     statements: list[Any] = field(default_factory=list)  # ``Outcome`` per statement
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "preset": self.preset, "verdict": self.word, "reproduced": self.reproduced,
-                "line": self.line, "stale": self.stale, "statements": [o.to_dict() for o in self.statements],
-                "tally": {"paper": tally(self.statements, False), "ours": tally(self.statements, True)},
+        return {"schema": SCHEMA, "claim": self.claim, "preset": self.preset, "verdict": self.word,
+                "reproduced": self.reproduced, "line": self.line, "stale": self.stale,
+                "statements": [o.to_dict() for o in self.statements],
+                "tally": {"experiments": {"paper": tally(self.statements, False), "ours": tally(self.statements, True)},
+                          "theory": theory_tally(self.statements)},
                 "rows": self.rows}
 
 
@@ -148,6 +152,10 @@ class Statement:
     not_run: dict[str, str] = field(default_factory=dict)
     paper: float | None = None
     implementation: bool = False  # an exact statement no mutation of the paper's setting fails: ours, not the paper's
+    control: dict[str, Any] | None = None  # a negative statement's positive control: the same family, one change
+    fit_at: float | None = None  # the fit level a bound computed at the training lengths allows (else ``fit.FIT``)
+    fit_sides: tuple[str, ...] | None = None  # a comparison's sides that must have fitted ("where", "against")
+    paired_sign_test: bool = False  # a comparison decided by a one-sided sign test over paired seeds
 
     def __post_init__(self):
         problems = [f"{name} {v!r}" for name, v, allowed in (("kind", self.kind, KINDS), ("statistic", self.statistic,
@@ -210,27 +218,64 @@ def _stat(values: Sequence[float], statistic: str, rule: Rule) -> float:
     return min(values) if rule.op == ">=" else max(values)
 
 
+#: Kinds that say a model does not (or cannot) do something: judged only where the runs fitted their training
+#: lengths, or beside a positive control that did.
+NEGATIVE = ("fails", "impossible")
+CONTROL_SUCCESS = 0.9  # the score on a negative statement's metric its positive control's seeds must reach
+SCHEMA = "statetrack.verdict/2"  # the version of ``Verdict.to_dict`` (documented in book/verdict_schema.md)
+Result = Literal["holds", "fails", "not run", "not fitted", "inconclusive"]
+
+
 @dataclass
 class Outcome:
-    """A statement judged at one preset: holds, fails or not run, with the value and the seeds that pass."""
+    """A statement judged at one preset: its result, the deciding value, and every statistic in view.
+
+    ``value`` is the statistic the rule decided on; ``best``/``median`` over the seeds read; ``seeds_pass`` of
+    ``seeds`` passing the rule one by one, with ``interval`` its exact 95 % interval (``optimistic`` where a
+    learning rate was chosen on those same seeds); ``fitted`` of ``seeds`` fitted their training lengths
+    (``claims.fit``); ``p_value`` a sign test's."""
 
     statement: Statement
-    outcome: Literal["holds", "fails", "not run"]
+    outcome: Result
     value: float | None = None
     seeds_pass: int | None = None
     seeds: int | None = None
     diverged: int = 0
     reason: str | None = None
     cells: list[str] = field(default_factory=list)
+    best: float | None = None
+    median: float | None = None
+    fitted: int | None = None
+    optimistic: bool = False
+    p_value: float | None = None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        if self.seeds_pass is None or not self.seeds:
+            return None
+        return clopper_pearson(self.seeds_pass, self.seeds)
 
     def to_dict(self) -> dict[str, Any]:
         s = self.statement
-        val = None if self.value is None or self.value != self.value or abs(self.value) == float("inf") else self.value
+
+        def num(x):
+            return None if x is None or x != x or abs(x) == float("inf") else x
+
+        construction = s.kind == "exact"
         return {"id": s.id, "text": s.text, "source": s.source, "provenance": s.provenance, "kind": s.kind,
-                "ours": s.ours, "statistic": s.statistic, "rule": s.describe(), "threshold": s.rule.threshold,
-                "op": s.rule.op, "metric": s.rule.metric, "why": s.why, "paper": s.paper, "value": val,
-                "outcome": self.outcome, "reason": self.reason, "seeds_pass": self.seeds_pass, "seeds": self.seeds,
-                "diverged": self.diverged, "cells": self.cells}
+                "part": "theory" if construction else "experiment", "ours": s.ours,
+                "implementation": s.implementation, "statistic": s.statistic, "rule": s.describe(),
+                "threshold": None if construction else s.rule.threshold, "op": None if construction else s.rule.op,
+                "metric": None if construction else s.rule.metric, "why": s.why, "paper": s.paper,
+                "value": num(self.value), "outcome": self.outcome, "reason": self.reason,
+                "seeds_pass": self.seeds_pass, "seeds": self.seeds, "interval": self.interval,
+                "optimistic": self.optimistic, "best": num(self.best), "median": num(self.median),
+                "fitted": self.fitted, "p_value": self.p_value, "diverged": self.diverged, "cells": self.cells,
+                "control": s.control}
+
+
+def _fmt(x: float) -> str:
+    return "–" if x != x else f"{x:.3f}"
 
 
 def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]],
@@ -241,7 +286,6 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
     if reason:
         return Outcome(s, "not run", reason=reason)
     if s.kind == "exact":
-
         hits = [c for c in checks if fnmatchcase(c.label, s.checks)]
         if not hits:
             return Outcome(s, "not run", reason="no check of this preset matches")
@@ -249,55 +293,121 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         return Outcome(s, "holds" if ok == len(hits) else "fails", value=float(ok), seeds_pass=ok, seeds=len(hits),
                        cells=[c.label for c in hits])
 
-    def group(where):  # (cell, scores, seeds) of the selected learning rate, per cell ``where`` names
+    def group(where):  # (cell, chosen runs, rates tried) per cell ``where`` names, at the selected learning rate
         out = []
         for cell, runs in cells.values():
             if matches(cell, where):
                 _, chosen = select_lr(runs, rule.metric)
-                out.append((cell, [score(r, rule.metric) for r in chosen], [r["config"]["seed"] for r in chosen]))
+                out.append((cell, chosen, len({r["config"]["train"]["lr"] for r in runs})))
         return out
 
-    def nans(g):
-        return sum(v != v for _, vals, _ in g for v in vals)
+    def runs_of(g):
+        return [r for _, rs, _ in g for r in rs]
 
-    def by_seed(g):
-        return {sd: v for _, vals, sds in g for v, sd in zip(vals, sds)}
+    def fit_count(g, fit_at=None):
+        rs = runs_of(g)
+        return sum(fitting.fitted(r, fit_at) for r in rs), len(rs)
+
+    def not_fitted(g, what, fit_at=None):
+        k, n = fit_count(g, fit_at)
+        best = max((fitting.fit_value(r) for r in runs_of(g)), key=lambda v: -1e9 if v != v else v, default=float("nan"))
+        at = "the unigram margin" if runs_of(g)[0]["config"]["task"]["name"] == "byte_lm" else \
+            f"normalized accuracy at the longest training length ≥ {fit_at if fit_at is not None else fitting.FIT:g}"
+        return f"not fitted ({what}{k} of {n} seeds reach {at}; best {_fmt(best)})"
 
     mine = group(s.where)
     if not mine:
         return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it reads")
-    diverged, labels = nans(mine), [label_of(c) for c, _, _ in mine]
+    labels = [label_of(c) for c, _, _ in mine]
+    optimistic = any(k > 1 for _, _, k in mine)
     worst = float("-inf") if rule.op == ">=" else float("inf")  # what a diverged run counts as: the rule's worst
     if s.kind == "comparison":
-        theirs = group(s.against)
-        if not theirs:
-            return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it is compared with")
-        diverged += nans(theirs)
-        a = [v if v == v else worst for _, vals, _ in mine for v in vals]  # the worst value for its side
-        b = [v if v == v else -worst for _, vals, _ in theirs for v in vals]
-        if s.statistic == "every":  # every run of one side against every run of the other
-            diff = (min(a) - max(b)) if rule.op == ">=" else (max(a) - min(b))
-        else:
-            up = Rule(">=", 0.0)  # best = highest on both sides
-            diff = _stat(a, s.statistic, up) - _stat(b, s.statistic, up)
-        seeds_a, seeds_b = by_seed(mine), by_seed(theirs)
-        common = sorted(set(seeds_a) & set(seeds_b))
-        passing = sum(rule.passes(seeds_a[sd] - seeds_b[sd]) for sd in common)
-        return Outcome(s, "holds" if rule.passes(diff) else "fails", value=diff, seeds_pass=passing,
-                       seeds=len(common), diverged=diverged, cells=labels + [label_of(c) for c, _, _ in theirs])
-    seeds_pass = sum(rule.passes(v) for _, vals, _ in mine for v in vals)
-    n = sum(len(vals) for _, vals, _ in mine)
+        return _compare(s, mine, group(s.against or {}), labels, label_of, fit_count, not_fitted, optimistic)
+
+    negative = s.kind in NEGATIVE or rule.op == "<="  # a flat, untrained run passes any "at most"
+    judged = mine
+    if negative and s.control is not None:  # the paper's one change: the same family's arm that should learn
+        ctrl = group(s.control)
+        ok = sum(fitting.fitted(r) and score(r, rule.metric) >= CONTROL_SUCCESS for r in runs_of(ctrl))
+        if ok < 2:
+            return Outcome(s, "not fitted", reason=f"its positive control ({', '.join(label_of(c) for c, _, _ in ctrl) or 'none run'}) "
+                           f"fitted and reached {CONTROL_SUCCESS:g} on {ok} of {len(runs_of(ctrl))} seeds; 2 are needed",
+                           seeds=len(runs_of(mine)), fitted=fit_count(mine)[0], cells=labels)
+    elif negative:  # judged on the seeds that fitted, in every cell it reads
+        judged = []
+        for cell, rs, k in mine:
+            keep = [r for r in rs if fitting.fitted(r, s.fit_at)]
+            if not fitting.enough(len(keep), len(rs)):
+                return Outcome(s, "not fitted", reason=not_fitted([(cell, rs, k)], f"{label_of(cell)}: ", s.fit_at),
+                               seeds=len(runs_of(mine)), fitted=fit_count(mine, s.fit_at)[0], cells=labels)
+            judged.append((cell, keep, k))
+    all_scores = [score(r, rule.metric) for r in runs_of(judged)]
+    diverged = sum(v != v for v in all_scores)
+    agg = summary(all_scores)
+    seeds_pass = sum(rule.passes(v) for v in all_scores)
+    n = len(all_scores)
+    common = dict(best=agg["best"], median=agg["median"], fitted=fit_count(mine, s.fit_at)[0], optimistic=optimistic,
+                  cells=labels)
     if s.kind == "impossible":  # diverged runs are no evidence either way: left out, reported
-        kept = [[v for v in vals if v == v] for _, vals, _ in mine]
+        kept = [[v for v in (score(r, rule.metric) for r in rs) if v == v] for _, rs, _ in judged]
         if not any(kept):
             return Outcome(s, "not run", reason="every run it reads diverged", diverged=diverged, seeds=n,
-                           cells=labels)
+                           **common)
         values = [_stat(k, "every", rule) for k in kept if k]
         n -= diverged
     else:
-        values = [_stat([v if v == v else worst for v in vals], s.statistic, rule) for _, vals, _ in mine]
+        values = [_stat([v if v == v else worst for v in (score(r, rule.metric) for r in rs)], s.statistic, rule)
+                  for _, rs, _ in judged]
     return Outcome(s, "holds" if all(rule.passes(v) for v in values) else "fails", value=_stat(values, "every", rule),
-                   seeds_pass=seeds_pass, seeds=n, diverged=diverged, cells=labels)
+                   seeds_pass=seeds_pass, seeds=n, diverged=diverged, **common)
+
+
+def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted, optimistic) -> Outcome:
+    """A comparison: ``statistic`` of ``where`` minus that of ``against``; its winning side (both for "no clear
+    effect", ``fit_sides``) must have fitted; a ``paired_sign_test`` decides on the seeds' paired signs."""
+    rule = s.rule
+    if not theirs:
+        return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it is compared with")
+    labels = labels + [label_of(c) for c, _, _ in theirs]
+    sides = s.fit_sides if s.fit_sides is not None else (("where",) if rule.op == ">=" else ("against",))
+    for side, g in (("where", mine), ("against", theirs)):
+        k, n = fit_count(g)
+        if side in sides and not fitting.enough(k, n):
+            return Outcome(s, "not fitted", reason=not_fitted(g, f"{', '.join(label_of(c) for c, _, _ in g)}: "),
+                           fitted=k, seeds=n, cells=labels)
+
+    def scores(g):
+        return [score(r, rule.metric) for _, rs, _ in g for r in rs]
+
+    def by_seed(g):
+        return {r["config"]["seed"]: score(r, rule.metric) for _, rs, _ in g for r in rs}
+
+    worst = float("-inf") if rule.op == ">=" else float("inf")
+    a = [v if v == v else worst for v in scores(mine)]  # a diverged run: the worst value for its side
+    b = [v if v == v else -worst for v in scores(theirs)]
+    diverged = sum(v != v for v in scores(mine) + scores(theirs))
+    if s.statistic == "every":  # every run of one side against every run of the other
+        diff = (min(a) - max(b)) if rule.op == ">=" else (max(a) - min(b))
+    else:
+        up = Rule(">=", 0.0)  # best = highest on both sides
+        diff = _stat(a, s.statistic, up) - _stat(b, s.statistic, up)
+    seeds_a, seeds_b = by_seed(mine), by_seed(theirs)
+    common = sorted(set(seeds_a) & set(seeds_b))
+    diffs = [seeds_a[sd] - seeds_b[sd] for sd in common]
+    passing = sum(rule.passes(d) for d in diffs)
+    stats = summary(diffs)
+    out = dict(value=diff, seeds_pass=passing, seeds=len(common), diverged=diverged, cells=labels,
+               best=stats["best"], median=stats["median"], fitted=fit_count(mine)[0], optimistic=optimistic)
+    if s.paired_sign_test:  # ties (d = threshold) are left out; one-sided in each direction
+        t = rule.threshold
+        agree = sum((d > t) if rule.op == ">=" else (d < t) for d in diffs if d == d)
+        oppose = sum((d < t) if rule.op == ">=" else (d > t) for d in diffs if d == d)
+        p, p_other = sign_test(agree, agree + oppose), sign_test(oppose, agree + oppose)
+        result = "holds" if p <= ALPHA else "fails" if p_other <= ALPHA else "inconclusive"
+        reason = None if result != "inconclusive" else \
+            f"{agree} of {agree + oppose} paired seeds agree with the paper's sign (one-sided p = {p:.3g} > {ALPHA:g})"
+        return Outcome(s, result, p_value=min(p, p_other) if result == "fails" else p, reason=reason, **out)
+    return Outcome(s, "holds" if rule.passes(diff) else "fails", **out)
 
 
 def with_metric(records: Sequence[dict[str, Any]], name: str, fn: Callable[[dict[str, Any]], float]
@@ -335,25 +445,50 @@ def exact_statement(id: str, text: str, source: str, checks: str, why: str = EXA
                      implementation=implementation)
 
 
+def is_experiment(o: Outcome) -> bool:
+    """A trained statement (every kind but a construction)."""
+    return o.statement.kind != "exact"
+
+
 def verdict_word(outcomes: Sequence[Outcome]) -> str:
-    """A claim's word from its statements: the paper's where any is judged, else ours: reproduced (every judged
-    statement holds), partly reproduced (some do), not reproduced (none does, or an ``impossible`` one is violated:
-    a violated theorem is never "partly"), not run at this preset (none is judged)."""
-    judged = [o for o in outcomes if o.outcome != "not run"]
-    use = [o for o in judged if not o.statement.ours] or judged
-    if not use:
-        return "not run at this preset"
-    held = sum(o.outcome == "holds" for o in use)
-    if any(o.outcome == "fails" and o.statement.kind == "impossible" for o in use) or held == 0:
+    """A claim's word from its experiments alone (constructions are its theory, tallied apart): from the paper's
+    statements judged (held or failed): reproduced (all hold), partly reproduced (some do), not reproduced (none
+    does, or a "theorem forbids" one is violated: a violated theorem is never "partly"); with none of the paper's
+    judged, "ours only: k of n hold" where ours are, else "not run at this preset". "Not fitted" and
+    "inconclusive" judge nothing."""
+    judged = [o for o in outcomes if is_experiment(o) and o.outcome in ("holds", "fails")]
+    paper = [o for o in judged if not o.statement.ours]
+    if not paper:
+        ours = [o for o in judged if o.statement.ours]
+        return f"ours only: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold" if ours else \
+            "not run at this preset"
+    held = sum(o.outcome == "holds" for o in paper)
+    if any(o.outcome == "fails" and o.statement.kind == "impossible" for o in paper) or held == 0:
         return "not reproduced"
-    return "reproduced" if held == len(use) else "partly reproduced"
+    return "reproduced" if held == len(paper) else "partly reproduced"
+
+
+def _count(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    return {"held": sum(o.outcome == "holds" for o in outcomes), "failed": sum(o.outcome == "fails" for o in outcomes),
+            "judged": sum(o.outcome in ("holds", "fails") for o in outcomes),
+            "not_fitted": sum(o.outcome == "not fitted" for o in outcomes),
+            "inconclusive": sum(o.outcome == "inconclusive" for o in outcomes),
+            "not_run": sum(o.outcome == "not run" for o in outcomes), "total": len(outcomes)}
 
 
 def tally(outcomes: Sequence[Outcome], ours: bool) -> dict[str, int]:
-    """Statements held / judged / not run, the paper's (``ours=False``) or ours."""
-    mine = [o for o in outcomes if o.statement.ours == ours]
-    return {"held": sum(o.outcome == "holds" for o in mine), "judged": sum(o.outcome != "not run" for o in mine),
-            "not_run": sum(o.outcome == "not run" for o in mine), "total": len(mine)}
+    """Experiments held / failed / judged / not fitted / inconclusive / not run, the paper's (``ours=False``) or
+    ours."""
+    return _count([o for o in outcomes if is_experiment(o) and o.statement.ours == ours])
+
+
+def theory_tally(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+    """The constructions: the paper's (a mutation of its setting fails each) apart from ours and from our
+    implementation checks (no mutation fails them: they test our code)."""
+    exact = [o for o in outcomes if not is_experiment(o)]
+    return {"paper": _count([o for o in exact if not o.statement.ours and not o.statement.implementation]),
+            "ours": _count([o for o in exact if o.statement.ours and not o.statement.implementation]),
+            "implementation": _count([o for o in exact if o.statement.implementation])}
 
 
 def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statements: Sequence[Statement], *,
@@ -393,15 +528,22 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
                      "rule": "not run at this preset" + (f": {reason}" if reason else ""), "pass": None})
     rows += [c.row() for c in checks]
     word = verdict_word(outcomes)
-    paper, ours = tally(outcomes, False), tally(outcomes, True)
-    line = f"{claim} verdict ({preset}): {word.upper()}: {paper['held']}/{paper['judged']} of the paper's statements hold"
+    paper, ours, theory = tally(outcomes, False), tally(outcomes, True), theory_tally(outcomes)
+    line = (f"{claim} verdict ({preset}): {word.upper()}: experiments: {paper['held']}/{paper['judged']} of the "
+            f"paper's hold")
     if ours["total"]:
-        line += f"; ours {ours['held']}/{ours['judged']}"
-    if not paper["judged"] and ours["judged"]:
-        line += " (no statement of the paper's is judged at this preset: the word is ours)"
+        line += f", ours {ours['held']}/{ours['judged']}"
+    unfit = paper["not_fitted"] + ours["not_fitted"]
+    line += f", {unfit} not fitted" if unfit else ""
+    unsure = paper["inconclusive"] + ours["inconclusive"]
+    line += f", {unsure} inconclusive" if unsure else ""
+    skipped = paper["not_run"] + ours["not_run"]
+    line += f", {skipped} not run" if skipped else ""
+    t = [theory[k] for k in ("paper", "ours")]
+    line += f"; theory: {sum(x['held'] for x in t)}/{sum(x['judged'] for x in t)} hold"
+    if theory["implementation"]["total"]:
+        line += f" (+ {theory['implementation']['held']}/{theory['implementation']['judged']} implementation checks)"
     failing = [o.statement.id for o in outcomes if o.outcome == "fails"]
     line += f"; failing: {', '.join(failing)}" if failing else ""
-    skipped = paper["not_run"] + ours["not_run"]
-    line += f"; {skipped} not run at this preset" if skipped else ""
     return Verdict(claim, preset, word == "reproduced", line, rows, stale=any(r.get("stale") for r in records),
                    word=word, statements=outcomes)
