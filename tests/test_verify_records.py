@@ -90,6 +90,12 @@ def test_each_fault_is_one_bad_line_naming_it(capsys, tmp_path, rel, make, reaso
     assert lines[1] == f"1 records under {tmp_path / 'in'}: 0 ok, 0 stale, 1 bad"
 
 
+def test_a_task_folder_alone_is_checked_as_the_store_lays_it_out(capsys, tmp_path):
+    put(tmp_path / "parity", NAMES[0], committed())
+    rc, lines, _ = verify(capsys, tmp_path / "parity")
+    assert rc == 0 and lines[0] == f"ok     {NAMES[0]}"
+
+
 def test_a_changed_config_field_no_longer_matches_its_key(capsys, tmp_path):
     rec = committed()
     rec["config"]["seed"] = 7

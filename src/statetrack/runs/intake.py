@@ -220,7 +220,8 @@ def _check_fields(rec: dict[str, Any]) -> None:
         raise bad("diverged_step", "a step (an integer >= 0) or null")
     if "num_params" in rec and not (_is_int(rec["num_params"]) and rec["num_params"] > 0):
         raise bad("num_params", "a positive integer")
-    if rec.get("final_loss") is not None and not isinstance(rec["final_loss"], (int, float)):
+    if rec.get("final_loss") is not None and not (isinstance(rec["final_loss"], (int, float))
+                                                  and not isinstance(rec["final_loss"], bool)):
         raise bad("final_loss", "a number or null")
     if "history" in rec and not isinstance(rec["history"], dict):
         raise bad("history", "an object of lists (step, loss, lr, evals)")
