@@ -8,6 +8,8 @@
     statetrack sweep [IDS|all] --preset P [--workers N]    run claims' grids (local pool or Slurm); resumable
               [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--force] [--partition ... --time ...]
     statetrack verify [IDS ...] [--json] [--preset P]      paper number, ours, preset, verdict per claim
+    statetrack verify --records DIR [--add] [--stale]      check records made elsewhere; --add copies the ok ones
+              [--json]                                     into data/results (never over a different record)
     statetrack retire (--orphans | PATH ...) --why TEXT    move records no grid names to data/retired (never delete)
               [--dry-run]
     statetrack leaderboard --model M --preset P            one model (a plug-in too) on x1's board, judged by theory
@@ -298,6 +300,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from statetrack.claims import CLAIMS, all_verdicts, check_preset, get_claim, select, verify_claim
 
+    if args.records is not None:
+        return verify_records(args)
+    if args.add or args.stale:
+        raise ConfigError(f"{'--add' if args.add else '--stale'} needs --records DIR; allowed: "
+                          "statetrack verify --records DIR [--add] [--stale] [--json]")
     if args.preset:
         from statetrack.runs.store import scratch_for_smoke
 
@@ -334,6 +341,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
             for st in v["statements"]:
                 print("      " + statement_line(st))
     return 0
+
+
+def verify_records(args: argparse.Namespace) -> int:
+    """``statetrack verify --records DIR``: one line per record (ok, stale, bad: why), then a summary; exit 0 when
+    every record is ok (with ``--stale``, ok or stale) and ``--add`` refused none, else 1."""
+    from statetrack.runs import intake
+
+    if args.ids or args.preset:
+        raise ConfigError(f"--records checks files, not claims: {' '.join(args.ids) or '--preset ' + args.preset!r} "
+                          "is not allowed with it; allowed: statetrack verify --records DIR [--add] [--stale] [--json]")
+    checks = intake.check_folder(args.records)
+    if args.add:
+        intake.add(checks, stale=args.stale)
+    if args.json:
+        print(json.dumps([c.to_dict() for c in checks.records], indent=1))
+    else:
+        for c in checks.records:
+            print(c.line())
+        print(intake.summary(checks))
+    return 0 if intake.accepted(checks, stale=args.stale) else 1
 
 
 def statement_line(st: dict[str, Any]) -> str:
@@ -528,6 +555,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("ids", nargs="*", help="claim ids, or all (default: all)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--preset", choices=PRESETS)
+    s.add_argument("--records", metavar="DIR",
+                   help="instead: check the run records under DIR (made elsewhere, laid out as data/results): "
+                        "ok, stale (made by other code) or bad, one line each; exit 0 only when all are ok")
+    s.add_argument("--add", action="store_true",
+                   help="with --records: copy the ok records into the results store, atomically, never over a "
+                        "different record under the same key")
+    s.add_argument("--stale", action="store_true",
+                   help="with --records: accept stale records too (exit status, --add); the store flags them stale")
     s.set_defaults(fn=cmd_verify)
 
     s = sub.add_parser("retire", help="move records no grid names from data/results to data/retired, with the reason")

@@ -132,7 +132,8 @@ def statements() -> list[Statement]:
                            "accuracy 1 and one-hot states, or it is refuted", "secondary source"),
            exact_statement("scale-invariance", "Without additive terms, normalizing or rescaling the state changes "
                            "no prediction", "BL, bilinear model", "scale: *", "the update is linear in h: the argmax "
-                           "of c·h is that of h", "secondary source", at_most(0.0)),
+                           "of c·h is that of h", "secondary source", at_most(0.0),
+                           implementation=True),
            exact_statement("additive-contrast", "With an additive term B x + b, rescaling h_0 changes some "
                            "predictions", "ours (contrast to BL's model)", "additive: *", "an affine update does not "
                            "scale with the state: some prediction changes (> 0)", "ours", at_least(0.0))]

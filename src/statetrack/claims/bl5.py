@@ -149,7 +149,8 @@ def statements() -> list[Statement]:
                               _SOURCE.get(task, "BL block-size ablation (m = 50)"), kind, "best",
                               paper[(task, b)]["paper_best"], where, provenance="secondary source", **extra))
     return out + [
-        exact_statement(i, text, "theory.block_size", pattern, why, "ours") for i, text, pattern, why in (
+        exact_statement(i, text, "theory.block_size", pattern, why, "ours", implementation=i == "S5-generated")
+        for i, text, pattern, why in (
             ("trackers", "A hand-set block model tracks Z5 at b = 2 and the S5 machine at b = 4",
              "*hand-set block model tracks*", "a construction is right on every one of 1,000 random sequences of "
              "length 500 (fp64) or it is not"),

@@ -129,11 +129,12 @@ def statements() -> list[Statement]:
                   where={"task": "S3", "model": "full"}, presets=("paper",), not_run={"quick": OURS_AT_PAPER}),
         exact_statement("shared-eigenbasis-commutes", "The package's R2 and diagonal transitions commute exactly",
                         "BL Prop 2", "shared eigenbasis, *", "fp64 round-off (1e-12) on random inits: the structure, "
-                        "not the values, makes them commute", "secondary source"),
+                        "not the values, makes them commute", "secondary source", implementation=True),
         exact_statement("full-does-not-commute", "The full model's transitions do not commute", "theory.commuting",
                         "full model: *", "far from round-off (> 0.01) on every pair of tokens", "ours"),
         exact_statement("s3-counts", "S3 does not commute, so token counts fall short of it", "theory.commuting",
-                        "S3: *", "a count of pairs, and an exact dynamic programme over counts", "ours"),
+                        "S3: *", "a count of pairs, and an exact dynamic programme over counts", "ours",
+                        implementation=True),
     ]
 
 

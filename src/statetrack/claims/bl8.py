@@ -102,7 +102,8 @@ def statements() -> list[Statement]:
                         "the rate 1 − 2^−H at every H, within the 99.9% binomial interval of the draws",
                         "secondary source"),
         exact_statement("per-draw", "A draw succeeds exactly when the proof's condition holds (an informative unit)",
-                        ours, "per draw: *", "the proof decides each draw: agreement must be 1", "ours"),
+                        ours, "per draw: *", "the proof decides each draw: agreement must be 1", "ours",
+                        implementation=True),
         exact_statement("length-trap", "Trained on '0','1' the rate is 1 − 2^−H at odd test lengths and below 1/2 at "
                         "even ones", ours, "length trap: *", "the rates derived for both length parities, within "
                         "their 99.9% intervals", "ours"),

@@ -128,8 +128,8 @@ def statements() -> list[Statement]:
         return Statement(id, text, "NE Fig. 4", "paper text", kind, "best", rule, why, where=where,
                          **({} if quick else paper_only))
 
-    def proven(id, text, source, provenance, checks):
-        return exact_statement(id, text, source, checks, exact, provenance)
+    def proven(id, text, source, provenance, checks, implementation=False):
+        return exact_statement(id, text, source, checks, exact, provenance, implementation=implementation)
 
     return [
         trained("swaps-neg-1layer", "with swaps only, DeltaNet [-1,1] with even one layer solves the word problem "
@@ -157,9 +157,9 @@ def statements() -> list[Statement]:
                "every variant exactly", "a hand-set construction", "ours", "hand-set full matrix*"),
         proven("reflections", "a permutation of 5 objects with c cycles needs 5 − c reflections: 1 for a swap, 2 "
                "for a 3-cycle, up to 4 in S5, so one reflection per token fits swaps only", "NE Thm 3, Prop 1",
-               "paper text", "fewest reflections*"),
+               "paper text", "fewest reflections*", implementation=True),
         proven("swap-eigenvalue", "a swap is a reflection: its eigenvalue −1 is out of reach of every [0,1] "
-               "transition", "NE Prop 1", "paper text", "every swap*"),
+               "transition", "NE Prop 1", "paper text", "every swap*", implementation=True),
     ]
 
 

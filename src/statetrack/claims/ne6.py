@@ -105,7 +105,7 @@ def statements() -> list[Statement]:
                  "learning, the authors say)", "best", {"setting": s, "model": "mamba", "eig_range": "[-1,1]"},
                  {"setting": s, "model": "deltanet"}) for s in SETTINGS]
     exact = "a training-free construction or spectrum run against ground truth: every one of its checks must hold"
-    out += [exact_statement(i, text, src, c, exact) for i, text, src, c in (
+    out += [exact_statement(i, text, src, c, exact, implementation=i == "nonreal") for i, text, src, c in (
         ("rotations", "Z_m is tracked exactly by one linear layer whose transition per element is a 2×2 rotation",
          "NE Thm 3", "hand-set full matrix*"),
         ("reflection-pairs", "a rotation is a product of two reflections: with 2 tokens per element one reflection "

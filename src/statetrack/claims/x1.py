@@ -357,10 +357,12 @@ def _statements() -> tuple[Statement, ...]:
     return (*cells,
             exact_statement("letters", "S3's tokens, S5's swaps and the machine's letters do not commute, and a "
                             "machine letter has a cycle of length ≥ 3", "BL Prop 2, NE Thm 2", "letters: *",
-                            "the facts the cells' predictions rest on, computed exactly", "ours"),
+                            "the facts the cells' predictions rest on, computed exactly", "ours",
+                            implementation=True),
             exact_statement("ceilings", "The count-only ceiling used for each commuting cell never rises with the "
                             "length", "BL Prop 2", "ceiling: *", "why the ceiling at one length bounds every longer "
-                            "test length, computed exactly", "ours"))
+                            "test length, computed exactly", "ours",
+                            implementation=True))
 
 
 def statements() -> list[Statement]:

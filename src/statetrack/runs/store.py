@@ -62,7 +62,12 @@ FORCED_SINCE = "STATETRACK_FORCED_SINCE"  # set by `statetrack reproduce --force
 
 
 class RecordError(ValueError):
-    """A result file that cannot be read or does not hold a valid record; the message names the file."""
+    """A result file that cannot be read or does not hold a valid record; the message names the file, ``fault``
+    says what is wrong without it (``statetrack verify --records`` prints it after the file's name)."""
+
+    def __init__(self, message: str, fault: str | None = None) -> None:
+        super().__init__(message)
+        self.fault = fault or message
 
     def _render_traceback_(self) -> list[str]:
         """In a notebook (IPython, papermill) show the one-line message, not a traceback: it is bad input."""
@@ -165,39 +170,54 @@ _REQUIRED = {"schema": int, "key": str, "claim": str, "config": dict, "status": 
 
 def read_record(path: Path) -> dict[str, Any]:
     """Load and validate one record; any problem raises ``RecordError`` naming the file and the fault."""
+    def corrupt(fault: str) -> RecordError:
+        return RecordError(f"corrupt result record {path}: {fault}", fault)
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise RecordError(f"cannot read result record {path}: {e.strerror}") from None
     except UnicodeDecodeError as e:
-        raise RecordError(f"corrupt result record {path}: not UTF-8 text (byte {e.start}); allowed: a JSON record") from None
+        raise corrupt(f"not UTF-8 text (byte {e.start}); allowed: a JSON record") from None
     try:
         rec = json.loads(text)
     except json.JSONDecodeError as e:
-        raise RecordError(f"corrupt result record {path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+        raise corrupt(f"not valid JSON ({e.msg} at line {e.lineno})") from None
     except RecursionError:  # hostile nesting, e.g. 100000 brackets deep
-        raise RecordError(f"corrupt result record {path}: JSON nested too deeply; allowed: a JSON record") from None
+        raise corrupt("JSON nested too deeply; allowed: a JSON record") from None
+    return validate_record(rec, path)
+
+
+def validate_record(rec: Any, path: Path | str) -> dict[str, Any]:
+    """Check a parsed record (what ``read_record`` read from ``path``): its fields and their types, schema, status,
+    config, key, and an "ok" record's numbers. Returns it with ``rec["stale"]`` set; a fault raises
+    ``RecordError`` naming ``path``."""
+    def corrupt(fault: str) -> RecordError:
+        return RecordError(f"corrupt result record {path}: {fault}", fault)
+
     if not isinstance(rec, dict):
-        raise RecordError(f"corrupt result record {path}: expected a JSON object, got {type(rec).__name__}")
+        raise corrupt(f"expected a JSON object, got {type(rec).__name__}")
     for k, tp in _REQUIRED.items():
         if not isinstance(rec.get(k), tp):
-            raise RecordError(f"corrupt result record {path}: field {k!r} is missing or not a {tp.__name__}")
+            raise corrupt(f"field {k!r} is missing or not a {tp.__name__}")
     if rec["schema"] != SCHEMA_VERSION:
-        raise RecordError(f"result record {path} has schema {rec['schema']}; this code reads schema {SCHEMA_VERSION}")
+        raise RecordError(f"result record {path} has schema {rec['schema']}; this code reads schema {SCHEMA_VERSION}",
+                          f"schema {rec['schema']}; this code reads schema {SCHEMA_VERSION}")
     if rec["status"] not in STATUSES:
-        raise RecordError(f"corrupt result record {path}: status {rec['status']!r} is not one of {list(STATUSES)}")
+        raise corrupt(f"status {rec['status']!r} is not one of {list(STATUSES)}")
     model = rec["config"].get("model") if isinstance(rec["config"].get("model"), dict) else {}
     plugin = rec["provenance"].get("plugin")
     if isinstance(model.get("name"), str) and isinstance(plugin, dict) and not known_model(model["name"]):
-        raise MissingPlugin(f"result record {path} was made by the plug-in model {model['name']!r} "
-                            f"({plugin.get('distribution') or 'no distribution'} {plugin.get('version') or ''}), "
-                            "which is not installed here; install it to read this record")
+        fault = (f"made by the plug-in model {model['name']!r} "
+                 f"({plugin.get('distribution') or 'no distribution'} {plugin.get('version') or ''}), "
+                 "which is not installed here; install it to read this record")
+        raise MissingPlugin(f"result record {path} was {fault}", fault)
     try:
         cfg = RunConfig.from_dict(rec["config"])
     except ConfigError as e:
-        raise RecordError(f"corrupt result record {path}: bad config ({e})") from None
+        raise corrupt(f"bad config ({e})") from None
     if run_key(cfg) != rec["key"]:
-        raise RecordError(f"corrupt result record {path}: key {rec['key']!r} does not match its config ({run_key(cfg)})")
+        raise corrupt(f"key {rec['key']!r} does not match its config ({run_key(cfg)})")
     if rec["status"] == "ok":
         _check_results(path, rec)
     rec["stale"] = rec["provenance"].get("code_hash") != code_hash(cfg)
@@ -213,10 +233,11 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _check_results(path: Path, rec: dict[str, Any]) -> None:
+def _check_results(path: Path | str, rec: dict[str, Any]) -> None:
     """The numbers of an "ok" record: each bad one raises ``RecordError`` naming the file and the field."""
     def bad(field: str, value: Any, allowed: str) -> RecordError:
-        return RecordError(f"corrupt result record {path}: field {field!r} holds {value!r}; allowed: {allowed}")
+        fault = f"field {field!r} holds {value!r}; allowed: {allowed}"
+        return RecordError(f"corrupt result record {path}: {fault}", fault)
 
     summary = rec.get("summary")
     if not isinstance(summary, dict):
