@@ -20,7 +20,7 @@ def rollout(model, tokens: torch.Tensor):
 
 
 def fake_record(cfg, value: float | None, status: str | None = None, *, summary: dict | None = None,
-                by_length: bool = False, at: dict[int, float] | None = None, **fields) -> dict:
+                by_length: bool = False, at: dict[int, float] | None = None, fitted: bool = True, **fields) -> dict:
     """A run record of ``cfg`` with a chosen score, to exercise a claim's rules (never a result).
 
     The config and key are the run's own (``run_key``), so a claim finds the record's cell as it finds a
@@ -31,9 +31,11 @@ def fake_record(cfg, value: float | None, status: str | None = None, *, summary:
         value: the normalized test accuracy, ``summary["ood_normalized"]``; None makes a diverged run.
         status: "ok", "diverged" or "failed" (default: "ok" with a value, "diverged" without); only an "ok"
             record carries a summary, as in the store.
-        summary: the summary's other numbers (default ``{"id_normalized": 1.0}``).
+        summary: the summary's other numbers (default ``{"id_normalized": 1.0}``; ``chance`` 0 unless given).
         by_length: add accuracy by length: ``acc`` and ``seq_acc`` equal ``value`` at every length
             1..cfg.eval.max_len, except where ``at`` (length → accuracy) says otherwise.
+        fitted: whether the run fitted its training lengths (``claims.fit``): accuracy 1 (else ``value``) at
+            the longest training length, unless ``at`` sets it; a language model's validation loss 0 (else 99).
         fields: further top-level keys (``claim``, ``stale``, ``provenance``, ``history``, ...).
     """
     from statetrack.runs.store import run_key
@@ -42,10 +44,13 @@ def fake_record(cfg, value: float | None, status: str | None = None, *, summary:
     rec = {"config": cfg.to_dict(), "key": run_key(cfg), "status": status}
     if status == "ok":
         rec["summary"] = {"ood_normalized": value, **({"id_normalized": 1.0} if summary is None else summary)}
-        if by_length or at:
-            lengths = list(range(1, cfg.eval.max_len + 1))
-            values = [(at or {}).get(n, value) for n in lengths]
-            rec["by_length"] = {"length": lengths, "acc": values, "seq_acc": list(values)}
+        rec["summary"].setdefault("chance", 0.0)
+        if cfg.task.name == "byte_lm":
+            rec["summary"].setdefault("val_loss", 0.0 if fitted else 99.0)
+        at = {cfg.train.max_len: 1.0 if fitted else value, **(at or {})}
+        lengths = sorted(set(range(1, cfg.eval.max_len + 1)) | set(at)) if by_length else sorted(at)
+        values = [at.get(n, value) for n in lengths]
+        rec["by_length"] = {"length": lengths, "acc": values, "seq_acc": list(values)}
     return {**rec, **fields}
 
 

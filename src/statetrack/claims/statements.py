@@ -156,6 +156,7 @@ class Statement:
     fit_at: float | None = None  # the fit level a bound computed at the training lengths allows (else ``fit.FIT``)
     fit_sides: tuple[str, ...] | None = None  # a comparison's sides that must have fitted ("where", "against")
     paired_sign_test: bool = False  # a comparison decided by a one-sided sign test over paired seeds
+    reads: tuple[str, ...] = ()  # ids of the rows of data/paper it judges (each row judged by one statement at most)
 
     def __post_init__(self):
         problems = [f"{name} {v!r}" for name, v, allowed in (("kind", self.kind, KINDS), ("statistic", self.statistic,
@@ -271,7 +272,7 @@ class Outcome:
                 "seeds_pass": self.seeds_pass, "seeds": self.seeds, "interval": self.interval,
                 "optimistic": self.optimistic, "best": num(self.best), "median": num(self.median),
                 "fitted": self.fitted, "p_value": self.p_value, "diverged": self.diverged, "cells": self.cells,
-                "control": s.control}
+                "control": s.control, "reads": list(s.reads)}
 
 
 def _fmt(x: float) -> str:

@@ -211,6 +211,8 @@ def write_generated(folder: Path) -> None:
     theory's table of transition class × task (``theory_grid``, linking the claim pages)."""
     from statetrack.site.theory_grid import theory_grid_markdown
     from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
+    from statetrack.site.paper_coverage import coverage_markdown
+    from statetrack.site.verdict_changes import changes_markdown
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "paper_cost.md").write_text(paper_cost_markdown())
@@ -218,6 +220,8 @@ def write_generated(folder: Path) -> None:
     (folder / "budget.md").write_text(budget_markdown())
     pages = {c.id: f"../notebooks/{c.notebook}.html" for c in CLAIMS.values() if c.notebook}
     (folder / "theory_grid.md").write_text(theory_grid_markdown(pages))
+    (folder / "verdict_changes.md").write_text(changes_markdown())
+    (folder / "paper_coverage.md").write_text(coverage_markdown())
 
 
 def stage(executed: Path | None = None, dst: Path | None = None) -> Path:

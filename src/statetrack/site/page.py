@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from statetrack.claims.statements import Outcome, Verdict
+from statetrack.claims.statements import Outcome, Verdict, is_experiment, theory_tally
 from statetrack.claims.check_cache import cached_checks
 from statetrack.runs.store import run_key
 
@@ -32,20 +32,22 @@ COLOURS = {"reproduced": "success", "partly reproduced": "warning", "not reprodu
 #: admonition class (the box's colour in the book's theme) per verdict word.
 BOX_CLASS = {"reproduced": "tip", "partly reproduced": "warning", "not reproduced": "danger",
              "not run at this preset": "note"}
-OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "secondary"}
+OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "secondary", "not fitted": "secondary",
+                   "inconclusive": "secondary"}
 STATISTICS = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
 MAX_ITEMS = 4  # statements shown in the box; the Verdict section lists every one
 
 
 def chip(word: str) -> str:
-    """A verdict word (or a statement's outcome) as a coloured sphinx-design badge in MyST."""
+    """A verdict word (or a statement's outcome) as a coloured sphinx-design badge in MyST ("ours only: …" grey)."""
     colour = COLOURS.get(word) or OUTCOME_COLOURS.get(word, "secondary")
     return f"{{bdg-{colour}}}`{word}`"
 
 
 def deciding(verdict: Verdict) -> list[Outcome]:
-    """The judged statements the verdict word rests on: the paper's where any is judged, else ours."""
-    judged = [o for o in verdict.statements if o.outcome != "not run"]
+    """The statements the verdict word rests on (``verdict_word``): the experiments that held or failed, the
+    paper's where any is, else ours. Constructions (the theory) and runs that did not fit never decide."""
+    judged = [o for o in verdict.statements if is_experiment(o) and o.outcome in ("holds", "fails")]
     return [o for o in judged if not o.statement.ours] or judged
 
 
@@ -93,26 +95,33 @@ def _plural(n: int, word: str) -> str:
 
 
 def reason(verdict: Verdict) -> str:
-    """One line saying why the verdict has its word."""
+    """Why the verdict has its word, in one line: the experiments that decide it, then the theory apart."""
     use = deciding(verdict)
+    experiments = [o for o in verdict.statements if is_experiment(o)]
+    theory = theory_tally(verdict.statements)
     if not use:
-        why = next((o.reason for o in verdict.statements if o.reason), None)
-        return f"No statement is judged at preset {verdict.preset}" + (f": {why}." if why else ".")
-    held = sum(o.outcome == "holds" for o in use)
-    failing = [o.statement.id for o in use if o.outcome == "fails"]
-    violated = [o.statement.id for o in use if o.outcome == "fails" and o.statement.kind == "impossible"]
-    line = f"{held} of {len(use)} of the paper's statements judged at this preset hold" if not use[0].statement.ours \
-        else f"No statement of the paper's is judged at this preset; {held} of {len(use)} of our own hold"
-    if violated:
-        line += f"; a theorem's impossibility is violated ({', '.join(violated)})"
-    elif failing:
-        line += f"; failing: {', '.join(failing)}"
-    ours = [o for o in verdict.statements if o.statement.ours and o.outcome != "not run"]
-    if ours and not use[0].statement.ours:
-        line += f"; ours: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold"
-    skipped = sum(o.outcome == "not run" for o in verdict.statements)
-    if skipped:
-        line += f"; {skipped} more not run at this preset"
+        why = next((o.reason for o in experiments if o.reason), None)
+        line = f"No trained statement is judged at preset {verdict.preset}" + (f": {why}" if why else "")
+    else:
+        held = sum(o.outcome == "holds" for o in use)
+        failing = [o.statement.id for o in use if o.outcome == "fails"]
+        violated = [o.statement.id for o in use if o.outcome == "fails" and o.statement.kind == "impossible"]
+        line = f"Experiments: {held} of {len(use)} of the paper's trained statements judged at this preset hold" \
+            if not use[0].statement.ours else \
+            f"No trained statement of the paper's is judged at this preset; {held} of {len(use)} of our own hold"
+        if violated:
+            line += f"; a theorem's bound is violated ({', '.join(violated)})"
+        elif failing:
+            line += f"; failing: {', '.join(failing)}"
+        ours = [o for o in experiments if o.statement.ours and o.outcome in ("holds", "fails")]
+        if ours and not use[0].statement.ours:
+            line += f"; ours: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold"
+    for word in ("not fitted", "inconclusive", "not run"):
+        n = sum(o.outcome == word for o in experiments)
+        line += f"; {n} {word}" if n else ""
+    exact = [theory[k] for k in ("paper", "ours")]
+    if sum(t["total"] for t in exact):
+        line += f". Theory (exact checks, apart): {sum(t['held'] for t in exact)} of {sum(t['judged'] for t in exact)} hold"
     return line + "."
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from statetrack.claims import CLAIMS, all_verdicts, get_claim, implemented, recorded, verify_claim
-from statetrack.claims.statements import tally
+from statetrack.claims.statements import tally, theory_tally
 from statetrack.runs import store
 from statetrack.claims.sweep import dry_run, plan
 
@@ -51,6 +51,7 @@ def rows() -> list[dict[str, Any]]:
         use, key = deciding(v), decisive(v, get_claim(c.id).headline)
         out.append({**row, "status": v.word, "preset": v.preset,
                     "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
+                    "theory": theory_tally(v.statements),
                     "deciding": {"held": sum(o.outcome == "holds" for o in use), "judged": len(use),
                                  "ours": bool(use) and use[0].statement.ours},
                     "decisive": key.to_dict() if key else None,
@@ -99,14 +100,27 @@ def deciding_number(st: dict[str, Any] | None) -> str:
 
 
 def statements_cell(r: dict[str, Any]) -> str:
-    """How many of the statements that decide a claim's word hold, ours apart; what is recorded when none is judged."""
-    d, ours = r["deciding"], r["our_statements"]
+    """The experiments: how many of those that decide the word hold, ours apart, and those not fitted or not run."""
+    d, ours, paper = r["deciding"], r["our_statements"], r["paper_statements"]
     if not d["judged"]:
-        return f"runs recorded; no statement judged at `{r['preset']}`"
-    if d["ours"]:
-        return f"ours: {d['held']} of {d['judged']} hold"
-    cell = f"{d['held']} of {d['judged']} hold"
-    return cell + (f" · ours {ours['held']} of {ours['judged']}" if ours["judged"] else "")
+        cell = "none judged"
+    elif d["ours"]:
+        cell = f"ours: {d['held']} of {d['judged']} hold"
+    else:
+        cell = f"{d['held']} of {d['judged']} hold" + (f" · ours {ours['held']} of {ours['judged']}" if ours["judged"]
+                                                       else "")
+    rest = [f"{paper[k] + ours[k]} {w}" for k, w in (("not_fitted", "not fitted"), ("not_run", "not run"))
+            if paper[k] + ours[k]]
+    return cell + (f" ({', '.join(rest)})" if rest else "")
+
+
+def theory_cell(r: dict[str, Any]) -> str:
+    """The theory: the exact checks (constructions) that hold, the paper's and ours; implementation checks apart."""
+    t = r["theory"]
+    judged = t["paper"]["judged"] + t["ours"]["judged"]
+    if not judged:
+        return "–"
+    return f"{t['paper']['held'] + t['ours']['held']} of {judged}"
 
 
 def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
@@ -116,22 +130,26 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
     from statetrack.site.page import chip
 
     table = rows() if table is None else table
-    lines = ["| claim | verdict | deciding number | statements | preset |", "|---|---|---|---|---|"]
+    lines = ["| claim | verdict | deciding number | experiments | theory | preset |", "|---|---|---|---|---|---|"]
     for r in table:
         name = f"{{ref}}`{r['claim']} <{r['claim']}>`" if r["built"] else r["claim"]
         if "preset" not in r:
-            lines.append(f"| {name} | {r['status']} | – | – | – |")
+            lines.append(f"| {name} | {r['status']} | – | – | – | – |")
             continue
         word = chip(r["status"]) + (" (stale)" if r["stale"] else "")
         lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
-                     f"`{r['preset']}` |")
+                     f"{theory_cell(r)} | `{r['preset']}` |")
     built = [r for r in table if r["built"] and "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "partly reproduced", "not reproduced",
                                                                 "not run at this preset")}
+    count["ours only"] = sum(r["status"].startswith("ours only") for r in built)
     lines += ["", "Of the " + str(len(built)) + " claims with records: " + ", ".join(
-        f"{n} {w}" for w, n in count.items() if n) + ". A claim is *reproduced* when every statement of the paper's "
-        "judged at its preset holds, *partly reproduced* when some do, *not reproduced* when none does or a "
-        "theorem's impossibility is violated; where no statement of the paper's is judged, our own decide (\"ours:\"). The "
+        f"{n} {w}" for w, n in count.items() if n) + ". A claim's word comes from its experiments (trained "
+        "statements) alone: *reproduced* when every trained statement of the paper's judged at its preset holds, "
+        "*partly reproduced* when some do, *not reproduced* when none does or a theorem's bound is violated; where "
+        "none of the paper's is judged, *ours only: k of n hold*. A statement that a model does not learn something "
+        "is judged only on runs that fitted their training lengths (else *not fitted*). The theory column counts the "
+        "exact checks, apart. The "
         "deciding number is that of a failing statement where one fails, else of the claim's headline statement. "
         "Generated from the run records when this book was built (`statetrack verify --json`).", ""]
     lines += [":::{dropdown} The claims, their sources and the paper preset", "",

@@ -1,0 +1,76 @@
+"""Which statement judges each row of ``data/paper/``, and the rows no statement judges, with why.
+
+Every row has an ``id``; a statement names the rows it judges in ``Statement.reads`` and a row is judged by one
+statement at most (tests/test_paper_rows.py). A row judged by none gets the reason of its table's first matching
+``UNJUDGED`` prefix.
+
+Used in: ``statetrack.site.book`` (the generated table on the page *What the papers report*),
+tests/test_paper_rows.py.
+"""
+
+from __future__ import annotations
+
+import csv
+from typing import Any
+
+from statetrack.claims import CLAIMS, get_claim
+from statetrack.runs.store import paper_dir
+
+#: id prefix → why rows under it are judged by no statement (the first matching prefix wins)
+UNJUDGED = {
+    "ne-t4-": "NE's language-model scores at their scale (perplexities and zero-shot accuracies of models trained on "
+              "billions of tokens) are out of this project's reach; the language-modelling claim judges NE's "
+              "directions instead, on byte-level models",
+    "ne-t5-": "NE Table 5 reports the median of the seeds that Table 3 reports the best of; each cell is judged once, "
+              "on the statistic its statement names",
+    "bl-": "BL's number for a model, task or size no claim trains at any preset",
+    "ne-": "NE's number for a model or setting no claim trains at any preset",
+}
+
+
+def rows() -> list[dict[str, str]]:
+    """Every row of every table in ``data/paper/``, with its ``table`` (the file's stem)."""
+    out = []
+    for path in sorted(paper_dir().glob("*.csv")):
+        with path.open(newline="") as f:
+            out += [{"table": path.stem, **r} for r in csv.DictReader(f)]
+    return out
+
+
+def readers() -> dict[str, list[str]]:
+    """Row id → the statements ("claim.statement") that judge it."""
+    out: dict[str, list[str]] = {}
+    for c in CLAIMS.values():
+        if not c.notebook:
+            continue
+        for s in get_claim(c.id).statements():
+            for rid in s.reads:
+                out.setdefault(rid, []).append(f"{c.id}.{s.id}")
+    return out
+
+
+def unjudged() -> list[dict[str, Any]]:
+    """The rows no statement judges: table, id, model, task, setting, and why."""
+    read = readers()
+    out = []
+    for r in rows():
+        if r["id"] in read:
+            continue
+        why = next((w for p, w in UNJUDGED.items() if r["id"].startswith(p)), "judged by no statement")
+        out.append({"table": r["table"], "id": r["id"], "what": " ".join(
+            x for x in (r.get("model", ""), r.get("variant", ""), r.get("task", ""), r.get("setting", ""),
+                        r.get("text", "")) if x), "why": why})
+    return out
+
+
+def coverage_markdown() -> str:
+    """A short count per table and the unjudged rows, as MyST."""
+    read, all_rows = readers(), rows()
+    lines = ["| table | rows | judged |", "|---|---|---|"]
+    for table in dict.fromkeys(r["table"] for r in all_rows):
+        mine = [r for r in all_rows if r["table"] == table]
+        lines.append(f"| {table} | {len(mine)} | {sum(r['id'] in read for r in mine)} |")
+    lines += ["", "```{dropdown} The rows no statement judges, and why", "",
+              "| table | row | what | why |", "|---|---|---|---|"]
+    lines += [f"| {u['table']} | `{u['id']}` | {u['what']} | {u['why']} |" for u in unjudged()]
+    return "\n".join(lines + ["```", ""])

@@ -1,0 +1,52 @@
+"""The null-model contract: no trained statement holds on the best constant predictor's records.
+
+For every claim, at quick and at paper, each run of its grid gets the record of the best constant predictor
+(``runs.null``: the majority class, the unigram model for bytes), evaluated by the task's own evaluation at the
+run's lengths. On those records a "learns" statement reads fails (or not fitted, where it reads a bound), a
+"does not learn" or "theorem forbids" statement reads not fitted (its runs, or its positive control, fitted
+nothing), a comparison reads fails or not fitted; nothing reads holds. The outcomes print as a table
+(``pytest -s``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from statetrack.claims import get_claim, implemented
+from statetrack.runs.null import null_record
+from statetrack.runs.store import run_key
+
+PRESETS = ("quick", "paper")
+EXPECTED = {"learns": {"fails", "not fitted"}, "possible": {"fails", "not fitted"},
+            "does not learn": {"not fitted"}, "fails": {"not fitted"},
+            "theorem forbids": {"not fitted"}, "impossible": {"not fitted"},
+            "comparison": {"fails", "not fitted", "inconclusive"}}
+
+
+@functools.lru_cache(maxsize=None)
+def _null_verdict(claim_id: str, preset: str):
+    claim = get_claim(claim_id)
+    records = [{**null_record(cfg), "key": run_key(cfg), "claim": claim_id, "preset": preset}
+               for cfg in dict.fromkeys(claim.grid(preset))]
+    return claim.verdict(records, preset, checks=[])
+
+
+def _cases():
+    return [pytest.param(c, p, id=f"{c}@{p}") for c in implemented() for p in PRESETS]
+
+
+@pytest.mark.parametrize("claim_id,preset", _cases())
+def test_no_statement_holds_on_the_constant_predictor(claim_id, preset):
+    v = _null_verdict(claim_id, preset)
+    wrong = []
+    for o in v.statements:
+        s = o.statement
+        if s.checks is not None or o.outcome == "not run":
+            continue
+        print(f"{claim_id}@{preset} {s.id:<32} {s.kind:<16} null: {o.outcome}")
+        if o.outcome not in EXPECTED[s.kind]:
+            wrong.append(f"{s.id} ({s.kind}): {o.outcome} — {o.reason or o.value}")
+    assert not wrong, f"{claim_id}@{preset} on the constant predictor's records: " + "; ".join(wrong)
+    assert not v.word.startswith(("reproduced", "partly")), v.word
