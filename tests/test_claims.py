@@ -100,7 +100,7 @@ def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
 
 def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]
-    st = Statement("s", "x", "T", "paper text", "possible", "best", at_least(0.9), "test", where={"task": "parity"})
+    st = Statement("s", "x", "T", "paper text", "learns", "best", at_least(0.9), "test", where={"task": "parity"})
     v = decide("xx", "quick", recs, [st], cell_of=lambda r: {"task": "parity"}, not_run=[{"task": "mod_arith"}])
     assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 of the paper's statements hold")
     assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
@@ -139,8 +139,8 @@ def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_n
     from statetrack.site.page import show_cells, show_statements, statement_frame
 
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]
-    st = Statement("s", "x", "T", "paper text", "possible", "best", at_least(0.9), "test", where={"task": "parity"})
-    other = Statement("t", "y", "T", "paper text", "possible", "best", at_least(0.9), "test", where={"task": "z"})
+    st = Statement("s", "x", "T", "paper text", "learns", "best", at_least(0.9), "test", where={"task": "parity"})
+    other = Statement("t", "y", "T", "paper text", "learns", "best", at_least(0.9), "test", where={"task": "z"})
     v = decide("xx", "quick", recs, [st, other], cell_of=lambda r: {"task": "parity"},
                not_run=[{"task": "mod_arith"}, {"task": "z"}], checks=[Check("c", 1.0, "= 1", True)])
     shown = show_cells(v)._repr_html_()

@@ -46,7 +46,7 @@ def test_quick_grid_is_three_cells_at_three_seeds_and_leaves_bl1s_cell_to_bl1():
 def test_statements_are_bls_numbers_on_uniform_tables_and_ours_on_permutations():
     got = {s.id: s for s in bl3.statements()}
     quick = {k: (s.rule.op, round(s.rule.threshold, 6), s.provenance) for k, s in got.items()
-             if s.kind != "exact" and s.reason_not_run("quick") is None}
+             if s.kind != "construction" and s.reason_not_run("quick") is None}
     assert quick == {"full-25": (">=", 0.9, "secondary source"), "lstm-25": ("<=", 0.1, "secondary source"),
                      "perm-lstm-25": ("<=", 0.1, "ours")}
     assert got["full-25"].where == {"model": "full", "states": 25, "sampling": "uniform"}
@@ -56,7 +56,7 @@ def test_statements_are_bls_numbers_on_uniform_tables_and_ours_on_permutations()
     assert "bl1" in got["perm-full-25"].reason_not_run("quick")
     papers = [s for s in got.values() if s.provenance == "secondary source"]
     assert len(papers) == 5 + 4 + 4 + 5 + 5  # full, CP, block 2, LSTM, Mamba
-    assert all(s.statistic == "best" for s in got.values() if s.kind != "exact")
+    assert all(s.statistic == "best" for s in got.values() if s.kind != "construction")
 
 
 @pytest.mark.parametrize("change,failing", [

@@ -43,12 +43,12 @@ def test_statements_are_bls_numbers_with_the_tolerance():
     got = {s.id: s for s in bl4.statements()}
     expect = {"full-m50": (">=", 0.89), "block-m50": ("<=", 0.31), "lstm-m50": ("<=", 0.74),
               "mamba-m50": ("<=", 0.18), "full-m5": (">=", 0.89)}
-    assert {k: (s.rule.op, round(s.rule.threshold, 6)) for k, s in got.items() if s.kind != "exact"} == expect
+    assert {k: (s.rule.op, round(s.rule.threshold, 6)) for k, s in got.items() if s.kind != "construction"} == expect
     assert got["full-m50"].judged_at() == ()  # judged nowhere: the machine does not fit the model
     assert "2,500 states" in got["full-m50"].reason_not_run("paper")
     assert all(got[k].judged_at() == ("paper",) for k in ("block-m50", "lstm-m50", "mamba-m50"))
     assert got["full-m5"].ours and got["full-m5"].judged_at() == ("quick",)
-    assert all(s.statistic == "best" for s in got.values() if s.kind != "exact")
+    assert all(s.statistic == "best" for s in got.values() if s.kind != "construction")
 
 
 @pytest.mark.parametrize("scores,failing", [
@@ -61,7 +61,7 @@ def test_statements_are_bls_numbers_with_the_tolerance():
 def test_quick_judges_ours_only(scores, failing):
     v = bl4.CLAIM.verdict(_records("quick", scores), "quick", checks=PASSING)
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == failing
-    # no paper statement is judged at quick: the word is ours (the two exact statements and full-m5)
+    # no paper statement is judged at quick: the word is ours (the two construction statements and full-m5)
     assert v.word == ("partly reproduced" if failing else "reproduced")
     assert "0/0 of the paper's statements" in v.line
 

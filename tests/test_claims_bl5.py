@@ -76,10 +76,10 @@ def test_bad_arguments_name_the_value():
 
 
 def test_statements_are_bls_numbers_with_the_tolerance():
-    got = {s.id: (s.rule.op, round(s.rule.threshold, 6)) for s in bl5.statements() if s.kind != "exact"}
+    got = {s.id: (s.rule.op, round(s.rule.threshold, 6)) for s in bl5.statements() if s.kind != "construction"}
     assert got == EXPECTED
     for s in bl5.statements():
-        if s.kind == "exact":
+        if s.kind == "construction":
             assert s.ours and s.id in EXACT
         else:
             assert s.provenance == "secondary source" and s.statistic == "best"
@@ -157,4 +157,4 @@ def test_exact_part_holds_at_smoke():
     assert all(r["holds"] for r in rows), [r for r in rows if not r["holds"]]
     assert any(r["what"] == "the machine's letters generate S5" and r["value"] == 120 for r in rows)
     v = bl5.CLAIM.verdict(_records(), "quick", checks=bl5.checks("smoke"))
-    assert {_outcomes(v)[s] for s in EXACT} == {"holds"}  # every exact statement matches a check
+    assert {_outcomes(v)[s] for s in EXACT} == {"holds"}  # every construction statement matches a check

@@ -45,7 +45,7 @@ def test_statements_are_prop_3_and_bls_parity_number():
     got = {s.id: s for s in bl8.statements()}
     assert set(got) == {"frozen-rate", "per-draw", "length-trap", "normalized-trap", "trained-contrast"}
     assert {k for k, s in got.items() if not s.ours} == {"frozen-rate", "trained-contrast"}
-    assert {k: s.kind for k, s in got.items()} == {**dict.fromkeys(got, "exact"), "trained-contrast": "possible"}
+    assert {k: s.kind for k, s in got.items()} == {**dict.fromkeys(got, "construction"), "trained-contrast": "learns"}
     t = got["trained-contrast"]
     assert (t.statistic, t.rule.op, t.paper, t.provenance) == ("best", ">=", 1.0, "secondary source")
     assert t.rule.threshold == pytest.approx(1.00 - 0.1) and t.judged_at() == ("quick", "paper")

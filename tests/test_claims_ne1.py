@@ -112,7 +112,7 @@ def test_statements_are_ne_tables_3_and_5_with_the_tolerance():
     got = {s.id: (s.rule.op, round(s.rule.threshold, 6)) for s in ne1.statements()}
     assert got == expect
     assert {s.id: s.statistic for s in ne1.statements()} == {k: k.rsplit("-", 1)[1] for k in expect}
-    assert all(not s.ours and s.kind == ("possible" if "neg" in s.id else "fails") for s in ne1.statements())
+    assert all(not s.ours and s.kind == ("learns" if "neg" in s.id else "does not learn") for s in ne1.statements())
 
 
 @pytest.mark.parametrize("scores,failing", [

@@ -112,12 +112,12 @@ def test_statements_are_thm2_per_model_our_rotation_and_four_exact_groups():
                        "thm2-one-layer", "thm2-two-layers", "thm3-rotation", "thm6-reflections"]
     for m in ("diagonal", "mamba", "deltanet1"):
         x = s[f"{m}-cannot-count"]
-        assert (x.kind, x.statistic, x.provenance, x.where) == ("impossible", "every", "paper text", {"model": m})
+        assert (x.kind, x.statistic, x.provenance, x.where) == ("theorem forbids", "every", "paper text", {"model": m})
         assert (x.rule.op, x.rule.threshold, x.rule.metric) == ("<=", BOUND, "acc_at_max_len")
         assert x.judged_at() == ("quick", "paper")
     rot = s["rotation-counts"]
     assert (rot.kind, rot.statistic, rot.ours, rot.rule.op, rot.rule.threshold, rot.rule.metric) == (
-        "possible", "best", True, ">=", 0.9, "ood_normalized")
+        "learns", "best", True, ">=", 0.9, "ood_normalized")
     assert not any(x.where.get("model") == "deltanet2" for x in s.values())  # shown, not judged
     assert ne2.CLAIM.headline == "diagonal-cannot-count"
 
@@ -199,7 +199,7 @@ def test_paper_rows_are_the_secondary_bl_numbers_at_m3():
 def test_exact_checks_hold_at_smoke_and_fall_into_the_four_groups(exact):
     assert len(exact) == 9 and all(c.passed for c in exact), [c for c in exact if not c.passed]
     v = ne2.CLAIM.verdict(_records(), "quick", checks=exact)
-    assert {k: o.seeds for k, o in _outcomes(v).items() if o.statement.kind == "exact"} == {
+    assert {k: o.seeds for k, o in _outcomes(v).items() if o.statement.kind == "construction"} == {
         "thm2-one-layer": 2, "thm2-two-layers": 2, "thm3-rotation": 4, "thm6-reflections": 1}
 
 

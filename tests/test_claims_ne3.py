@@ -116,12 +116,12 @@ def test_statements():
     assert list(s) == ["neg-solves-swaps", "pos-cannot-track-sign", *GROUPS]
     neg, pos = s["neg-solves-swaps"], s["pos-cannot-track-sign"]
     assert (neg.kind, neg.statistic, neg.rule.op, neg.rule.threshold, neg.rule.metric) == (
-        "possible", "best", ">=", 0.9, "seq_acc_at_max_len")
+        "learns", "best", ">=", 0.9, "seq_acc_at_max_len")
     assert (pos.kind, pos.statistic, pos.rule.op, pos.rule.threshold, pos.rule.metric) == (
-        "impossible", "every", "<=", BOUND, "acc_at_max_len")
+        "theorem forbids", "every", "<=", BOUND, "acc_at_max_len")
     assert pos.judged_at() == ("paper",) and "2.2 CPU-minutes" in pos.reason_not_run("quick")
     assert all(x.provenance == "paper text" for x in s.values())
-    assert {k: x.checks for k, x in s.items() if x.kind == "exact"} == {
+    assert {k: x.checks for k, x in s.items() if x.kind == "construction"} == {
         "prop1-norm": "Prop 1.1*", "prop1-spectra": "Prop 1.3*", "prop1-factors": "Prop 1.2*", "thm3-groups": "Thm 3*",
         "thm4-cascades": "Thm 4*", "thm6-adders": "Thm 6*"}
     assert ne3.CLAIM.headline == "neg-solves-swaps"
@@ -192,7 +192,7 @@ def test_smoke_judges_the_exact_statements(exact):
 def test_checks_at_smoke_all_hold_in_their_groups(exact):
     assert len(exact) == 18 and all(c.passed for c in exact), [c for c in exact if not c.passed]
     v = ne3.CLAIM.verdict(_records(), "quick", checks=exact)
-    assert {k: o.seeds for k, o in _outcomes(v).items() if o.statement.kind == "exact"} == GROUPS
+    assert {k: o.seeds for k, o in _outcomes(v).items() if o.statement.kind == "construction"} == GROUPS
 
 
 def test_swap_and_rotation_checks_are_independent_of_the_preset():

@@ -94,7 +94,7 @@ PARITY = [k for k in EXPECTED if "parity" in k]
 
 
 def test_statements_are_tables_3_and_5_with_the_tolerance():
-    trained = {s.id: s for s in ne4.statements() if s.kind != "exact"}
+    trained = {s.id: s for s in ne4.statements() if s.kind != "construction"}
     assert {k: (s.rule.op, round(s.rule.threshold, 6)) for k, s in trained.items()} == EXPECTED
     assert all(s.statistic == k.rsplit("-", 1)[1] and s.source == ("NE Table 3" if s.statistic == "best" else
                                                                    "NE Table 5") for k, s in trained.items())
@@ -105,7 +105,7 @@ def test_statements_are_tables_3_and_5_with_the_tolerance():
         if k not in PARITY:
             assert s.judged_at() == ("paper",) and s.not_run["quick"] == s.reason_not_run("quick")
     assert "majority_score" in trained["deltanet-neg-mult-median"].not_run["quick"]
-    exact = {s.id: s for s in ne4.statements() if s.kind == "exact"}
+    exact = {s.id: s for s in ne4.statements() if s.kind == "construction"}
     assert set(exact) == {"automaton", "word-spectra"} and all(s.ours for s in exact.values())
 
 
@@ -186,7 +186,7 @@ def test_arithmetic_statements_at_the_paper_preset(change, failing):
     got = _outcomes(v)
     assert sorted(k for k, o in got.items() if o == "fails") == sorted(failing)
     assert all(got[k] != "not run" for k in EXPECTED) and not [r for r in v.rows if r["part"] == "not run"]
-    assert all(o.seeds == 3 for o in v.statements if o.statement.kind != "exact")  # one rate's three seeds
+    assert all(o.seeds == 3 for o in v.statements if o.statement.kind != "construction")  # one rate's three seeds
 
 
 def test_exact_part_at_smoke_passes(smoke_part):

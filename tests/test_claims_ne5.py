@@ -49,11 +49,11 @@ def test_statements_read_the_plot_with_the_tolerance():
               "3cycles-neg-5layers": (">=", 0.9, "seq_acc_2t"), "3cycles-degrade": (">=", 0.1, "seq_acc_gen"),
               "4tokens-neg-5layers": (">=", 0.9, "seq_acc_200"), "all-zero": ("<=", 0.1, "seq_acc_30"),
               "mamba-poor": ("<=", 0.1, "seq_acc_2t")}
-    trained = {s.id: s for s in ne5.statements() if s.kind != "exact"}
+    trained = {s.id: s for s in ne5.statements() if s.kind != "construction"}
     assert {k: (s.rule.op, round(s.rule.threshold, 6), s.rule.metric) for k, s in trained.items()} == expect
     assert all(s.statistic == "best" and s.source == "NE Fig. 4" and s.paper is None for s in trained.values())
     assert [k for k, s in trained.items() if s.reason_not_run("quick") is None] == ["swaps-neg-1layer", "swaps-pos"]
-    exact = {s.id: s.provenance for s in ne5.statements() if s.kind == "exact"}
+    exact = {s.id: s.provenance for s in ne5.statements() if s.kind == "construction"}
     assert exact == {"trackers": "ours", "reflections": "paper text", "swap-eigenvalue": "paper text"}
 
 

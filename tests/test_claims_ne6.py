@@ -30,14 +30,14 @@ def test_grid_sizes_and_lengths():
 
 
 def test_statements_are_orderings_beyond_the_tolerance():
-    trained = {s.id: s for s in ne6.statements() if s.kind != "exact"}
+    trained = {s.id: s for s in ne6.statements() if s.kind != "construction"}
     assert list(trained) == TRAINED
     # Fig. 8 has no numbers: an ordering must show a gap of at least the tolerance, 0.1, in mean sequence accuracy
     assert all((s.kind, s.rule.op, s.rule.threshold, s.rule.metric) == ("comparison", ">=", 0.1, "mean_seq_acc")
                for s in trained.values())
     assert trained["deltanet-range-helps"].statistic == "median" and trained["mamba-neg-best-L64"].statistic == "best"
     assert all(s.judged_at() == ("paper",) and "400 steps" in s.reason_not_run("quick") for s in trained.values())
-    exact = {s.id: s.source for s in ne6.statements() if s.kind == "exact"}
+    exact = {s.id: s.source for s in ne6.statements() if s.kind == "construction"}
     assert exact == {"rotations": "NE Thm 3", "reflection-pairs": "NE Thm 3", "nonreal": "NE Thm 2"}
 
 

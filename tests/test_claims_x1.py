@@ -20,34 +20,35 @@ Z999 = 3.090232306167813  # the normal's 0.999 quantile
 #: The paper's statements judged at quick: id → (kind, op, threshold, provenance), from NE Table 3 (best of 3) and
 #: BL's tables (secondary source; best of three learning rates), each ± the tolerance 0.1; NE Fig. 4 (no number).
 PAPER_QUICK = {
-    "mamba_pos-parity": ("fails", "<=", 0.1, "paper text"),  # NE T3 0.000
-    "mamba_neg-parity": ("possible", ">=", 0.9, "paper text"),  # 1.000
-    "deltanet_pos-parity": ("fails", "<=", 0.117, "paper text"),  # 0.017
-    "deltanet_neg-parity": ("possible", ">=", 0.9, "paper text"),  # 1.000
-    "slstm-parity": ("possible", ">=", 0.9, "paper text"),  # 1.000
-    "mlstm-parity": ("fails", "<=", 0.187, "paper text"),  # 0.087
-    "transformer-parity": ("fails", "<=", 0.122, "paper text"),  # 0.022
-    "full-parity": ("possible", ">=", 0.9, "secondary source"),  # BL m=2 1.00
-    "block2-parity": ("possible", ">=", 0.9, "secondary source"),
-    "diagonal-parity": ("possible", ">=", 0.9, "secondary source"),
-    "mamba_pos-Z3": ("fails", "<=", 0.11, "secondary source"),  # BL m=3 Mamba 0.01
-    "full-Z3": ("possible", ">=", 0.9, "secondary source"),
-    "block2-Z3": ("possible", ">=", 0.9, "secondary source"),
-    "diagonal-Z3": ("fails", "<=", 0.1, "secondary source"),  # b=1 0.00
-    "rotation-Z3": ("fails", "<=", 0.1, "secondary source"),  # R2 0.00
-    "full-fsm_perm": ("possible", ">=", 0.9, "secondary source"),  # BL FSM 25 states 1.00
-    "block2-fsm_perm": ("fails", "<=", 0.1, "secondary source"),  # b=2 0.00
-    "lstm-fsm_perm": ("fails", "<=", 0.1, "secondary source"),  # LSTM 0.00
-    "deltanet_neg-S5_swaps": ("possible", ">=", 0.9, "paper text"),  # NE Fig. 4: solves the swaps
+    "mamba_pos-parity": ("does not learn", "<=", 0.1, "paper text"),  # NE T3 0.000
+    "mamba_neg-parity": ("learns", ">=", 0.9, "paper text"),  # 1.000
+    "deltanet_pos-parity": ("does not learn", "<=", 0.117, "paper text"),  # 0.017
+    "deltanet_neg-parity": ("learns", ">=", 0.9, "paper text"),  # 1.000
+    "slstm-parity": ("learns", ">=", 0.9, "paper text"),  # 1.000
+    "mlstm-parity": ("does not learn", "<=", 0.187, "paper text"),  # 0.087
+    "transformer-parity": ("does not learn", "<=", 0.122, "paper text"),  # 0.022
+    "full-parity": ("learns", ">=", 0.9, "secondary source"),  # BL m=2 1.00
+    "block2-parity": ("learns", ">=", 0.9, "secondary source"),
+    "diagonal-parity": ("learns", ">=", 0.9, "secondary source"),
+    "mamba_pos-Z3": ("does not learn", "<=", 0.11, "secondary source"),  # BL m=3 Mamba 0.01
+    "full-Z3": ("learns", ">=", 0.9, "secondary source"),
+    "block2-Z3": ("learns", ">=", 0.9, "secondary source"),
+    "diagonal-Z3": ("does not learn", "<=", 0.1, "secondary source"),  # b=1 0.00
+    "rotation-Z3": ("does not learn", "<=", 0.1, "secondary source"),  # R2 0.00
+    "full-fsm_perm": ("learns", ">=", 0.9, "secondary source"),  # BL FSM 25 states 1.00
+    "block2-fsm_perm": ("does not learn", "<=", 0.1, "secondary source"),  # b=2 0.00
+    "lstm-fsm_perm": ("does not learn", "<=", 0.1, "secondary source"),  # LSTM 0.00
+    "deltanet_neg-S5_swaps": ("learns", ">=", 0.9, "paper text"),  # NE Fig. 4: solves the swaps
 }
 #: Our statements judged at quick: id → (kind, op, threshold or None for a computed bound).
 OURS = {  # our statements on cells of the quick board (before its cells of ours moved to the paper preset)
-    "mamba_neg-Z3": ("fails", "<=", 0.9), "deltanet_neg-Z3": ("fails", "<=", 0.9),  # NE Thm 2: not solved
-    "mamba_neg-S3": ("fails", "<=", 0.9), "deltanet_neg-S3": ("fails", "<=", 0.9),
-    "mamba_neg-fsm_perm": ("fails", "<=", 0.9), "deltanet_pos-S5_swaps": ("fails", "<=", 0.9),
-    "full-S3": ("possible", ">=", 0.9), "full-S5_swaps": ("possible", ">=", 0.9), "block2-S3": ("possible", ">=", 0.9),
-    "diagonal-S3": ("impossible", "<=", None), "rotation-S3": ("impossible", "<=", None),
-    "diagonal-S5_swaps": ("impossible", "<=", None), "diagonal-fsm_perm": ("impossible", "<=", None),
+    # NE Thm 2: not solved
+    "mamba_neg-Z3": ("does not learn", "<=", 0.9), "deltanet_neg-Z3": ("does not learn", "<=", 0.9),
+    "mamba_neg-S3": ("does not learn", "<=", 0.9), "deltanet_neg-S3": ("does not learn", "<=", 0.9),
+    "mamba_neg-fsm_perm": ("does not learn", "<=", 0.9), "deltanet_pos-S5_swaps": ("does not learn", "<=", 0.9),
+    "full-S3": ("learns", ">=", 0.9), "full-S5_swaps": ("learns", ">=", 0.9), "block2-S3": ("learns", ">=", 0.9),
+    "diagonal-S3": ("theorem forbids", "<=", None), "rotation-S3": ("theorem forbids", "<=", None),
+    "diagonal-S5_swaps": ("theorem forbids", "<=", None), "diagonal-fsm_perm": ("theorem forbids", "<=", None),
 }
 #: Of those, judged at quick: the ones on runs a paper's statement also reads (a claim owns them at quick).
 OURS_QUICK = ("mamba_neg-Z3", "deltanet_neg-Z3", "deltanet_pos-S5_swaps", "diagonal-S3", "rotation-S3",
@@ -169,20 +170,20 @@ def test_predictions_follow_the_theorems():
 
 
 def test_the_papers_statements_are_their_numbers_with_the_tolerance():
-    judged = {s.id: s for s in x1.statements() if s.reason_not_run("quick") is None and s.kind != "exact"}
+    judged = {s.id: s for s in x1.statements() if s.reason_not_run("quick") is None and s.kind != "construction"}
     paper = {k: s for k, s in judged.items() if not s.ours}
     assert {k: (s.kind, s.rule.op, s.rule.threshold, s.provenance) for k, s in paper.items()} == PAPER_QUICK
     assert all(s.statistic == "best" for s in paper.values())
     # the defect this replaces: R2 on Z3 was required to learn it (≥ 0.9); BL reports 0.00
     rot = x1.statement_of("rotation", "Z3")
-    assert rot.paper == 0.0 and rot.kind == "fails" and rot.source == "BL mod-addition table, m = 3"
+    assert rot.paper == 0.0 and rot.kind == "does not learn" and rot.source == "BL mod-addition table, m = 3"
 
 
 def test_our_statements_and_the_count_only_bound():
     from statetrack.tasks import make_task, task_config
     from statetrack.theory.commuting import count_only_ceiling
 
-    ours = {s.id: s for s in x1.statements() if s.kind != "exact" and s.ours}
+    ours = {s.id: s for s in x1.statements() if s.kind != "construction" and s.ours}
     assert sorted(k for k, s in ours.items() if s.reason_not_run("quick") is None) == sorted(OURS_QUICK)
     judged = {k: ours[k] for k in OURS}
     assert {k: (s.kind, s.rule.op) for k, s in judged.items()} == {k: v[:2] for k, v in OURS.items()}
@@ -190,7 +191,7 @@ def test_our_statements_and_the_count_only_bound():
         assert judged[k].reason_not_run("quick") == x1.NOT_ON_QUICK and judged[k].reason_not_run("paper") is None
     for k, (kind, _, threshold) in OURS.items():
         s = judged[k]
-        assert s.statistic == ("every" if kind == "impossible" else "best")
+        assert s.statistic == ("every" if kind == "theorem forbids" else "best")
         if threshold is not None:
             assert s.rule.threshold == threshold
     # S3 (6 tokens): the count-only ceiling at the first test length, 11, plus the margin of 512 test sequences
@@ -269,7 +270,7 @@ def test_nothing_learned_is_not_reproduced(quick):
     assert v.word == "not reproduced"  # every paper number is ≤ 0.187 or ≥ 0.9: 0.5 misses each
     v = x1.CLAIM.verdict(_records(quick, lambda cell, cfg: 1.0 if cell == ("diagonal", "S3") else _good(cell, cfg)),
                    "quick")
-    assert v.word == "reproduced"  # our impossible statement fails, but the word is the paper's
+    assert v.word == "reproduced"  # our "theorem forbids" statement fails, but the word is the paper's
 
 
 def test_smoke_judges_the_exact_statements_only():

@@ -163,12 +163,12 @@ EXPECT = {"mamba-flip": ("flip_score", "<=", round(1 - EPS ** (2 / 255), 4)),
 
 
 def test_statements_are_ours_and_judge_every_exact_solution():
-    trained = {s.id: s for s in x2.statements() if s.kind != "exact"}
+    trained = {s.id: s for s in x2.statements() if s.kind != "construction"}
     assert {k: (s.rule.metric, s.rule.op, s.rule.threshold) for k, s in trained.items()} == EXPECT
     assert EXPECT["mamba-flip"][2] == pytest.approx(0.1223, abs=1e-4)
-    assert all(s.ours and s.kind == "impossible" and s.statistic == "every" for s in x2.statements()
-               if s.kind != "exact")
-    (exact,) = [s for s in x2.statements() if s.kind == "exact"]
+    assert all(s.ours and s.kind == "theorem forbids" and s.statistic == "every" for s in x2.statements()
+               if s.kind != "construction")
+    (exact,) = [s for s in x2.statements() if s.kind == "construction"]
     assert exact.id == "reads-constructions" and x2.CLAIM.headline == "mamba-flip"
 
 
@@ -209,7 +209,7 @@ def test_verdict_on_records_that_carry_the_metrics():
     v = x2.verdict(bad, "quick", checks=x2.checks("quick"))
     failing = sorted(x.statement.id for x in v.statements if x.outcome == "fails")
     assert failing == ["mamba-flip", "rotation-Z3-drift"]
-    assert v.word == "not reproduced"  # only ours are judged, and a failing "impossible" is never partly
+    assert v.word == "not reproduced"  # only ours are judged, and a failing "theorem forbids" is never partly
 
 
 def test_runs_that_are_not_exact_solutions_are_left_out():

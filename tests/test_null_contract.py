@@ -19,9 +19,7 @@ from statetrack.runs.null import null_record
 from statetrack.runs.store import run_key
 
 PRESETS = ("quick", "paper")
-EXPECTED = {"learns": {"fails", "not fitted"}, "possible": {"fails", "not fitted"},
-            "does not learn": {"not fitted"}, "fails": {"not fitted"},
-            "theorem forbids": {"not fitted"}, "impossible": {"not fitted"},
+EXPECTED = {"learns": {"fails", "not fitted"}, "does not learn": {"not fitted"}, "theorem forbids": {"not fitted"},
             "comparison": {"fails", "not fitted", "inconclusive"}}
 
 

@@ -41,20 +41,20 @@ def test_paper_values_are_the_csv_numbers():
     assert v["paper_baseline_max"] == max(baselines)
 
 
-def _statement(id, value, kind="possible"):
-    """A BL statement on a number: "possible" judges ours ≥ value − 0.1, "fails" ours ≤ value + 0.1."""
+def _statement(id, value, kind="learns"):
+    """A BL statement on a number: "learns" judges ours ≥ value − 0.1, "does not learn" ours ≤ value + 0.1."""
     return from_paper(id, f"statement {id}", "BL", kind, "best", value, {"model": "full", "m": 2}, tolerance=0.1)
 
 
 def test_failing_lists_the_failing_ids_in_order_and_says_none_when_none_fails():
-    a, b, c = _statement("a", 1.0), _statement("b", 0.0, "fails"), _statement("c", 1.0)
+    a, b, c = _statement("a", 1.0), _statement("b", 0.0, "does not learn"), _statement("c", 1.0)
     v = Verdict("bl2", "quick", False, "", statements=[Outcome(c, "fails"), Outcome(a, "holds"), Outcome(b, "fails")])
     assert failing(v) == "c, b"
     assert failing(Verdict("bl2", "quick", True, "", statements=[Outcome(a, "holds")])) == "none"
 
 
 def test_rule_values_name_each_statements_number_and_rule():
-    s = [_statement("x-1", 0.75), _statement("y-2", 0.05, "fails")]
+    s = [_statement("x-1", 0.75), _statement("y-2", 0.05, "does not learn")]
     assert rule_values(s, {"x": "x-1", "y": "y-2"}) == {"bl_x": 0.75, "rule_x": "≥ 0.65",
                                                                 "bl_y": 0.05, "rule_y": "≤ 0.15"}
 

@@ -16,7 +16,7 @@ from statetrack.site.pages.x1 import board_heatmap, board_predictions  # noqa: E
 
 
 def _statement(id, provenance):
-    return Statement(id, f"statement {id}", "a source", provenance, "possible", "best", at_least(0.9), "why",
+    return Statement(id, f"statement {id}", "a source", provenance, "learns", "best", at_least(0.9), "why",
                      where={"model": "full", "task": "parity"})
 
 

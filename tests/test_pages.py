@@ -4,9 +4,10 @@ from statetrack.claims.statements import Outcome, Statement, Verdict, at_least, 
 from statetrack.site.page import chip, decisive, deciding, reason, verdict_box
 
 
-def _st(id, provenance="paper text", kind="possible", paper=1.0, rule=None):
-    return Statement(id, f"claim {id} | piped", "NE Table 3", provenance, kind, "every" if kind == "impossible" else
-                     "best", rule or at_least(0.9), "test", where={}, paper=paper)
+def _st(id, provenance="paper text", kind="learns", paper=1.0, rule=None):
+    return Statement(id, f"claim {id} | piped", "NE Table 3", provenance, kind,
+                     "every" if kind == "theorem forbids" else "best", rule or at_least(0.9), "test", where={},
+                     paper=paper)
 
 
 def _verdict(outcomes, preset="quick"):
@@ -40,7 +41,7 @@ def test_ours_decide_when_no_statement_of_the_papers_is_judged():
 
 
 def test_a_violated_impossibility_is_the_decisive_statement():
-    imp = _st("t", kind="impossible", paper=None, rule=at_most(0.2))
+    imp = _st("t", kind="theorem forbids", paper=None, rule=at_most(0.2))
     v = _verdict([Outcome(_st("a"), "fails", 0.5, 0, 3), Outcome(imp, "fails", 0.9, 0, 3),
                   Outcome(_st("b"), "holds", 1.0, 3, 3)])
     assert v.word == "not reproduced" and decisive(v).statement.id == "t"
@@ -65,9 +66,9 @@ def test_a_long_list_is_cut_to_the_limit_with_a_count_of_the_rest():
            "section <zz1-verdict>`." in box
 
 
-def test_an_exact_statement_counts_its_checks():
-    ex = Statement("e", "The construction is exact.", "ours (theory.x)", "ours", "exact", "value", at_least(1), "test",
-                   checks="c*")
+def test_a_construction_statement_counts_its_checks():
+    ex = Statement("e", "The construction is exact.", "ours (theory.x)", "ours", "construction", "value", at_least(1),
+                   "test", checks="c*")
     box = verdict_box(_verdict([Outcome(ex, "holds", 3.0, 3, 3)]))
     assert "- {bdg-success}`holds` The construction is exact. *ours (theory.x)*: ours 3 of 3 checks hold." in box
 

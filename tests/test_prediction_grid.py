@@ -43,7 +43,7 @@ def test_predictions_by_hand(board, cell, predicted):
 
 def test_count_only_cells_show_x1s_bound(board):
     cells = prediction_cells(board, x1.statements(), x1.SOLVED)
-    bounded = [s for s in x1.statements() if s.kind == "impossible"]
+    bounded = [s for s in x1.statements() if s.kind == "theorem forbids"]
     assert bounded, "x1 bounds the commuting bilinear rows by their letter counts"
     for s in bounded:
         key = (s.where["model"], s.where["task"])
@@ -52,7 +52,7 @@ def test_count_only_cells_show_x1s_bound(board):
 
 
 def test_agreement(board):
-    bound = next(s for s in x1.statements() if s.kind == "impossible")
+    bound = next(s for s in x1.statements() if s.kind == "theorem forbids")
     over = (bound.where["model"], bound.where["task"])
     scores = {("mamba_neg", "parity"): 1.0, ("full", "fsm_perm"): 0.3, ("mamba_pos", "parity"): 0.02,
               ("deltanet_pos", "parity"): 0.99, ("lstm", "S3"): 0.5, over: bound.rule.threshold + 0.01}

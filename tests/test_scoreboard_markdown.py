@@ -11,7 +11,7 @@ def _row(claim, word, deciding, decisive, ours=None, preset="quick"):
 
 
 def _st(**kw):
-    return {"kind": "possible", "seeds": 3, "seeds_pass": 3, "paper": 1.0, "op": ">=", "threshold": 0.9,
+    return {"kind": "learns", "seeds": 3, "seeds_pass": 3, "paper": 1.0, "op": ">=", "threshold": 0.9,
             "value": 0.98, **kw}
 
 
@@ -25,7 +25,7 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
         _row("bl4", "partly reproduced", {"held": 2, "judged": 3, "ours": True}, _st(paper=None, op="<=",
                                                                                         threshold=0.402344)),
         _row("ne6", "not run at this preset", {"held": 0, "judged": 0, "ours": False}, None),
-        _row("bl1", "reproduced", {"held": 3, "judged": 3, "ours": False}, _st(kind="exact")),
+        _row("bl1", "reproduced", {"held": 3, "judged": 3, "ours": False}, _st(kind="construction")),
         {"claim": "zz9", "paper": "BL", "source": "", "title": "t", "built": False, "status": "not built yet"},
     ]
     text = scoreboard_markdown(table)

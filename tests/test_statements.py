@@ -3,7 +3,7 @@
 For each statement judged at ``quick`` (and ``paper`` where its grid is small enough to fake), records are
 made for the claim's own grid with scores chosen from the statement's rule alone: scores on the wrong side of
 its threshold must make it fail, scores at the paper's own number (where the statement carries one) or on the
-right side must make it hold. An exact statement is judged on the claim's checks with one of its checks
+right side must make it hold. A construction statement is judged on the claim's checks with one of its checks
 flipped. A statement that cannot be made to fail (or to hold) is a defect, and the test names it.
 
 Also here: the protocol's own rules against hand-computed outcomes (best/median/every, the NaN rule, the
@@ -106,7 +106,7 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
 
     claim = get_claim(claim_id)
     s = next(x for x in claim.statements() if x.id == statement_id)
-    if s.kind == "exact":
+    if s.kind == "construction":
         checks = _checks(claim_id, preset)
         mine = [c for c in checks if __import__("fnmatch").fnmatchcase(c.label, s.checks)]
         assert mine, f"DEFECT {claim_id}.{s.id}: no check of {preset} matches {s.checks!r}"
@@ -128,7 +128,7 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
             return _side(s, good) if matches(cell, s.where) else 0.5
         return f
 
-    checks = [Check("contract: not an exact statement", 1.0, "", True)]  # a trained statement reads no check
+    checks = [Check("contract: not a construction statement", 1.0, "", True)]  # a trained statement reads no check
     held = _outcome(claim, preset, _records(claim, preset, value_of(True)), s.id, checks)
     failed = _outcome(claim, preset, _records(claim, preset, value_of(False)), s.id, checks)
     assert held.outcome == "holds", f"{claim_id}.{s.id} cannot hold at {preset}: {held}"
@@ -159,7 +159,7 @@ def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
         cell = claim.cell_of(fake_record(cfg, 0.0))
         by_cell.setdefault((tuple(cell.items()), cfg.train.lr), set()).add(cfg.seed)
     for s in claim.statements():
-        if s.kind == "exact" or s.reason_not_run("quick"):
+        if s.kind == "construction" or s.reason_not_run("quick"):
             continue
         groups = [s.where] + ([s.against] if s.against is not None else [])
         for where in groups:
@@ -189,7 +189,7 @@ def _verdict(scores_by_cell, statements):
                   cell_of=lambda r: {"m": r["config"]["model"]["name"], "e": r["config"]["model"]["eig_range"]})
 
 
-def _s(kind="possible", statistic="best", rule=None, **kw):
+def _s(kind="learns", statistic="best", rule=None, **kw):
     return Statement("s", "a model learns it", "T", kw.pop("provenance", "paper text"), kind, statistic,
                      rule or at_least(0.9), "test", **kw)
 
@@ -210,7 +210,7 @@ def test_possible_statistics_match_hand_computed(statistic, scores, expect):
 
 
 def test_impossible_leaves_diverged_runs_out_and_reports_them():
-    s = _s(kind="impossible", statistic="every", rule=at_most(0.1), where={"m": "mamba", "e": "[0,1]"})
+    s = _s(kind="theorem forbids", statistic="every", rule=at_most(0.1), where={"m": "mamba", "e": "[0,1]"})
     o = _verdict([[None, 0.05, 0.02]], [s]).statements[0]
     assert (o.outcome, o.diverged, o.seeds, o.seeds_pass) == ("holds", 1, 2, 2)
     o = _verdict([[None, 0.05, 0.3]], [s]).statements[0]
@@ -231,30 +231,30 @@ def test_comparison_is_a_difference_of_statistics_and_a_diverged_run_counts_agai
 
 def test_verdict_words():
     def o(kind, outcome, ours=False):
-        return Outcome(_s(kind=kind, statistic="every" if kind == "impossible" else "best",
+        return Outcome(_s(kind=kind, statistic="every" if kind == "theorem forbids" else "best",
                           provenance="ours" if ours else "paper text",
-                          rule=at_most(0.1) if kind == "impossible" else at_least(0.9)), outcome)
+                          rule=at_most(0.1) if kind == "theorem forbids" else at_least(0.9)), outcome)
 
-    assert verdict_word([o("possible", "holds"), o("fails", "holds")]) == "reproduced"
-    assert verdict_word([o("possible", "holds"), o("fails", "fails")]) == "partly reproduced"
-    assert verdict_word([o("possible", "fails"), o("fails", "fails")]) == "not reproduced"
-    assert verdict_word([o("possible", "holds"), o("impossible", "fails")]) == "not reproduced"
-    assert verdict_word([o("possible", "not run")]) == "not run at this preset"
-    assert verdict_word([o("possible", "holds"), o("possible", "fails", ours=True)]) == "reproduced"
-    assert verdict_word([o("possible", "not run"), o("possible", "fails", ours=True)]) == "not reproduced"
+    assert verdict_word([o("learns", "holds"), o("does not learn", "holds")]) == "reproduced"
+    assert verdict_word([o("learns", "holds"), o("does not learn", "fails")]) == "partly reproduced"
+    assert verdict_word([o("learns", "fails"), o("does not learn", "fails")]) == "not reproduced"
+    assert verdict_word([o("learns", "holds"), o("theorem forbids", "fails")]) == "not reproduced"
+    assert verdict_word([o("learns", "not run")]) == "not run at this preset"
+    assert verdict_word([o("learns", "holds"), o("learns", "fails", ours=True)]) == "reproduced"
+    assert verdict_word([o("learns", "not run"), o("learns", "fails", ours=True)]) == "not reproduced"
 
 
 def test_from_paper_threshold_is_the_papers_number_with_the_tolerance():
-    s = from_paper("a", "x", "NE Table 3", "possible", "best", 0.999, {"m": "mamba"})
+    s = from_paper("a", "x", "NE Table 3", "learns", "best", 0.999, {"m": "mamba"})
     assert s.rule.op == ">=" and math.isclose(s.rule.threshold, 0.899) and s.paper == 0.999
-    s = from_paper("b", "x", "NE Table 3", "fails", "median", 0.017, {"m": "mamba"})
+    s = from_paper("b", "x", "NE Table 3", "does not learn", "median", 0.017, {"m": "mamba"})
     assert s.rule.op == "<=" and math.isclose(s.rule.threshold, 0.117)
 
 
 def test_malformed_statements_are_refused():
     with pytest.raises(ValueError, match="every seed"):
-        _s(kind="impossible", statistic="best")
+        _s(kind="theorem forbids", statistic="best")
     with pytest.raises(ValueError, match="names its checks"):
-        _s(kind="exact", statistic="value")
+        _s(kind="construction", statistic="value")
     with pytest.raises(ValueError, match="against"):
         _s(kind="comparison")

@@ -1,7 +1,7 @@
 """One exact check: what was computed, its value, the predicate applied to it, whether it held.
 
-A *check* is a training-free computation (a construction against ground truth, or a rule across runs) that an
-``exact`` statement reads by its ``label``. Theory functions and claim modules build them by keyword:
+A *check* is a training-free computation (a construction against ground truth, or a rule across runs) that a
+``construction`` statement reads by its ``label``. Theory functions and claim modules build them by keyword:
 ``Check(label=..., value=..., rule=..., passed=..., detail=...)``.
 
 Used in: ``statetrack.claims`` (every claim's ``checks``, ``claims.statements``' verdicts), ``statetrack.site.tables``.

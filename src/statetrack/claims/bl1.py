@@ -126,7 +126,7 @@ def paper_rows() -> dict[int, dict[str, Any]]:
 
 
 def statements() -> list[Statement]:
-    """Three exact statements and the trained full model against BL's number at the preset's machine size."""
+    """Three construction statements and the trained full model against BL's number at the preset's machine size."""
     out = [exact_statement("construction", "With W[:,:,σ] = T_σ and h_0 = e_q0 a full bilinear RNN tracks any "
                            "finite state machine", "BL Prop. 1", "construction: *", "the construction is exact: "
                            "accuracy 1 and one-hot states, or it is refuted", "secondary source"),
@@ -141,7 +141,7 @@ def statements() -> list[Statement]:
     for states, preset, source in ((25, "quick", "BL random-FSM table"), (50, "paper", "BL text summary (m = 50)")):
         out.append(from_paper(
             f"fsm{states}-best", f"A full bilinear RNN trained on words of 2–10 letters of a {states}-state machine "
-            "tracks it at length 500", source, "possible", "best", paper[states]["paper_best"],
+            "tracks it at length 500", source, "learns", "best", paper[states]["paper_best"],
             {"model": MODEL_NAMES["full"], "states": states}, provenance="secondary source", presets=(preset,)))
     return out
 

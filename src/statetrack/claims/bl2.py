@@ -137,7 +137,7 @@ def statements() -> list[Statement]:
             continue
         value, where = entry["paper_best"], {"model": names if len(names) > 1 else names[0], "m": m}
         label = NAMES[names[0]] if len(names) == 1 else f"{MODEL_NAMES[row]} (1, 2 and 4 layers)"
-        kind, verb = ("possible", "adds") if value >= 0.5 else ("fails", "does not add")
+        kind, verb = ("learns", "adds") if value >= 0.5 else ("does not learn", "does not add")
         text = f"{label[0].upper()}{label[1:]} {verb} mod {m} at length 500 after training on lengths 2–10"
         source = ("BL mod-addition table" if "mod-addition table" in entry["paper_source"][0]
                   else "BL, summary of the full text")

@@ -115,16 +115,16 @@ def statements() -> list[Statement]:
     # of ±1 per token), 1/3 raw accuracy, 0.2 normalized, at every length
     bound = round(ceiling_normalized("quick"), 4)
     out = [from_paper(f"{m}-Z5", f"The {NAMES[m]} model learns modular addition (m = 5)",
-                      "BL mod-addition table (m = 5)", "possible", "best", paper[("Z5", m)]["paper_best"],
+                      "BL mod-addition table (m = 5)", "learns", "best", paper[("Z5", m)]["paper_best"],
                       {"task": "Z5", "model": m}, provenance="secondary source") for m in ("rotation", "full")]
     return out + [
         Statement("commuting-S3", "Transitions with a shared eigenbasis commute, so R2 and the real diagonal see only "
-                  "token counts and cannot track S3", "BL Prop 2", "secondary source", "impossible", "every",
+                  "token counts and cannot track S3", "BL Prop 2", "secondary source", "theorem forbids", "every",
                   at_most(bound), f"the exact count-only ceiling at the first test length {first}, normalized "
                   f"({bound:g}): no function of the token counts does better at any test length (it never rises)",
                   where={"task": "S3", "model": COMMUTING}),
         Statement("full-S3", "The full bilinear model learns the S3 word problem", "BL Prop 1 (ours: S3)", "ours",
-                  "possible", "best", at_least(1 - PAPER_TOLERANCE), f"Prop 1's construction tracks it exactly (1.0), "
+                  "learns", "best", at_least(1 - PAPER_TOLERANCE), f"Prop 1's construction tracks it exactly (1.0), "
                   f"less the tolerance {PAPER_TOLERANCE:g}; BL reports no S3 number",
                   where={"task": "S3", "model": "full"}, presets=("paper",), not_run={"quick": OURS_AT_PAPER}),
         exact_statement("shared-eigenbasis-commutes", "The package's R2 and diagonal transitions commute exactly",

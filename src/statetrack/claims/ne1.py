@@ -3,7 +3,7 @@
 Trained: Mamba and DeltaNet with transition eigenvalues in [0, 1] or [-1, 1] on parity, tested at lengths
 never seen, judged against NE Table 3 (best of 3 seeds) and Table 5 (median of 3) with ``PAPER_TOLERANCE``.
 Thm 1 is an impossibility in the limit of long sequences and bounds nothing at lengths 40–256, so the [0,1]
-statements are the paper's experiment (kind ``fails``), not the theorem. No exact part.
+statements are the paper's experiment (kind ``does not learn``), not the theorem. No exact part.
 
 Used in: notebooks/ne1_parity_needs_negative_eigenvalues.md, ``statetrack verify``.
 """
@@ -77,10 +77,10 @@ def statements() -> list[Statement]:
     paper, out = paper_rows(), []
     for m in MODELS:
         name = NAMES[m]
-        for eig, kind, verb in (("[-1,1]", "possible", "learns"), ("[0,1]", "fails", "does not learn")):
+        for eig, kind in (("[-1,1]", "learns"), ("[0,1]", "does not learn")):
             row, side = paper[(m, eig)], "neg" if eig == "[-1,1]" else "pos"
             where = {"model": name, "eig_range": eig}
-            text = f"{name} {eig} {verb} parity beyond its training lengths"
+            text = f"{name} {eig} {kind} parity beyond its training lengths"
             out += [from_paper(f"{m}-{side}-best", text, "NE Table 3", kind, "best", row["paper_best"], where),
                     from_paper(f"{m}-{side}-median", text, "NE Table 5", kind, "median", row["paper_median"], where)]
     return out

@@ -129,11 +129,11 @@ def statements() -> list[Statement]:
         "deltanet1": ("DeltaNet [-1,1] with one layer, one Householder factor per token (real eigenvalues)",
                       "NE Thm 2 (one GH factor)")}
     out = [Statement(f"{m}-cannot-count", f"{what} cannot count mod 3 at arbitrary length", source, "paper text",
-                     "impossible", "every", at_most(bound, "acc_at_max_len"), why, where={"model": m})
+                     "theorem forbids", "every", at_most(bound, "acc_at_max_len"), why, where={"model": m})
            for m, (what, source) in forbidden.items()]
     out.append(Statement(
         "rotation-counts", "a rotation model (one 2×2 block) can learn to count mod 3 beyond its training lengths",
-        "NE Thm 3's cyclic case, trained", "ours", "possible", "best", at_least(1 - PAPER_TOLERANCE),
+        "NE Thm 3's cyclic case, trained", "ours", "learns", "best", at_least(1 - PAPER_TOLERANCE),
         f"a rotation by 2π/3 counts exactly (normalized 1, built in the exact part), less the tolerance "
         f"{PAPER_TOLERANCE:g}; best of seeds because the statement is that training can find it",
         where={"model": "rotation"}))

@@ -93,14 +93,14 @@ def statements() -> list[Statement]:
     quick = len(_SEEDS["quick"]["[-1,1]"])
     out = [
         Statement("neg-solves-swaps", "one-layer DeltaNet [-1,1] solves S5 restricted to swaps beyond its training "
-                  "length", "NE Fig. 4 (swaps), Thm 3", "paper text", "possible", "best",
+                  "length", "NE Fig. 4 (swaps), Thm 3", "paper text", "learns", "best",
                   at_least(1 - PAPER_TOLERANCE, "seq_acc_at_max_len"),
                   f"Fig. 4 plots the best of 3 seeds' sequence accuracy and the text says one layer solves swaps to "
                   f"length 500 (a plot: 'solves' is sequence accuracy 1); less the tolerance {PAPER_TOLERANCE:g}, "
                   "at our longest test length", where={"eig_range": "[-1,1]"}),
         Statement("pos-cannot-track-sign", "one-layer DeltaNet [0,1] cannot track S5 swaps at arbitrary length: the "
                   "permutation's sign is the parity of the swaps", "NE Thm 1 (on the sign), Fig. 4", "paper text",
-                  "impossible", "every", at_most(bound, "acc_at_max_len"),
+                  "theorem forbids", "every", at_most(bound, "acc_at_max_len"),
                   f"a [0,1] state holds nothing of the parity at arbitrary length (Thm 1), and the sign is a fair coin "
                   f"given everything else, so each answer at length {length} (the longest tested) is right with "
                   f"probability ≤ 1/2: {round(bound * n)}/{n} = {bound:.3f} tops Binomial({n}, 1/2)'s central "

@@ -2,7 +2,7 @@
 
 A *cell* is one setting of a claim's table, run once per seed and per learning rate; a *score* is one number of a
 run's summary (``ood_normalized`` unless a rule names another metric), NaN for a run that diverged or failed; a
-*check* is an exact, training-free computation an ``exact`` statement reads by its label. When a cell ran several
+*check* is an exact, training-free computation a ``construction`` statement reads by its label. When a cell ran several
 learning rates, the rate with the best median score over seeds is kept and only its runs are judged (NE App. E.1.1).
 
 Used in: every module in ``statetrack.claims``; ``statetrack.site`` (pages, tables, scoreboard);
@@ -109,7 +109,7 @@ class Verdict:
 # ----------------------------------------------------------------------------- statements
 
 
-Kind = Literal["possible", "fails", "impossible", "comparison", "exact"]
+Kind = Literal["learns", "does not learn", "theorem forbids", "comparison", "construction"]
 Statistic = Literal["best", "median", "every", "value"]
 Provenance = Literal["paper text", "official code", "secondary source", "ours"]
 KINDS, STATISTICS, PROVENANCES = get_args(Kind), get_args(Statistic), get_args(Provenance)
@@ -124,17 +124,18 @@ OURS_AT_PAPER = ("our demonstration, on cells no paper's statement reads: at qui
 class Statement:
     """One pre-registered statement of a claim: what a paper says, where, which cells it reads, and the rule.
 
-    Kinds: ``possible`` (a model learns it, e.g. NE Table 3's [-1,1] parity) and ``fails`` (a paper reports it
-    does not, without a theorem) are judged on ``statistic`` of each cell read, a diverged run scoring as failing;
-    ``impossible`` (a theorem forbids it): every seed must obey, a diverged run is left out and reported;
+    Kinds: ``learns`` (a model learns it, e.g. NE Table 3's [-1,1] parity) and ``does not learn`` (a paper reports
+    it does not, without a theorem) are judged on ``statistic`` of each cell read, a diverged run scoring as failing;
+    ``theorem forbids``: every seed must obey, a diverged run is left out and reported;
     ``comparison``: ``statistic`` of the cells ``where`` minus that of the cells ``against``, against the rule;
-    ``exact``: the checks whose labels match the ``fnmatch`` pattern ``checks`` must all hold.
+    ``construction`` (an exact, training-free check against ground truth): the checks whose labels match the
+    ``fnmatch`` pattern ``checks`` must all hold.
 
     ``why`` is why this threshold (a theorem's bound at the lengths tested, chance, the paper's number with a
     stated tolerance; never a figure from our own runs); ``where``/``against`` name cells as field → value (or a
-    tuple of allowed values) of the claim's ``cell_of``; ``presets`` default to quick and paper (an exact statement
-    also smoke); ``not_run``: preset → the measured reason it is not judged there; ``paper``: the paper's number for
-    this statistic, where it gives one (the contract test feeds it back).
+    tuple of allowed values) of the claim's ``cell_of``; ``presets`` default to quick and paper (a construction
+    statement also smoke); ``not_run``: preset → the measured reason it is not judged there; ``paper``: the paper's
+    number for this statistic, where it gives one (the contract test feeds it back).
     """
 
     id: str  # unique within the claim
@@ -162,9 +163,10 @@ class Statement:
         problems = [f"{name} {v!r}" for name, v, allowed in (("kind", self.kind, KINDS), ("statistic", self.statistic,
                     STATISTICS), ("provenance", self.provenance, PROVENANCES)) if v not in allowed]
         problems += [msg for bad, msg in [
-            (self.kind == "impossible" and self.statistic != "every",
-             "an impossible statement is judged on every seed (statistic 'every')"),
-            ((self.kind == "exact") != (self.checks is not None), "an exact statement, and only one, names its checks"),
+            (self.kind == "theorem forbids" and self.statistic != "every",
+             "a 'theorem forbids' statement is judged on every seed (statistic 'every')"),
+            ((self.kind == "construction") != (self.checks is not None),
+             "a construction statement, and only one, names its checks"),
             ((self.kind == "comparison") != (self.against is not None),
              "a comparison, and only one, names the cells it is against")] if bad]
         if problems:
@@ -177,7 +179,7 @@ class Statement:
     def judged_at(self) -> tuple[str, ...]:
         if self.presets is not None:
             return self.presets
-        return ("smoke", *TRAINED_PRESETS) if self.kind == "exact" else TRAINED_PRESETS
+        return ("smoke", *TRAINED_PRESETS) if self.kind == "construction" else TRAINED_PRESETS
 
     def reason_not_run(self, preset: str) -> str | None:
         """None where the statement is judged at ``preset``, else why not."""
@@ -190,7 +192,7 @@ class Statement:
     def describe(self) -> str:
         """The statistic and threshold in words, e.g. "best of seeds ≥ 0.9"."""
         stat = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
-        if self.kind == "exact":
+        if self.kind == "construction":
             return f"every check {self.checks!r} holds"
         if self.kind == "comparison":
             return f"{stat[self.statistic]}: {_fmt_where(self.where)} − {_fmt_where(self.against)} {self.rule}"
@@ -221,7 +223,7 @@ def _stat(values: Sequence[float], statistic: str, rule: Rule) -> float:
 
 #: Kinds that say a model does not (or cannot) do something: judged only where the runs fitted their training
 #: lengths, or beside a positive control that did.
-NEGATIVE = ("fails", "impossible")
+NEGATIVE = ("does not learn", "theorem forbids")
 CONTROL_SUCCESS = 0.9  # the score on a negative statement's metric its positive control's seeds must reach
 SCHEMA = "statetrack.verdict/2"  # the version of ``Verdict.to_dict`` (documented in book/verdict_schema.md)
 Result = Literal["holds", "fails", "not run", "not fitted", "inconclusive"]
@@ -262,7 +264,7 @@ class Outcome:
         def num(x):
             return None if x is None or x != x or abs(x) == float("inf") else x
 
-        construction = s.kind == "exact"
+        construction = s.kind == "construction"
         return {"id": s.id, "text": s.text, "source": s.source, "provenance": s.provenance, "kind": s.kind,
                 "part": "theory" if construction else "experiment", "ours": s.ours,
                 "implementation": s.implementation, "statistic": s.statistic, "rule": s.describe(),
@@ -286,7 +288,7 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
     reason = s.reason_not_run(preset)
     if reason:
         return Outcome(s, "not run", reason=reason)
-    if s.kind == "exact":
+    if s.kind == "construction":
         hits = [c for c in checks if fnmatchcase(c.label, s.checks)]
         if not hits:
             return Outcome(s, "not run", reason="no check of this preset matches")
@@ -349,7 +351,7 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
     n = len(all_scores)
     common = dict(best=agg["best"], median=agg["median"], fitted=fit_count(mine, s.fit_at)[0], optimistic=optimistic,
                   cells=labels)
-    if s.kind == "impossible":  # diverged runs are no evidence either way: left out, reported
+    if s.kind == "theorem forbids":  # diverged runs are no evidence either way: left out, reported
         kept = [[v for v in (score(r, rule.metric) for r in rs) if v == v] for _, rs, _ in judged]
         if not any(kept):
             return Outcome(s, "not run", reason="every run it reads diverged", diverged=diverged, seeds=n,
@@ -425,30 +427,30 @@ def from_paper(id: str, text: str, source: str, kind: Kind, statistic: Statistic
                where: dict[str, Any], *, provenance: Provenance = "paper text", tolerance: float = PAPER_TOLERANCE,
                metric: str = DEFAULT_METRIC, **fields: Any) -> Statement:
     """A statement judged against the paper's own number with a stated tolerance: ours ≥ paper − tolerance
-    for what a model learns (``possible``), ours ≤ paper + tolerance for what it does not (``fails``)."""
-    rule, sign = (Rule(">=", round(paper - tolerance, 6), metric), "−") if kind == "possible" else \
+    for what a model learns (``learns``), ours ≤ paper + tolerance for what it does not (``does not learn``)."""
+    rule, sign = (Rule(">=", round(paper - tolerance, 6), metric), "−") if kind == "learns" else \
         (Rule("<=", round(paper + tolerance, 6), metric), "+")
     why = f"the paper's {statistic} {paper:g} {sign} the tolerance {tolerance:g} ({source})"
     return Statement(id, text, source, provenance, kind, statistic, rule, why, where=where, paper=paper, **fields)
 
 
-#: Why an exact statement's rule is what it is, as most claims word it.
+#: Why a construction statement's rule is what it is, as most claims word it.
 EXACT_WHY = "a construction run against ground truth: every check must hold"
 
 
 def exact_statement(id: str, text: str, source: str, checks: str, why: str = EXACT_WHY,
                     provenance: Provenance = "paper text", rule: Rule | None = None,
                     implementation: bool = False) -> Statement:
-    """An exact statement: every check whose label matches ``checks`` must hold (``rule`` default: at least 1.0);
+    """A construction statement: every check whose label matches ``checks`` must hold (``rule`` default: at least 1.0);
     ``implementation``: it can fail only through a bug of ours (no change of the paper's setting fails it), so it
     checks our code and does not count as the paper's."""
-    return Statement(id, text, source, provenance, "exact", "value", rule or at_least(1.0), why, checks=checks,
+    return Statement(id, text, source, provenance, "construction", "value", rule or at_least(1.0), why, checks=checks,
                      implementation=implementation)
 
 
 def is_experiment(o: Outcome) -> bool:
     """A trained statement (every kind but a construction)."""
-    return o.statement.kind != "exact"
+    return o.statement.kind != "construction"
 
 
 def verdict_word(outcomes: Sequence[Outcome]) -> str:
@@ -464,7 +466,7 @@ def verdict_word(outcomes: Sequence[Outcome]) -> str:
         return f"ours only: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold" if ours else \
             "not run at this preset"
     held = sum(o.outcome == "holds" for o in paper)
-    if any(o.outcome == "fails" and o.statement.kind == "impossible" for o in paper) or held == 0:
+    if any(o.outcome == "fails" and o.statement.kind == "theorem forbids" for o in paper) or held == 0:
         return "not reproduced"
     return "reproduced" if held == len(paper) else "partly reproduced"
 

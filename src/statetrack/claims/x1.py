@@ -320,12 +320,12 @@ def _cell_statement(row: str, column: str) -> Statement | None:
     paper = paper_rows().get((row, column))
     if paper:  # the paper's number, also where the theory expects otherwise (BL's R2 at m = 3: 0.00)
         value = paper["paper_best"]
-        kind, verb = ("possible", "learns") if value >= 0.5 else ("fails", "does not learn")
-        return from_paper(sid, f"{name} {verb} {task} beyond its training lengths", paper["paper_source"], kind,
+        kind = "learns" if value >= 0.5 else "does not learn"
+        return from_paper(sid, f"{name} {kind} {task} beyond its training lengths", paper["paper_source"], kind,
                           "best", value, provenance=paper["paper_provenance"], **fields)
     if row == "deltanet_neg" and column == "S5_swaps":
         return Statement(sid, f"{name} solves {task} beyond its training length", "NE Fig. 4", "paper text",
-                         "possible", "best", at_least(SOLVED),
+                         "learns", "best", at_least(SOLVED),
                          f"NE Fig. 4 (plots only, best seed): one layer of DeltaNet [-1,1] solves the swaps to length "
                          f"500; solved = within the tolerance {PAPER_TOLERANCE:g} of perfect", **fields)
     p = predict_model(first.model, PREDICTION_TASK[column])
@@ -337,14 +337,14 @@ def _cell_statement(row: str, column: str) -> Statement | None:
                    f"and never rises with the length, so it bounds every test length ({lengths}); plus the sampling "
                    f"margin of {b['n']} test sequences (once in 1000 by chance)")
             return Statement(sid, f"{name} scores no more on {task} than its letter counts allow", "BL Prop 2",
-                             "ours", "impossible", "every", at_most(b["value"]), why, **fields)
-        return Statement(sid, f"{name} does not solve {task} beyond its training lengths", p.cite, "ours", "fails",
-                         "best", at_most(SOLVED),
+                             "ours", "theorem forbids", "every", at_most(b["value"]), why, **fields)
+        return Statement(sid, f"{name} does not solve {task} beyond its training lengths", p.cite, "ours",
+                         "does not learn", "best", at_most(SOLVED),
                          f"{p.cite}: {p.why}; the theorem speaks of arbitrary lengths and implies no bound at "
                          f"lengths {lengths}, so no seed may solve it (best ≤ 1 − the tolerance {PAPER_TOLERANCE:g})",
                          **fields)
     if p.says == "can":
-        return Statement(sid, f"{name} learns {task} beyond its training lengths", p.cite, "ours", "possible", "best",
+        return Statement(sid, f"{name} learns {task} beyond its training lengths", p.cite, "ours", "learns", "best",
                          at_least(SOLVED),
                          f"{p.cite}: {p.why}; no paper reports training it, so we predict a solution: best within the "
                          f"tolerance {PAPER_TOLERANCE:g} of perfect", **fields)
@@ -404,8 +404,8 @@ def checks(preset: str) -> list[Check]:
     """Training-free facts the statements rely on (``letter_checks``, ``ceiling_check``; seconds)."""
     check_preset(preset)
     cfg = next(c for (_, col), cfgs in _board(preset).items() if col == "fsm_perm" for c in cfgs)
-    ceilings = {}  # (task config, length) → column, once each, for the impossible statements
-    for s in (s for s in _statements() if s.kind == "impossible"):
+    ceilings = {}  # (task config, length) → column, once each, for the ``theorem forbids`` statements
+    for s in (s for s in _statements() if s.kind == "theorem forbids"):
         runs = _board(s.presets[0])[(s.where["model"], s.where["task"])]
         ceilings.setdefault((runs[0].task, _ceiling_length(s.where["task"], runs)), s.where["task"])
     return [*letter_checks(cfg.task), *(

@@ -139,7 +139,7 @@ def _statements() -> tuple[Statement, ...]:
         if task == "parity":
             out.append(Statement(
                 f"{sid}-flip", f"An exact parity solution of {model} has a direction that '1' flips (−1) and '0' "
-                               f"keeps (+1)", "NE Thm 1, Thm 3", "ours", "impossible", "every",
+                               f"keeps (+1)", "NE Thm 1, Thm 3", "ours", "theorem forbids", "every",
                 at_most(round(flip_bound(L), 4), "flip_score"),
                 f"the first bit must survive the other letters: about (|λ₁| |uᵀA(0)u|)^(L/2) of it on a random word, "
                 f"lost to fp32 rounding (ε = 2⁻²⁴) below ε: a solution to length {L} needs "
@@ -148,7 +148,7 @@ def _statements() -> tuple[Statement, ...]:
         m = int(task[1:])
         out.append(Statement(
             f"{sid}-generator", f"In an exact Z{m} solution of the {model} model token 1 has a primitive leading "
-                                f"root (a generator of Z{m})", "NE Thm 2, Thm 3", "ours", "impossible", "every",
+                                f"root (a generator of Z{m})", "NE Thm 2, Thm 3", "ours", "theorem forbids", "every",
             at_least(1.0, "generator"),
             f"token 1 must move the answer through all {m} values, so a leading eigenvalue of A(1) (|λ| ≥ "
             f"ε^(1/{L}) ρ, above fp32 resolution after {L} normalized steps) has order {m}", where=where,
@@ -157,7 +157,7 @@ def _statements() -> tuple[Statement, ...]:
             out.append(Statement(
                 f"{sid}-drift", f"The tokens' angles of an exact Z{m} rotation solution are multiples of 2π/{m} up "
                                 f"to a mean error that keeps the count for {L} tokens", "NE Thm 3", "ours",
-                "impossible", "every", at_most(round(drift_bound(L), 6), "drift"),
+                "theorem forbids", "every", at_most(round(drift_bound(L), 6), "drift"),
                 f"a random word of L tokens drifts by about L times the mean error δ̄ (units of 2π/{m}), and half a "
                 f"unit moves the answer: |δ̄| ≤ 1/(2·{L})", where=where, presets=judged))
     out.append(exact_statement("reads-constructions", "The readings recognise the theorems' constructions and "
@@ -167,7 +167,7 @@ def _statements() -> tuple[Statement, ...]:
 
 
 def statements() -> list[Statement]:
-    """Per cell the spectral condition an exact solution must meet (``impossible``), and the instrument's check."""
+    """Per cell the spectral condition an exact solution must meet (``theorem forbids``), and the instrument's check."""
     return list(_statements())
 
 

@@ -57,7 +57,7 @@ def decisive(verdict: Verdict, prefer: str | None = None) -> Outcome | None:
     deciding one; None when none is judged."""
     use = deciding(verdict)
     failing = [o for o in use if o.outcome == "fails"]
-    chosen = ([o for o in failing if o.statement.kind == "impossible"] or failing
+    chosen = ([o for o in failing if o.statement.kind == "theorem forbids"] or failing
               or [o for o in use if o.statement.id == prefer] or use)
     return chosen[0] if chosen else None
 
@@ -68,9 +68,9 @@ def number(x: Any) -> str:
 
 
 def ours_value(o: Outcome) -> str:
-    """Our side of a statement: the value it judges with its statistic, or for an exact statement how many of its
+    """Our side of a statement: the value it judges with its statistic, or for a construction statement how many of its
     checks hold."""
-    if o.statement.kind == "exact":
+    if o.statement.kind == "construction":
         return "–" if o.seeds is None else f"{o.seeds_pass} of {o.seeds} checks hold"
     return f"{number(o.value)} ({STATISTICS[o.statement.statistic]})"
 
@@ -105,7 +105,7 @@ def reason(verdict: Verdict) -> str:
     else:
         held = sum(o.outcome == "holds" for o in use)
         failing = [o.statement.id for o in use if o.outcome == "fails"]
-        violated = [o.statement.id for o in use if o.outcome == "fails" and o.statement.kind == "impossible"]
+        violated = [o.statement.id for o in use if o.outcome == "fails" and o.statement.kind == "theorem forbids"]
         line = f"Experiments: {held} of {len(use)} of the paper's trained statements judged at this preset hold" \
             if not use[0].statement.ours else \
             f"No trained statement of the paper's is judged at this preset; {held} of {len(use)} of our own hold"

@@ -59,14 +59,14 @@ def numbers(claim_id: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
 def trained_outcomes(claim_id: str, recs: list[dict[str, Any]]) -> str:
     """The trained statements judged at the paper preset, one clause each ("fsm50-best holds: best of seeds ≥ 0.9,
     ours 1.000, 3 of 3 seeds pass"), once every run of the grid is recorded; before that, how many runs are still to
-    train. The exact statements are left to the full verdict (they are computed at the paper preset's size)."""
+    train. The construction statements are left to the full verdict (they are computed at the paper preset's size)."""
     from statetrack.site.page import number
 
     runs = grid(claim_id)
     if len(recs) < len(runs):
         return f"judged once every run is recorded ({len(runs) - len(recs)} of the {len(runs)} still to train)"
     v = get_claim(claim_id).verdict(recs, "paper", checks=[])
-    judged = [o for o in v.statements if o.statement.kind != "exact" and o.outcome != "not run"]
+    judged = [o for o in v.statements if o.statement.kind != "construction" and o.outcome != "not run"]
     return "; ".join(f"{o.statement.id} {o.outcome}: {o.statement.describe()}, ours {number(o.value)}, "
                      f"{o.seeds_pass} of {o.seeds} seeds pass" for o in judged) or "no trained statement is judged"
 

@@ -89,10 +89,10 @@ NBSP = "\u00a0"
 
 def deciding_number(st: dict[str, Any] | None) -> str:
     """The number behind a claim's word, from its decisive statement (``Outcome.to_dict``): ours beside the paper's
-    number, or beside the rule's threshold where the paper gives none; an exact statement's checks that hold."""
+    number, or beside the rule's threshold where the paper gives none; a construction statement's checks that hold."""
     if st is None:
         return "–"
-    if st["kind"] == "exact":
+    if st["kind"] == "construction":
         return "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']} checks"
     other = f"paper {_fmt(st['paper'])}" if st["paper"] is not None else \
         f"needs {'≥' if st['op'] == '>=' else '≤'} {st['threshold']:.3g}"

@@ -78,8 +78,8 @@ def shared_runs(preset: str) -> list[dict[str, Any]]:
 
 
 def values(verdict: Verdict) -> dict[str, Any]:
-    """BL's 50-state numbers, the rules of ``full-25`` and ``lstm-25``, the thresholds of the exact statements, the
-    tolerance and the failing statements, as the prose reads them."""
+    """BL's 50-state numbers, the rules of ``full-25`` and ``lstm-25``, the thresholds of the construction statements,
+    the tolerance and the failing statements, as the prose reads them."""
     paper = bl3.paper_rows()
     return {**{f"paper_{m}_50": paper[(m, 50)]["paper_best"] for m in ("full", "lstm", "mamba")},
             **rule_values(bl3.statements(), {"full_25": "full-25", "lstm_25": "lstm-25"}),

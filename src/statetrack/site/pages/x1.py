@@ -106,7 +106,7 @@ def board(v: Verdict, records: list[dict[str, Any]] = ()) -> pd.DataFrame:
     for c, r in ((x1.cell_of(r), r) for r in records):
         source.setdefault((c["model"], c["task"]), set()).add(r["claim"])
     outcome = {(o.statement.where["model"], o.statement.where["task"]): o for o in v.statements
-               if o.statement.kind != "exact"}
+               if o.statement.kind != "construction"}
     out = []
     for r in (r for r in v.rows if r.get("part") in ("trained", "not run")):
         key, ran = (r["model"], r["task"]), r["part"] == "trained"
@@ -169,15 +169,15 @@ def prediction_cells(board: pd.DataFrame, statements: Sequence[Any], solved: flo
     """(row, column) → (predicted, agreement, the best seed's score or None) for every cell of ``board``.
 
     The prediction is the theory's ("can", "cannot", "open"), or "bound v" where the cell's statement is the
-    count-only bound v (kind "impossible"). It holds when the best seed solves the cell (score ≥ ``solved``) for
+    count-only bound v (kind "theorem forbids"). It holds when the best seed solves the cell (score ≥ ``solved``) for
     "can", does not (≤ ``solved``) for "cannot", and when every seed is within the bound; "open" predicts nothing.
 
     Args:
         board: ``board`` output (columns ``row``, ``column``, ``theory``, ``max``, ``pass``).
-        statements: ``claims.x1.statements()`` (a count-only bound is the rule's threshold of an "impossible" one).
+        statements: ``claims.x1.statements()`` (a count-only bound is the rule's threshold of a "theorem forbids" one).
         solved: the score from which a cell counts as solved (``claims.x1.SOLVED``).
     """
-    bounds = {(s.where["model"], s.where["task"]): s.rule.threshold for s in statements if s.kind == "impossible"}
+    bounds = {(s.where["model"], s.where["task"]): s.rule.threshold for s in statements if s.kind == "theorem forbids"}
     out = {}
     for r in board.to_dict("records"):
         key = (r["row"], r["column"])
