@@ -79,8 +79,8 @@ def test_the_repository_button_is_on_only_with_a_repository(tmp_path, monkeypatc
     add_launch_buttons(cfg)
     published = yaml.safe_load(cfg.read_text())
     assert published["html"]["use_repository_button"] is True
-    assert published["repository"] == {"url": "https://github.com/someone/statetrack", "branch": LAUNCH_BRANCH,
-                                       "path_to_book": "."}
+    # no path_to_book: the theme would put "./" into every launch URL
+    assert published["repository"] == {"url": "https://github.com/someone/statetrack", "branch": LAUNCH_BRANCH}
     assert published["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert published["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
 

@@ -80,7 +80,7 @@ def add_launch_buttons(config: Path) -> None:
         return
     text = text.replace('binderhub_url: ""', 'binderhub_url: "https://mybinder.org"')
     text = text.replace('colab_url: ""', 'colab_url: "https://colab.research.google.com"')
-    text += f"\nrepository:\n  url: https://github.com/{repo}\n  branch: {LAUNCH_BRANCH}\n  path_to_book: .\n"
+    text += f"\nrepository:\n  url: https://github.com/{repo}\n  branch: {LAUNCH_BRANCH}\n"
     config.write_text(text)
 
 
