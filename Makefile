@@ -6,7 +6,7 @@ PRESET ?= quick
 IDS    ?=
 WORKERS ?= 2
 
-.PHONY: venv book test test-book reproduce verify assets browser clean
+.PHONY: venv lab book test test-book reproduce verify assets browser clean
 
 venv: $(VENV)/.installed
 
@@ -17,6 +17,14 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -q -r requirements.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
 	$(MAKE) assets
+	touch $@
+
+# JupyterLab (the `lab` extra of pyproject.toml, installed into .venv once) opened on notebooks/.
+lab: $(VENV)/.lab
+	cd notebooks && ../$(BIN)/jupyter lab
+
+$(VENV)/.lab: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -m pip install -q -c requirements.txt -e ".[lab]"
 	touch $@
 
 assets:

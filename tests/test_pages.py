@@ -21,6 +21,7 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
     assert v.word == "partly reproduced"
     assert box.startswith(":::{admonition} Verdict at preset `quick`: {bdg-warning}`partly reproduced`\n:class: warning")
     assert box.rstrip().endswith(":::") and "{ref}`the Verdict section <zz1-verdict>`" in box
+    assert "{doc}`the glossary </book/glossary>`" in box.splitlines()[-2]  # its last line inside the box
     items = [line for line in box.splitlines() if line.startswith("- ")]
     # the paper's statements decide (ours is counted in the reason line only); the failing one comes first
     assert items == ["- {bdg-danger}`fails` claim b | piped. *NE Table 3, paper text*: paper 1.000, ours 0.500 "

@@ -7,7 +7,9 @@ Papermill executes, the book never does (``execute_notebooks: "off"``). The flow
     jupyter-book build _build/stage --path-output .  -W -n --keep-going   --> _build/html
 
 Staging keeps the committed, output-free ``notebooks/*.ipynb`` (for Colab) apart from the executed
-copies, so a build never touches the source tree. ``-W`` turns every warning into an error.
+copies, so a build never touches the source tree. ``-W`` turns every warning into an error. With
+``STATETRACK_REPOSITORY`` set, staging turns on the launch buttons and fills each notebook's set-up cell
+(``statetrack.site.launch``).
 
 Used in: ``statetrack reproduce``, ``statetrack book``, ``make book``, tests/test_book.py.
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 from statetrack.runs.store import repo_root
 from statetrack.claims import CLAIMS, get_claim
 from statetrack.runs.store import check_writable
+from statetrack.site.launch import add_launch_buttons, fill_setup_cells, launch_target
 
 BUILD = "_build"
 
@@ -190,22 +193,6 @@ def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def add_launch_buttons(config: Path) -> None:
-    """With ``STATETRACK_REPOSITORY=owner/name`` set (the publishing workflow sets it), point the staged
-    config at that GitHub repository and turn on Binder and Colab buttons for each claim page's paired
-    ``.ipynb``. Without it the book has no launch buttons (a local build knows no public address)."""
-    repo = os.environ.get("STATETRACK_REPOSITORY", "").strip()
-    if not repo:
-        return
-    if repo.count("/") != 1 or not all(repo.split("/")):
-        raise ValueError(f"STATETRACK_REPOSITORY={repo!r} is not allowed: expected owner/name")
-    text = config.read_text()
-    text = text.replace('binderhub_url: ""', 'binderhub_url: "https://mybinder.org"')
-    text = text.replace('colab_url: ""', 'colab_url: "https://colab.research.google.com"')
-    text += f"\nrepository:\n  url: https://github.com/{repo}\n  branch: main\n  path_to_book: .\n"
-    config.write_text(text)
-
-
 def write_generated(folder: Path) -> None:
     """The tables computed at build time, as MyST files: from the run records (``statetrack.site.scoreboard``) and the
     theory's table of transition class × task (``theory_grid``, linking the claim pages)."""
@@ -263,6 +250,9 @@ def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
             shutil.copy2(nb, dst / "notebooks" / nb.name)
         else:
             missing.append(c.id)
+    target = launch_target(root)
+    if target is not None:  # the page shows, and downloads, the repository and commit its set-up cell clones
+        fill_setup_cells(sorted((dst / "notebooks").glob("*.ipynb")), *target)
     if missing:
         raise FileNotFoundError(
             f"no executed notebook for claims {missing} in {executed}; run `statetrack reproduce {' '.join(missing)} "

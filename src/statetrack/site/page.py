@@ -8,9 +8,10 @@ the verdict with its box, ``page.glue`` and ``page.figure`` glue values and figu
 
 The box holds the verdict word as a coloured chip, the statements the word rests on (the paper's where any is
 judged, else ours, as ``claims.statements.verdict_word`` decides), each with where it comes from (paper text, official
-code, secondary source or ours), the paper's number beside ours, one line of reason and a link to the page's Verdict
-section (label ``<claim>-verdict``). A notebook glues it in its Verdict section (``glue_verdict``) and shows it under
-the claim box with a ``{glue:md}`` directive; MyST-NB resolves glue from anywhere in the same notebook.
+code, secondary source or ours), the paper's number beside ours, one line of reason, a link to the page's Verdict
+section (label ``<claim>-verdict``) and one to the glossary (book/glossary.md). A notebook glues it in its Verdict
+section (``glue_verdict``) and shows it under the claim box with a ``{glue:md}`` directive; MyST-NB resolves glue from
+anywhere in the same notebook.
 
 The verdict's tables: ``show_statements`` (the statements, those not run in one line per reason) and ``show_cells``
 (the cells, the exact checks apart), over the frames ``statement_frame``, ``cell_frame`` and ``check_frame``.
@@ -36,6 +37,8 @@ OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "secondary"
                    "inconclusive": "secondary"}
 STATISTICS = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
 MAX_ITEMS = 4  # statements shown in the box; the Verdict section lists every one
+#: The box's last line: where its words (verdict words, outcomes, preset, ours...) are defined.
+GLOSSARY_LINE = "What each word in this box means: {doc}`the glossary </book/glossary>`."
 
 
 def chip(word: str) -> str:
@@ -127,7 +130,8 @@ def reason(verdict: Verdict) -> str:
 
 def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS) -> str:
     """The verdict box as MyST: a coloured admonition with the word, one line of reason, the deciding statements
-    (failing ones first, at most ``limit``, one ``item`` each) and a link to the Verdict section."""
+    (failing ones first, at most ``limit``, one ``item`` each), a link to the Verdict section and one to the
+    glossary (``GLOSSARY_LINE``)."""
     use = sorted(deciding(verdict), key=lambda o: o.outcome != "fails")
     lines = [f":::{{admonition}} Verdict at preset `{verdict.preset}`: {chip(verdict.word)}",
              f":class: {BOX_CLASS.get(verdict.word, 'note')}", "", reason(verdict), ""]
@@ -141,7 +145,7 @@ def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS) -> str:
                            (("fails", "failing"), ("holds", "holding")) if any(o.outcome == w for o in rest))
         lead = f"{_plural(len(rest), 'more statement')} ({counts}) and every statement"
     lines += [f"{lead}, its rule and the seeds that pass: {{ref}}`the Verdict section <{verdict.claim}-verdict>`.",
-              ":::"]
+              "", GLOSSARY_LINE, ":::"]
     return "\n".join(lines) + "\n"
 
 
