@@ -90,7 +90,9 @@ def item(o: Outcome) -> str:
     paper's number (where the paper gives one) beside ours."""
     s = o.statement
     paper = f"paper {number(s.paper)}, " if s.paper is not None else ""
-    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}."
+    caveat = " It fails against a secondary-sourced number, not the paper's own text." \
+        if o.outcome == "fails" and s.provenance == "secondary source" else ""
+    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{caveat}"
 
 
 def _plural(n: int, word: str) -> str:
