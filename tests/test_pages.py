@@ -28,17 +28,16 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
                      "(best of seeds).",
                      "- {bdg-success}`holds` claim a | piped. *NE Table 3, paper text*: paper 1.000, ours 0.950 "
                      "(best of seeds)."]
-    assert reason(v) == ("1 of 2 of the paper's statements judged at this preset hold; failing: b; ours: 1 of 1 hold; "
-                         "1 more not run at this preset.")
+    assert reason(v) == ("Experiments: 1 of 2 of the paper's trained statements judged at this preset hold; failing: b; "
+                         "ours: 1 of 1 hold; 1 not run.")
 
 
 def test_ours_decide_when_no_statement_of_the_papers_is_judged():
     v = _verdict([Outcome(_st("a"), "not run", reason="r"), Outcome(_st("o", "ours", paper=None), "holds", 0.1, 2, 2)])
-    assert [o.statement.id for o in deciding(v)] == ["o"] and v.word == "reproduced"
-    assert "{bdg-success}`reproduced`" in verdict_box(v)
+    assert [o.statement.id for o in deciding(v)] == ["o"] and v.word == "ours only: 1 of 1 hold"
+    assert "{bdg-secondary}`ours only: 1 of 1 hold`" in verdict_box(v)
     assert "- {bdg-success}`holds` claim o | piped. *NE Table 3, ours*: ours 0.100 (best of seeds)." in verdict_box(v)
-    assert reason(v) == "No statement of the paper's is judged at this preset; 1 of 1 of our own hold; 1 more not run " \
-                        "at this preset."
+    assert reason(v) == "No trained statement of the paper's is judged at this preset; 1 of 1 of our own hold; 1 not run."
 
 
 def test_a_violated_impossibility_is_the_decisive_statement():
@@ -46,7 +45,7 @@ def test_a_violated_impossibility_is_the_decisive_statement():
     v = _verdict([Outcome(_st("a"), "fails", 0.5, 0, 3), Outcome(imp, "fails", 0.9, 0, 3),
                   Outcome(_st("b"), "holds", 1.0, 3, 3)])
     assert v.word == "not reproduced" and decisive(v).statement.id == "t"
-    assert "a theorem's impossibility is violated (t)" in reason(v)
+    assert "a theorem's bound is violated (t)" in reason(v)
     assert decisive(_verdict([Outcome(_st("a"), "holds", 1.0, 3, 3), Outcome(_st("b"), "holds", 1.0, 3, 3)]),
                     prefer="b").statement.id == "b"
 
@@ -55,7 +54,7 @@ def test_nothing_judged_says_why_and_shows_no_table():
     v = _verdict([Outcome(_st("a"), "not run", reason="smoke runs are too short")], preset="smoke")
     box = verdict_box(v)
     assert chip(v.word) == "{bdg-secondary}`not run at this preset`" and ":class: note" in box
-    assert "No statement is judged at preset smoke: smoke runs are too short." in box and "\n- " not in box
+    assert "No trained statement is judged at preset smoke: smoke runs are too short; 1 not run." in box and "\n- " not in box
     assert decisive(v) is None
 
 
@@ -67,11 +66,28 @@ def test_a_long_list_is_cut_to_the_limit_with_a_count_of_the_rest():
            "section <zz1-verdict>`." in box
 
 
-def test_a_construction_statement_counts_its_checks():
+def test_a_construction_statement_is_theory_counted_apart_and_never_decides():
+    from statetrack.site.page import ours_value
+
     ex = Statement("e", "The construction is exact.", "ours (theory.x)", "ours", "construction", "value", at_least(1),
                    "test", checks="c*")
-    box = verdict_box(_verdict([Outcome(ex, "holds", 3.0, 3, 3)]))
-    assert "- {bdg-success}`holds` The construction is exact. *ours (theory.x)*: ours 3 of 3 checks hold." in box
+    held, failed = Outcome(ex, "holds", 3.0, 3, 3), Outcome(ex, "fails", 2.0, 2, 3)
+    assert ours_value(held) == "3 of 3 checks hold" and ours_value(failed) == "2 of 3 checks hold"
+    v = _verdict([held])
+    assert v.word == "not run at this preset" and deciding(v) == [] and "\n- " not in verdict_box(v)
+    assert reason(v).endswith("Theory (exact checks, apart): 1 of 1 hold.")
+    v = _verdict([Outcome(_st("a"), "holds", 1.0, 3, 3), failed])  # a failing construction leaves the word alone
+    assert v.word == "reproduced" and [o.statement.id for o in deciding(v)] == ["a"]
+    assert reason(v).endswith("Theory (exact checks, apart): 0 of 1 hold.")
+
+
+def test_not_fitted_and_inconclusive_are_counted_and_decide_nothing():
+    neg = _st("n", kind="does not learn", paper=None, rule=at_most(0.2))
+    v = _verdict([Outcome(_st("a"), "holds", 1.0, 3, 3), Outcome(neg, "not fitted", reason="not fitted (1 of 3)"),
+                  Outcome(_st("c"), "inconclusive", reason="4 of 5")])
+    assert v.word == "reproduced" and [o.statement.id for o in deciding(v)] == ["a"]
+    assert reason(v) == ("Experiments: 1 of 1 of the paper's trained statements judged at this preset hold; "
+                         "1 not fitted; 1 inconclusive.")
 
 
 def _record(seed, stale=False, wall=30.0, ood=0.5, status="ok"):

@@ -1,13 +1,20 @@
-"""The intro's scoreboard: one short row per claim with a verdict chip, the deciding number and the statements count."""
+"""The intro's scoreboard: one short row per claim with a verdict chip, the deciding number, the experiments' count
+and the theory's count apart."""
 
 import re
 
 
-def _row(claim, word, deciding, decisive, ours=None, preset="quick"):
-    ours = ours or {"held": 0, "judged": 0, "not_run": 0, "total": 0}
+def _t(held=0, judged=0, not_run=0, not_fitted=0, total=None):
+    return {"held": held, "failed": judged - held, "judged": judged, "not_fitted": not_fitted, "inconclusive": 0,
+            "not_run": not_run, "total": judged + not_run + not_fitted if total is None else total}
+
+
+def _row(claim, word, deciding, decisive, ours=None, paper=None, theory=None, preset="quick"):
+    theory = theory or {"paper": _t(), "ours": _t(), "implementation": _t()}
     return {"claim": claim, "paper": "NE", "source": "Thm 1", "title": f"title of {claim}", "built": True,
             "status": word, "preset": preset, "stale": False, "deciding": deciding, "decisive": decisive,
-            "our_statements": ours, "statements": [], "paper_preset": {"status": "not run", "recorded": 0, "runs": 4}}
+            "our_statements": ours or _t(), "paper_statements": paper or _t(deciding["held"], deciding["judged"]),
+            "theory": theory, "statements": [], "paper_preset": {"status": "not run", "recorded": 0, "runs": 4}}
 
 
 def _st(**kw):
@@ -21,26 +28,31 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
     table = [
         _row("ne1", "reproduced", {"held": 8, "judged": 8, "ours": False}, _st()),
         _row("bl3", "not reproduced", {"held": 0, "judged": 2, "ours": False}, _st(value=0.634),
-             ours={"held": 3, "judged": 3, "not_run": 9, "total": 12}),
-        _row("bl4", "partly reproduced", {"held": 2, "judged": 3, "ours": True}, _st(paper=None, op="<=",
-                                                                                        threshold=0.402344)),
+             ours=_t(3, 3, not_run=9), paper=_t(0, 2, not_fitted=1)),
+        _row("bl4", "ours only: 2 of 3 hold", {"held": 2, "judged": 3, "ours": True},
+             _st(paper=None, op="<=", threshold=0.402344), ours=_t(2, 3), paper=_t()),
         _row("ne6", "not run at this preset", {"held": 0, "judged": 0, "ours": False}, None),
-        _row("bl1", "reproduced", {"held": 3, "judged": 3, "ours": False}, _st(kind="construction")),
+        _row("bl1", "not run at this preset", {"held": 0, "judged": 0, "ours": False}, None,
+             theory={"paper": _t(3, 3), "ours": _t(1, 1), "implementation": _t(2, 2)}),
         {"claim": "zz9", "paper": "BL", "source": "", "title": "t", "built": False, "status": "not built yet"},
     ]
     text = scoreboard_markdown(table)
     board = text.split("\n\n")[0].splitlines()
-    assert board[0] == "| claim | verdict | deciding number | statements | preset |"
+    assert board[0] == "| claim | verdict | deciding number | experiments | theory | preset |"
     cells = {re.search(r"`(\w+) <", r).group(1) if "{ref}" in r else r.split(" | ")[0][2:]: r.split(" | ")[1:]
              for r in board[2:]}
-    assert cells["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "8 of 8 hold", "`quick` |"]
-    assert cells["bl3"][:3] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)", "0 of 2 hold · ours 3 of 3"]
-    assert cells["bl4"][1:3] == ["0.980\u00a0(needs\u00a0≤\u00a00.402)", "ours: 2 of 3 hold"]
+    assert cells["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "8 of 8 hold", "–",
+                            "`quick` |"]
+    assert cells["bl3"][:3] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)",
+                                "0 of 2 hold · ours 3 of 3 (1 not fitted, 9 not run)"]
+    assert cells["bl4"][:3] == ["{bdg-secondary}`ours only: 2 of 3 hold`", "0.980\u00a0(needs\u00a0≤\u00a00.402)",
+                                "ours: 2 of 3 hold"]
     assert cells["ne6"][0] == "{bdg-secondary}`not run at this preset`"
-    assert cells["ne6"][2] == "runs recorded; no statement judged at `quick`"  # never "0/0"
-    assert cells["bl1"][1] == "3 of 3 checks"
+    assert cells["ne6"][2] == "none judged"  # never "0/0"
+    assert cells["bl1"][2:4] == ["none judged", "4 of 4"]  # the theory apart: implementation checks not counted
     assert cells["zz9"][0] == "not built yet"
     assert "0/0" not in text
+    assert "Of the 5 claims with records: 1 reproduced, 1 not reproduced, 2 not run at this preset, 1 ours only." \
+        in text
     # the sources and the paper preset are folded below
     assert "| ne1 | NE Thm 1 | title of ne1 | not run |" in text
-

@@ -6,8 +6,11 @@ its threshold must make it fail, scores at the paper's own number (where the sta
 right side must make it hold. A construction statement is judged on the claim's checks with one of its checks
 flipped. A statement that cannot be made to fail (or to hold) is a defect, and the test names it.
 
-Also here: the protocol's own rules against hand-computed outcomes (best/median/every, the NaN rule, the
-verdict words), and "at least three seeds for every cell a statement judges at quick".
+A negative statement with a positive control is fed control cells scoring 1.0 (fitted), so it is judged.
+
+Also here: the protocol's own rules against hand-computed outcomes (best/median/every, the NaN rule, the fit gate,
+positive controls, a comparison's winning side, the paired sign test, Clopper–Pearson intervals, a language model's
+fit, the verdict words from experiments only), and "at least three seeds for every cell a statement judges at quick".
 
 The synthetic records are never results; ``helpers.fake_record`` marks them as made for tests.
 """
@@ -125,6 +128,8 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
             if s.kind == "comparison":
                 a, b = _comparison_values(s, good)
                 return a if matches(cell, s.where) else b if matches(cell, s.against) else 0.5
+            if s.control is not None and matches(cell, s.control):
+                return 1.0  # the positive control learned: the negative statement is judged
             return _side(s, good) if matches(cell, s.where) else 0.5
         return f
 
@@ -209,28 +214,124 @@ def test_possible_statistics_match_hand_computed(statistic, scores, expect):
     assert o.seeds == 3 and o.seeds_pass == sum(x is not None and x >= 0.9 for x in scores)
 
 
-def test_impossible_leaves_diverged_runs_out_and_reports_them():
+def test_impossible_judges_the_fitted_seeds_and_a_diverged_run_has_not_fitted():
     s = _s(kind="theorem forbids", statistic="every", rule=at_most(0.1), where={"m": "mamba", "e": "[0,1]"})
-    o = _verdict([[None, 0.05, 0.02]], [s]).statements[0]
-    assert (o.outcome, o.diverged, o.seeds, o.seeds_pass) == ("holds", 1, 2, 2)
+    o = _verdict([[None, 0.05, 0.02]], [s]).statements[0]  # 2 of 3 fitted: judged on those two
+    assert (o.outcome, o.seeds, o.seeds_pass, o.fitted) == ("holds", 2, 2, 2)
     o = _verdict([[None, 0.05, 0.3]], [s]).statements[0]
     assert o.outcome == "fails"
     o = _verdict([[None, None, None]], [s]).statements[0]
-    assert o.outcome == "not run" and o.diverged == 3
+    assert o.outcome == "not fitted" and o.fitted == 0 and "0 of 3" in o.reason
 
 
-def test_comparison_is_a_difference_of_statistics_and_a_diverged_run_counts_against_it():
+def test_comparison_is_a_difference_of_statistics_and_its_winning_side_must_fit():
     s = _s(kind="comparison", statistic="median", rule=at_least(0.5), where={"e": "[-1,1]", "m": "mamba"},
            against={"e": "[0,1]", "m": "mamba"})
     cells = [[0.0, 0.1, 0.2], [0.9, 0.8, 0.95]]  # ne1's grid order: mamba [0,1], mamba [-1,1]
     o = _verdict(cells, [s]).statements[0]
     assert o.outcome == "holds" and math.isclose(o.value, 0.9 - 0.1)
-    o = _verdict([[0.0, 0.1, 0.2], [0.9, None, None]], [s]).statements[0]
-    assert o.outcome == "fails"
+    o = _verdict([[0.0, 0.1, 0.2], [0.9, None, None]], [s]).statements[0]  # the winning side: 1 of 3 fitted
+    assert o.outcome == "not fitted" and "1 of 3" in o.reason
+
+
+# ----------------------------------------------------------------------------- the fit gate and positive controls
+
+
+def _fit_verdict(cells, statements):
+    """``cells``: per cell of ne1's quick grid (mamba [0,1], mamba [-1,1], ...), (score, fitted) per seed; an unfitted
+    seed scores chance (0) at its longest training length."""
+    recs = []
+    for (cell, cfgs), runs in zip(_cfgs(len(cells), 3), cells):
+        recs += [fake_record(c, v, at=None if f else {c.train.max_len: 0.0}) for c, (v, f) in zip(cfgs, runs)]
+    return decide("t", "quick", recs, statements,
+                  cell_of=lambda r: {"m": r["config"]["model"]["name"], "e": r["config"]["model"]["eig_range"]})
+
+
+def _negative(**kw):
+    return _s(kind="does not learn", statistic="best", rule=at_most(0.2), where={"m": "mamba", "e": "[0,1]"}, **kw)
+
+
+def test_a_negative_statement_is_judged_on_its_fitted_seeds_when_two_of_three_fitted():
+    # the unfitted seed's 0.9 would break "best ≤ 0.2"; judged on the two fitted seeds, best = 0.1
+    o = _fit_verdict([[(0.1, True), (0.05, True), (0.9, False)]], [_negative()]).statements[0]
+    assert (o.outcome, o.seeds, o.fitted, o.value) == ("holds", 2, 2, 0.1)
+    o = _fit_verdict([[(0.1, True), (0.3, True), (0.9, False)]], [_negative()]).statements[0]
+    assert (o.outcome, o.value) == ("fails", 0.3)
+
+
+def test_a_negative_statement_with_one_seed_of_three_fitted_is_not_fitted():
+    o = _fit_verdict([[(0.1, True), (0.05, False), (0.0, False)]], [_negative()]).statements[0]
+    assert o.outcome == "not fitted" and o.fitted == 1 and "1 of 3" in o.reason
+
+
+def test_a_negative_statement_beside_a_control_that_learned_is_judged_on_every_seed():
+    s = _negative(control={"m": "mamba", "e": "[-1,1]"})
+    learned = [(0.95, True), (0.92, True), (0.1, False)]  # 2 control seeds fitted and ≥ 0.9
+    o = _fit_verdict([[(0.1, False), (0.05, False), (0.15, False)], learned], [s]).statements[0]
+    assert (o.outcome, o.seeds, o.value) == ("holds", 3, 0.15)  # no seed of its own fitted: the control decides
+    o = _fit_verdict([[(0.1, False), (0.05, False), (0.5, False)], learned], [s]).statements[0]
+    assert (o.outcome, o.value) == ("fails", 0.5)
+
+
+def test_a_negative_statement_beside_a_control_that_did_not_learn_is_not_fitted():
+    s = _negative(control={"m": "mamba", "e": "[-1,1]"})
+    for control in ([(0.95, True), (0.5, True), (0.1, True)],  # fitted, but one seed reached 0.9
+                    [(0.95, True), (0.95, False), (0.95, False)]):  # reached 0.9, but one seed fitted
+        o = _fit_verdict([[(0.1, True)] * 3, control], [s]).statements[0]
+        assert o.outcome == "not fitted" and "1 of 3" in o.reason, control
+
+
+def _seed_pairs(diffs):
+    """Records of five paired seeds of mamba [-1,1] (0.5 + d) and mamba [0,1] (0.5), each seed fitted."""
+    from dataclasses import replace
+
+    (_, pos), (_, neg) = _cfgs(2, 3)
+    recs = []
+    for i, d in enumerate(diffs):
+        recs += [fake_record(replace(pos[0], seed=100 + i), 0.5), fake_record(replace(neg[0], seed=100 + i), 0.5 + d)]
+    return recs
+
+
+@pytest.mark.parametrize("diffs,expect,p", [
+    ([0.1, 0.2, 0.1, 0.3, 0.1], "holds", 1 / 32),  # 5 of 5 agree: P(X ≥ 5) = 1/32 ≤ 0.05
+    ([-0.1, -0.2, -0.1, -0.3, -0.1], "fails", 1 / 32),  # 5 of 5 the other way
+    ([0.1, 0.2, 0.1, 0.3, -0.1], "inconclusive", 6 / 32),  # 4 of 5: P(X ≥ 4) = 6/32 > 0.05
+])
+def test_paired_sign_test_decides_only_on_five_of_five(diffs, expect, p):
+    s = _s(kind="comparison", statistic="median", rule=at_least(0.0), where={"e": "[-1,1]", "m": "mamba"},
+           against={"e": "[0,1]", "m": "mamba"}, paired_sign_test=True, fit_sides=())
+    o = decide("t", "quick", _seed_pairs(diffs), [s], cell_of=lambda r: {
+        "m": r["config"]["model"]["name"], "e": r["config"]["model"]["eig_range"]}).statements[0]
+    assert o.outcome == expect and o.seeds == 5 and math.isclose(o.p_value, p)
+
+
+@pytest.mark.parametrize("k,n,expect", [(3, 3, (0.2924, 1.0)), (0, 3, (0.0, 0.7076)), (5, 10, (0.1871, 0.8129))])
+def test_clopper_pearson_matches_published_values(k, n, expect):
+    from statetrack.claims.binomial import clopper_pearson
+
+    lo, hi = clopper_pearson(k, n)
+    assert (round(lo, 4), round(hi, 4)) == expect
+
+
+def test_a_language_model_has_fitted_when_it_beats_the_unigram_by_the_margin(monkeypatch):
+    from statetrack.claims import fit
+    from statetrack.claims.ne7 import grid
+
+    monkeypatch.setattr(fit, "unigram_val_loss", lambda *a: 5.0)
+    cfg = next(c for c in grid("quick") if c.task.name == "byte_lm")
+    margin = 0.1 * math.log(257)  # 0.5549 nats
+    assert math.isclose(fit.LM_FIT_MARGIN, margin)
+    for val_loss, expect in ((5.0 - margin - 0.01, True), (5.0 - margin + 0.01, False), (5.0, False)):
+        rec = fake_record(cfg, 0.0, summary={"val_loss": val_loss})
+        assert fit.fitted(rec) is expect, val_loss
+    assert not fit.fitted(fake_record(cfg, None))  # a diverged run has not fitted
 
 
 def test_verdict_words():
     def o(kind, outcome, ours=False):
+        if kind == "construction":
+            return Outcome(Statement("c", "x", "T", "ours" if ours else "paper text", "construction", "value",
+                                     at_least(1.0), "test", checks="c: *"), outcome)
         return Outcome(_s(kind=kind, statistic="every" if kind == "theorem forbids" else "best",
                           provenance="ours" if ours else "paper text",
                           rule=at_most(0.1) if kind == "theorem forbids" else at_least(0.9)), outcome)
@@ -241,7 +342,22 @@ def test_verdict_words():
     assert verdict_word([o("learns", "holds"), o("theorem forbids", "fails")]) == "not reproduced"
     assert verdict_word([o("learns", "not run")]) == "not run at this preset"
     assert verdict_word([o("learns", "holds"), o("learns", "fails", ours=True)]) == "reproduced"
-    assert verdict_word([o("learns", "not run"), o("learns", "fails", ours=True)]) == "not reproduced"
+    assert verdict_word([o("learns", "not run"), o("learns", "fails", ours=True)]) == "ours only: 0 of 1 hold"
+    assert verdict_word([o("learns", "holds", ours=True), o("learns", "fails", ours=True),
+                         o("learns", "holds", ours=True)]) == "ours only: 2 of 3 hold"
+    # "not fitted" and "inconclusive" judge nothing
+    assert verdict_word([o("does not learn", "not fitted"), o("learns", "holds")]) == "reproduced"
+    assert verdict_word([o("does not learn", "not fitted"), o("learns", "inconclusive")]) == "not run at this preset"
+
+
+def test_the_word_comes_from_experiments_only():
+    def c(outcome):
+        return Outcome(Statement("c", "x", "T", "paper text", "construction", "value", at_least(1.0), "test",
+                                 checks="c: *"), outcome)
+
+    learns = Outcome(_s(), "holds")
+    assert verdict_word([learns, c("fails")]) == "reproduced"  # a failing construction is theory, tallied apart
+    assert verdict_word([c("holds"), c("holds")]) == "not run at this preset"
 
 
 def test_from_paper_threshold_is_the_papers_number_with_the_tolerance():

@@ -4,9 +4,11 @@ Neither paper has this table. Rows: the transition families of both papers (Delt
 tasks, each trained and tested with the protocol of its owner (``OWNER``), whose runs the board reuses by run key.
 The other cells are *fills*: the column's reference protocol (``REFERENCE``) with the family's model as another claim
 configures it (Mamba, DeltaNet: the column owner's if it has the family, else ne1's; sLSTM, mLSTM, Transformer: ne4's;
-LSTM: bl3's; bilinear: the column's bilinear width). One statement per cell a paper reports (NE Table 3's parity, BL's
-mod-addition m = 2, 3 and random-FSM tables) or a theorem decides (``theory.predictions``: BL Prop 2's count-only
-bound, NE Thm 1/2 "not solved", a construction "solved"); exact: the letters' facts and count-only ceilings.
+LSTM: bl3's; bilinear: the column's bilinear width). A cell an owner runs is judged by the owner's statements
+(``owner_outcomes``): x1 reads no paper row. x1's statements are ours: on a fill a paper reports (BL's mod-addition
+m = 2, 3 and random-FSM tables), the paper's number on the column owner's protocol, standing in for it; elsewhere
+what a theorem decides (``theory.predictions``: BL Prop 2's count-only bound, NE Thm 1/2 "not solved", a
+construction "solved"); exact: the letters' facts and count-only ceilings.
 
 Used in: notebooks/x1_leaderboard.md, ``statetrack verify``, leaderboard.py.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
+from collections.abc import Callable
 from typing import Any
 
 from statetrack.claims import bl3, check_preset, get_claim
@@ -307,27 +310,35 @@ def _bound(column: str, runs: list[RunConfig]) -> dict[str, Any]:
             "ceiling": letters.normalized(ceiling(runs[0].task, length)[-1], task.chance), "length": length, "n": n}
 
 
+def _owned_at(row: str, column: str) -> tuple[str, ...]:
+    """The trained presets at which an owner's grid runs the cell (there the owner's statements judge it)."""
+    return tuple(p for p in TRAINED_PRESETS if (row, column) in owned(p))
+
+
 def _cell_statement(row: str, column: str) -> Statement | None:
-    """The statement of one cell from its runs' configs at the presets that judge it; None where it has no run."""
+    """The statement of one cell from its runs' configs at the presets that judge it; None where it has no run.
+
+    A cell an owner runs is judged by the owner's statements (``owner_outcomes``), never by x1: where a paper
+    reports the cell, x1 judges it only at the presets where it is a fill, as ours (our protocol, no paper row)."""
     runs = {p: _board(p)[(row, column)][0] for p in TRAINED_PRESETS if (row, column) in _board(p)}
     if not runs:
         return None
-    first = next(iter(runs.values()))
     name, task, sid = NAMES[row], TASK_NAMES[column], f"{row}-{column}"
+    paper = paper_rows().get((row, column))
+    if paper or (row, column) == ("deltanet_neg", "S5_swaps"):
+        runs = {p: c for p, c in runs.items() if p not in _owned_at(row, column)}
+        if not runs or not paper:
+            return None  # the owner's statement judges the paper's number
+    first = next(iter(runs.values()))
     fields = dict(presets=tuple(runs), where={"model": row, "task": column},
                   not_run={} if "quick" in runs else {"quick": _NOT_ON_QUICK.get((row, column), NOT_ON_QUICK)})
     lengths = f"{first.eval.min_len}–{first.eval.max_len}"
-    paper = paper_rows().get((row, column))
-    if paper:  # the paper's number, also where the theory expects otherwise (BL's R2 at m = 3: 0.00)
+    if paper:  # a fill on the column owner's protocol, standing in for the paper's number on its own protocol
         value = paper["paper_best"]
         kind = "learns" if value >= 0.5 else "does not learn"
-        return from_paper(sid, f"{name} {kind} {task} beyond its training lengths", paper["paper_source"], kind,
-                          "best", value, provenance=paper["paper_provenance"], **fields)
-    if row == "deltanet_neg" and column == "S5_swaps":
-        return Statement(sid, f"{name} solves {task} beyond its training length", "NE Fig. 4", "paper text",
-                         "learns", "best", at_least(SOLVED),
-                         f"NE Fig. 4 (plots only, best seed): one layer of DeltaNet [-1,1] solves the swaps to length "
-                         f"500; solved = within the tolerance {PAPER_TOLERANCE:g} of perfect", **fields)
+        return from_paper(sid, f"{name} {kind} {task} beyond its training lengths (ours: {OWNER[column]}'s protocol; "
+                          f"stands in for {paper['paper_source']})", f"ours (stands in for {paper['paper_source']})",
+                          kind, "best", value, provenance="ours", **fields)
     p = predict_model(first.model, PREDICTION_TASK[column])
     if p.says == "cannot" and not p.condition:
         if column in CEILING_LEN and all(counts_only(c.model) for c in runs.values()):
@@ -412,6 +423,39 @@ def checks(preset: str) -> list[Check]:
         ceiling_check(TASK_NAMES[column], t, length) for (t, length), column in ceilings.items())]
 
 
+def owner_outcomes(preset: str, records: list[dict[str, Any]],
+                   verdict_of: Callable[[str], Any]) -> dict[tuple[str, str], list[tuple[str, Any]]]:
+    """(row, column) → (owner id, ``Outcome``) of each trained statement of an owner that reads the cell's runs, for
+    the cells an owner runs at ``preset``: what the board shows there (x1 judges no paper row of an owner's cell).
+
+    ``verdict_of``: a claim id → its verdict at ``preset`` (None where it has none, e.g. records missing)."""
+    from statetrack.claims.statements import matches
+    from statetrack.runs.store import run_key
+
+    cell_by_key = {run_key(c): key for key, cfgs in owned(preset).items() for c in cfgs}
+    out: dict[tuple[str, str], dict[tuple[str, str], Any]] = {}
+    verdicts: dict[str, Any] = {}
+    grids: dict[str, set[str]] = {}  # owner → the run keys of its grid at ``preset``
+    for r in records:
+        key = cell_by_key.get(r.get("key") or run_key(RunConfig.from_dict(r["config"])))
+        if key is None:
+            continue
+        for cid in (OWNER[key[1]], *_ALSO.get(key[1], ())):
+            if cid not in grids:
+                grids[cid] = {run_key(c) for c in get_claim(cid).grid(preset)}
+            if (r.get("key") or run_key(RunConfig.from_dict(r["config"]))) not in grids[cid]:
+                continue  # the column's other owner does not run this cell
+            if cid not in verdicts:
+                verdicts[cid] = verdict_of(cid)
+            if verdicts[cid] is None:
+                continue
+            cell = get_claim(cid).cell_of(r)
+            for o in verdicts[cid].statements:
+                if o.statement.kind != "construction" and matches(cell, o.statement.where):
+                    out.setdefault(key, {})[(cid, o.statement.id)] = o
+    return {key: [(cid, o) for (cid, _), o in found.items()] for key, found in out.items()}
+
+
 def judged_records(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
     """The records of the board's cells (a model of a row on a task of a column)."""
     return [r for r in records if None not in cell_of(r).values()]
@@ -423,6 +467,6 @@ def paper_of(cell: dict[str, Any]) -> dict[str, Any]:
     return {"paper_best": entry["paper_best"]} if entry else {}
 
 
-# headline: the scoreboard's statement (NE Fig. 4)
-CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet_neg-S5_swaps", label_of=label_of, paper_of=paper_of,
+# headline: the scoreboard's statement (BL Prop 2's count-only bound on S3, judged at quick)
+CLAIM = Claim(ID, grid, statements, cell_of, headline="diagonal-S3", label_of=label_of, paper_of=paper_of,
               checks=checks, not_run=not_run, judged_records=judged_records)

@@ -180,7 +180,7 @@ def _statements(cfg: ModelConfig, preset: str) -> list[Any]:
     out = []
     for column in x1.TASKS:
         s = x1.statement_of(row, column) if row is not None else None
-        if s is not None and s.provenance == "ours":
+        if s is not None and s.provenance == "ours" and s.paper is None:  # a theorem's, not a stand-in for a number
             out.append(copy(s, id=column, where={"task": column}, presets=(preset,), not_run={}))
     return out
 

@@ -7,7 +7,8 @@ owners'), and the values its prose reads of the statements, the runs and the boa
   owners' and how long x1's own took.
 - ``run_owner``: the run-key table's "run of" column (the claim whose grid holds the run).
 - ``board``: the leaderboard as a tidy frame, one row per cell (theory, statement, outcome, ours over seeds, the
-  claims whose runs these are); the figures and ``statetrack leaderboard`` read it.
+  claims whose runs these are; a cell an owner runs shows the owner's statements and outcome); the figures and
+  ``statetrack leaderboard`` read it.
 - ``board_values``: cells run and not run, the failing statements with their rules and values, the open cells.
 
 Its figures and explorers:
@@ -52,6 +53,7 @@ def plan_values(table: pd.DataFrame) -> dict[str, Any]:
     the solved level, BL's R2 numbers on Z3 and parity."""
     paper = x1.paper_rows()
     return {"num_statements": len(table), "num_paper": int((table["provenance"] != "ours").sum()),
+            "num_stand_ins": int(table["source"].str.startswith("ours (stands in for").sum()),
             "board_cells": len(x1.ROWS) * len(x1.TASKS), "paper_runs": len(x1.grid("paper")),
             "tolerance": PAPER_TOLERANCE, "solved": x1.SOLVED,
             "bl_rotation_z3": paper[("rotation", "Z3")]["paper_best"],
@@ -99,23 +101,40 @@ def board_values(board: pd.DataFrame, verdict: Verdict) -> dict[str, Any]:
                                       for r in open_cells.to_dict("records")) or "none run"}
 
 
-def board(v: Verdict, records: list[dict[str, Any]] = ()) -> pd.DataFrame:
+def _owners_pass(found: list[tuple[str, Any]]) -> str:
+    """The board's outcome of a cell the owners judge: FAIL where one of their statements fails, PASS where every
+    one judged holds, else – (none judged: not run, not fitted, inconclusive)."""
+    judged = [o.outcome for _, o in found if o.outcome in ("holds", "fails")]
+    return "FAIL" if "fails" in judged else "PASS" if judged else "–"
+
+
+def board(v: Verdict, records: list[dict[str, Any]] = (),
+          owners: dict[tuple[str, str], list[tuple[str, Any]]] | None = None) -> pd.DataFrame:
     """The leaderboard as a tidy frame, one row per cell: theory, statement, outcome (``pass``: PASS / FAIL / – not
-    judged / not run), ours over seeds, and ``source``: the claims whose runs these are ("x1" for a fill)."""
+    judged / not run), ours over seeds, and ``source``: the claims whose runs these are ("x1" for a fill).
+
+    ``owners``: ``claims.x1.owner_outcomes``; a cell x1 does not judge shows its owners' statements and outcome."""
     source: dict[tuple[str, str], set[str]] = {}
     for c, r in ((x1.cell_of(r), r) for r in records):
         source.setdefault((c["model"], c["task"]), set()).add(r["claim"])
     outcome = {(o.statement.where["model"], o.statement.where["task"]): o for o in v.statements
                if o.statement.kind != "construction"}
+    owners = owners or {}
     out = []
     for r in (r for r in v.rows if r.get("part") in ("trained", "not run")):
         key, ran = (r["model"], r["task"]), r["part"] == "trained"
         p, o = x1.prediction(*key, v.preset), outcome.get(key)
         s = o.statement if o else None
         judged = {"holds": "PASS", "fails": "FAIL"}.get(o.outcome, "–") if o else "–"
+        theirs = owners.get(key, []) if o is None else []
+        if theirs:
+            judged = _owners_pass(theirs)
+        named = ", ".join(f"{cid}.{x.statement.id}" for cid, x in theirs)
+        told = "; ".join(f"{cid}.{x.statement.id}: {x.outcome}" for cid, x in theirs)
         out.append({"model": x1.NAMES[key[0]], "task": x1.TASK_NAMES[key[1]], "theory": p.says,
-                    "statement": s.id if s else "", "kind": s.kind if s else "", "ours": bool(s and s.ours),
-                    "rule": s.describe() if s else "shown, not judged", "paper": s.paper if s else None,
+                    "statement": s.id if s else named, "kind": s.kind if s else "", "ours": bool(s and s.ours),
+                    "rule": s.describe() if s else f"judged by its owner ({told})" if theirs else "shown, not judged",
+                    "paper": s.paper if s else None,
                     **{k: r.get(f"ours_{k}") if ran else None for k in ("median", "min", "max")},
                     "seeds": r.get("seeds", 0) if ran else 0, "pass": judged if ran else "not run",
                     "source": ", ".join(sorted(source.get(key, ()))), "why": s.why if s else p.why,
