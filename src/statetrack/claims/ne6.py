@@ -97,7 +97,8 @@ def statements() -> list[Statement]:
 
     def fig8(i, text, statistic, where, against):
         return Statement(i, text, "NE Fig. 8", "paper text", "comparison", statistic, rule, gap, where=where,
-                         against=against, presets=("paper",), not_run={"quick": NOT_RUN_QUICK})
+                         against=against, presets=("paper",), not_run={"quick": NOT_RUN_QUICK},
+                         reads=(f"ne6-fig8-{i.replace('-neg', '').lower()}",))
 
     out = [fig8(f"{m}-range-helps", f"on Z60, extending {NAMES[m]}'s eigenvalue range from [0,1] to [-1,1] helps",
                 "median", {"model": m, "eig_range": "[-1,1]"}, {"model": m, "eig_range": "[0,1]"}) for m in MODELS]
