@@ -63,7 +63,7 @@ def test_grid_is_one_layer_deltanet_on_s5_swaps_in_both_ranges(preset, seeds):
         assert (c.task.name, c.task.group, c.task.elements) == ("word_problem", "S5", "swaps")
         assert (c.model.name, c.model.num_layers, c.model.d_conv) == ("deltanet", 1, 0)
         assert c.eval.min_len > c.train.max_len  # the test lengths are unseen
-    neg, pos = (c for c in cfgs if c.seed == 0)
+    neg, pos = (c for c in cfgs if c.seed % 1000 == 0)
     assert neg.model.to_dict() | {"eig_range": "[0,1]"} == pos.model.to_dict()  # the ablation changes one key
     if preset == "paper":
         assert {(c.eval.max_len, c.eval.num_seqs) for c in cfgs} == {(500, 4096)}  # what the bound is computed for
@@ -142,10 +142,10 @@ def test_quick_holds_and_leaves_the_sign_bound_to_paper(exact):
 
 
 @pytest.mark.parametrize("neg,outcome,passing", [
-    pytest.param(lambda c: (0.95 if c.seed == 2 else 0.1, 1.0), "holds", 1, id="one-good-seed"),
+    pytest.param(lambda c: (0.95 if c.seed % 1000 == 2 else 0.1, 1.0), "holds", 1, id="one-good-seed"),
     pytest.param((0.89, 1.0), "fails", 0, id="below-0.9"),
-    pytest.param(lambda c: None if c.seed else (0.99, 1.0), "holds", 1, id="two-diverged-best-holds"),
-    pytest.param(lambda c: (0.99, 1.0) if c.seed else None, "holds", 2, id="one-diverged"),
+    pytest.param(lambda c: None if c.seed % 1000 else (0.99, 1.0), "holds", 1, id="two-diverged-best-holds"),
+    pytest.param(lambda c: (0.99, 1.0) if c.seed % 1000 else None, "holds", 2, id="one-diverged"),
 ])
 def test_neg_is_best_of_seeds_in_sequence_accuracy(exact, neg, outcome, passing):
     v = ne3.CLAIM.verdict(_records(neg=neg), "quick", checks=exact)
@@ -163,8 +163,8 @@ def test_normalized_accuracy_alone_does_not_solve_swaps(exact):
 @pytest.mark.parametrize("pos,outcome,word", [
     pytest.param((0.0, 0.0), "holds", "reproduced", id="at-chance"),
     pytest.param((0.0, BOUND), "holds", "reproduced", id="at-the-bound"),
-    pytest.param(lambda c: (0.0, 0.6 if c.seed == 1 else 0.0), "fails", "not reproduced", id="one-seed-tracks-sign"),
-    pytest.param(lambda c: None if c.seed == 0 else (0.0, 0.0), "holds", "reproduced", id="one-diverged-left-out"),
+    pytest.param(lambda c: (0.0, 0.6 if c.seed % 1000 == 1 else 0.0), "fails", "not reproduced", id="one-seed-tracks-sign"),
+    pytest.param(lambda c: None if c.seed % 1000 == 0 else (0.0, 0.0), "holds", "reproduced", id="one-diverged-left-out"),
     pytest.param(None, "not run", "reproduced", id="all-diverged"),
 ])
 def test_pos_at_paper_is_every_seed_under_the_sign_bound(exact, pos, outcome, word):
