@@ -340,6 +340,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"      {v['line']}" + ("  [STALE: the code changed since these runs]" if v["stale"] else ""))
             for st in v["statements"]:
                 print("      " + statement_line(st))
+    print("k/n pass [the exact 95 % interval]; * where the learning rate was chosen on the same seeds. The word comes "
+          "from the experiments; theory (exact checks) is counted apart. Schema of --json: book/verdict_schema.md")
     return 0
 
 
@@ -364,14 +366,22 @@ def verify_records(args: argparse.Namespace) -> int:
 
 
 def statement_line(st: dict[str, Any]) -> str:
-    """One statement as a line of ``statetrack verify``: id, source, rule, paper's number, ours, seeds, outcome."""
+    """One statement as a line of ``statetrack verify``: id, source, rule, paper's number, ours, then best, median,
+    k of n seeds passing with its 95 % interval, the seeds that fitted, and the outcome."""
     def num(x):
         return "–" if x is None else f"{x:.3g}"
 
-    seeds = "" if st["seeds"] is None or st["seeds_pass"] is None else f"  {st['seeds_pass']}/{st['seeds']} pass"
+    stats = ""
+    if st["part"] == "experiment" and st["seeds"]:
+        lo, hi = st["interval"]
+        stats = (f"  best {num(st['best'])} median {num(st['median'])}  {st['seeds_pass']}/{st['seeds']} pass "
+                 f"[{lo:.2f}, {hi:.2f}]" + ("*" if st["optimistic"] else ""))
+        stats += f"  fitted {st['fitted']}" if st["fitted"] is not None else ""
+    elif st["seeds"] is not None and st["seeds_pass"] is not None:
+        stats = f"  {st['seeds_pass']}/{st['seeds']} checks"
     tail = f" ({st['reason']})" if st["reason"] else ""
     return (f"{st['id']:<28} {st['source'] + (' (ours)' if st['ours'] else ''):<22} {st['rule']:<30} "
-            f"paper {num(st['paper'])}  ours {num(st['value'])}{seeds}: {st['outcome'].upper()}{tail}")
+            f"paper {num(st['paper'])}  ours {num(st['value'])}{stats}: {st['outcome'].upper()}{tail}")
 
 
 def cmd_retire(args: argparse.Namespace) -> int:

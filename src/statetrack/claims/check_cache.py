@@ -41,6 +41,7 @@ import statetrack
 from statetrack.check import Check
 from statetrack.runs.provenance import _local_imports, cpu_kind, executable_source, hashed_name, repo_root
 from statetrack.runs.store import paper_dir, write_record
+from statetrack.theory.threads import single_thread
 
 CACHE_DIR = "STATETRACK_CACHE_DIR"
 _SCALARS = (str, bool, int, float, type(None))  # what JSON gives back as the same type and value
@@ -143,7 +144,8 @@ def cached_checks(claim: Any, preset: str) -> list[Check]:
     kept = _read(path, key)
     if kept is not None:
         return kept
-    checks = list(claim.checks(preset))
+    with single_thread():  # the same checks whatever the caller's thread count (fp32 sums differ with the split)
+        checks = list(claim.checks(preset))
     if _keepable(checks):
         try:
             for old in path.parent.glob(f"{module.rpartition('.')[2]}-{preset}-*.json"):

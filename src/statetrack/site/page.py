@@ -90,7 +90,9 @@ def item(o: Outcome) -> str:
     paper's number (where the paper gives one) beside ours."""
     s = o.statement
     paper = f"paper {number(s.paper)}, " if s.paper is not None else ""
-    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}."
+    caveat = " It fails against a secondary-sourced number, not the paper's own text." \
+        if o.outcome == "fails" and s.provenance == "secondary source" else ""
+    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{caveat}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -238,7 +240,37 @@ def show_statements(v: Verdict) -> Any:
     lines = [(f"{len(g)} of {len(t)} statements not run at this preset" + (f": {why}." if why != "–" else "."),
               [f"{s}: {text}" for s, text in zip(g["statement"], g["paper's claim"])])
              for why, g in skipped.fillna({"why not run": "–"}).groupby("why not run", sort=False)]
+    old = retired_matching(v)
+    if old:
+        lines.append((f"{len(old)} retired records (data/retired/, never judged) are of cells these statements read",
+                      old))
     return tables.Shown(judged.drop(columns="why not run") if len(judged) else None, after=lines)
+
+
+def retired_matching(v: Verdict) -> list[str]:
+    """The retired records of ``v``'s claim whose cell one of its statements reads (``where``, ``against`` or
+    ``control``): one line each, the record's file, its main score, the commit it left at and why."""
+    from statetrack.claims import get_claim
+    from statetrack.claims.statements import matches
+    from statetrack.runs.retired import retired_records
+
+    claim = get_claim(v.claim)
+    wheres = [w for o in v.statements for w in (o.statement.where, o.statement.against, o.statement.control)
+              if w is not None and o.statement.checks is None]
+    out = []
+    for record, entry in retired_records():
+        if entry.get("claim") != v.claim:
+            continue
+        try:
+            cell = claim.cell_of(record)
+        except (KeyError, TypeError, ValueError):  # a record of a cell this claim no longer names
+            continue
+        if any(matches(cell, w) for w in wheres):
+            score = number(record.get("summary", {}).get("ood_normalized")) if record.get("status") == "ok" else \
+                record.get("status", "?")
+            out.append(f"{entry['path']} (ood normalized {score}; left at {entry.get('commit') or 'retire'}): "
+                       f"{entry.get('why', '')}")
+    return out
 
 
 def cell_frame(v: Verdict, paper: dict[str, str] | None = None, part: str | None = None,
