@@ -29,9 +29,9 @@ from statetrack.tasks import byte_lm
 
 def test_grid_values_are_the_quick_recipe_the_page_states():
     v = lm.grid_values(ne7.grid("quick"))
-    # quick: 300 steps of batch 8 windows of 256 bytes, tests of 1,024 bytes; DeltaNet's pair on code, 3 seeds
+    # quick: 300 steps of batch 8 windows of 256 bytes, tests of 1,024 bytes; two pairs on code, 5 seeds
     assert v["quick_bytes_m"] == pytest.approx(300 * 8 * 256 / 1e6)
-    assert (v["context"], v["test_len"], v["quick_runs"]) == (256, 1024, 6)
+    assert (v["context"], v["test_len"], v["quick_runs"]) == (256, 1024, 2 * 2 * 5)
     assert v["quick_warmup"] == pytest.approx(ne7.grid("quick")[0].train.warmup_steps / 300)
     paper = ne7.grid("paper")
     assert v["paper_runs"] == len(paper)

@@ -128,9 +128,9 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
             if s.kind == "comparison":
                 a, b = _comparison_values(s, good)
                 return a if matches(cell, s.where) else b if matches(cell, s.against) else 0.5
-            if s.control is not None and matches(cell, s.control):
-                return 1.0  # the positive control learned: the negative statement is judged
-            return _side(s, good) if matches(cell, s.where) else 0.5
+            if matches(cell, s.where):
+                return _side(s, good)
+            return 1.0 if s.control is not None and matches(cell, s.control) else 0.5  # a control that learned
         return f
 
     checks = [Check("contract: not a construction statement", 1.0, "", True)]  # a trained statement reads no check

@@ -122,15 +122,16 @@ def statements() -> list[Statement]:
            f"right with probability 1/3, so {round(bound * n)}/{n} = {bound:.3f} tops Binomial({n}, 1/3)'s central "
            f"{LEVEL:.1%} interval (looser than needed at the paper preset's larger test set); the theorem bounds no "
            "shorter length, where a state may still be settling")
-    forbidden = {  # model → (what it is, source)
+    forbidden = {  # model → (what it is, source, the sentence row it reads)
         "diagonal": ("one layer of real diagonal transitions (the bilinear diagonal, negative entries allowed)",
-                     "NE Thm 2 (real diagonal)"),
-        "mamba": ("Mamba [-1,1], one layer of real diagonal transitions", "NE Thm 2 (real diagonal)"),
+                     "NE Thm 2 (real diagonal)", "ne2-thm2-real-diagonal"),
+        "mamba": ("Mamba [-1,1], one layer of real diagonal transitions", "NE Thm 2 (real diagonal)", "ne2-thm2-mamba"),
         "deltanet1": ("DeltaNet [-1,1] with one layer, one Householder factor per token (real eigenvalues)",
-                      "NE Thm 2 (one GH factor)")}
+                      "NE Thm 2 (one GH factor)", "ne2-thm2-one-gh-factor")}
     out = [Statement(f"{m}-cannot-count", f"{what} cannot count mod 3 at arbitrary length", source, "paper text",
-                     "theorem forbids", "every", at_most(bound, "acc_at_max_len"), why, where={"model": m})
-           for m, (what, source) in forbidden.items()]
+                     "theorem forbids", "every", at_most(bound, "acc_at_max_len"), why, where={"model": m},
+                     reads=(row,))
+           for m, (what, source, row) in forbidden.items()]
     out.append(Statement(
         "rotation-counts", "a rotation model (one 2×2 block) can learn to count mod 3 beyond its training lengths",
         "NE Thm 3's cyclic case, trained", "ours", "learns", "best", at_least(1 - PAPER_TOLERANCE),

@@ -214,34 +214,54 @@ def exact_part(preset: str) -> dict[str, Any]:
     return {"tracking": ma.track(m, num, lo, hi, seed=0), "words": out}
 
 
-_ARITH = {  # (DeltaNet's range, column) → (statement id stem, kind, the claim after "DeltaNet <range> ")
-    ("[-1,1]", "mod_arith_no_brackets"): ("arith", "learns", "learns arithmetic mod 5 without brackets beyond its "
-                                          "training lengths"),
-    ("[0,1]", "mod_arith_no_brackets"): ("arith", "does not learn", "stays far below [-1,1] on arithmetic mod 5 "
-                                         "without brackets"),
-    ("[-1,1]", "mod_arith_brackets"): ("brackets", "learns", "gets above chance on arithmetic mod 5 with brackets "
-                                       "(the column's best, far from solved)"),
-    ("[0,1]", "mod_arith_brackets"): ("brackets", "does not learn", "stays near chance on arithmetic mod 5 with "
-                                      "brackets"),
-    **{(eig, "mod_arith_brackets_mult"): ("mult", "does not learn", "stays near chance on bracketed arithmetic mod 5 "
-                                          "with ×") for eig in ("[-1,1]", "[0,1]")},
+_ARITH = {  # (model, range, column) → (statement id stem, kind, the claim after "<model> <range> ")
+    ("deltanet", "[-1,1]", "mod_arith_no_brackets"): ("arith", "learns", "learns arithmetic mod 5 without brackets "
+                                                      "beyond its training lengths"),
+    ("deltanet", "[0,1]", "mod_arith_no_brackets"): ("arith", "does not learn", "stays far below [-1,1] on arithmetic "
+                                                     "mod 5 without brackets"),
+    ("deltanet", "[-1,1]", "mod_arith_brackets"): ("brackets", "learns", "gets above chance on arithmetic mod 5 with "
+                                                   "brackets (the column's best, far from solved)"),
+    ("deltanet", "[0,1]", "mod_arith_brackets"): ("brackets", "does not learn", "stays near chance on arithmetic mod 5 "
+                                                  "with brackets"),
+    ("mamba", "[-1,1]", "mod_arith_no_brackets"): ("arith", "learns", "gets above chance on arithmetic mod 5 without "
+                                                   "brackets (far from solved)"),
+    ("mamba", "[0,1]", "mod_arith_no_brackets"): ("arith", "does not learn", "stays near chance on arithmetic mod 5 "
+                                                  "without brackets"),
+    **{(m, eig, "mod_arith_brackets"): ("brackets", "does not learn", "stays near chance on arithmetic mod 5 with "
+                                        "brackets") for m, eig in (("mamba", "[-1,1]"), ("mamba", "[0,1]"))},
+    **{(m, eig, "mod_arith_brackets_mult"): ("mult", "does not learn", "stays near chance on bracketed arithmetic "
+                                             "mod 5 with ×")
+       for m in ("mamba", "deltanet") for eig in ("[-1,1]", "[0,1]")},
 }
+#: The "does not learn" cells NE contrasts with the same family's [-1,1] arm, which learns the column: that arm is
+#: their positive control (the others' [-1,1] arm does not learn the column either, so they are judged on their fit).
+CONTROLLED = {("deltanet", "[0,1]", "mod_arith_no_brackets")}
+
+
+def _row_id(m: str, eig: str) -> str:
+    return f"{m}-{'neg' if eig == '[-1,1]' else 'pos'}" if eig else m
 
 
 def statements() -> list[Statement]:
-    """NE Tables 3 and 5 cell by cell (parity judged at quick and paper, arithmetic at paper), and the exact part.
-    At lengths 39–255 Theorem 1 implies no bound: the parity statements are the paper's experiment."""
+    """NE Tables 3 and 5 cell by cell but the parity cells ne1 judges (parity at quick and paper, arithmetic at
+    paper), and the exact part. At lengths 39–255 Theorem 1 implies no bound: the parity statements are the
+    paper's experiment. A Transformer or an xLSTM is never its own control: its "does not learn" is judged on the
+    seeds that fitted their training lengths."""
     paper, out = paper_rows(), []
     parity = {(m, eig, "parity"): ("parity", "learns" if (m, eig) in SOLVERS else "does not learn",
                                    f"{'learns' if (m, eig) in SOLVERS else 'does not learn'} parity beyond its "
-                                   "training lengths") for m, eig in ROWS}
-    for (m, eig, task), (stem, kind, text) in {**parity, **{("deltanet", *k): v for k, v in _ARITH.items()}}.items():
+                                   "training lengths") for m, eig in ROWS if m not in ne1.MODELS}
+    for (m, eig, task), (stem, kind, text) in {**parity, **_ARITH}.items():
         where = {"model": NAMES[m], "eig_range": eig, "task": task}
         arith = {} if task == "parity" else dict(presets=("paper",), not_run={"quick": NOT_RUN_REASON["quick"][task]})
-        tables = (("best", "NE Table 3"), ("median", "NE Table 5"))[task == "mod_arith_brackets_mult":]
-        row_id = f"{m}-{'neg' if eig == '[-1,1]' else 'pos'}" if eig else m
-        out += [from_paper(f"{row_id}-{stem}-{stat}", f"{NAMES[m]} {eig}".strip() + f" {text}", table, kind,
-                           stat, paper[(m, eig, task)][f"paper_{stat}"], where, **arith) for stat, table in tables]
+        if (m, eig, task) in CONTROLLED:
+            arith["control"] = {**where, "eig_range": "[-1,1]"}
+        tables = (("best", 3), ("median", 5))[task == "mod_arith_brackets_mult":]
+        row_id = _row_id(m, eig)
+        out += [from_paper(f"{row_id}-{stem}-{stat}", f"{NAMES[m]} {eig}".strip() + f" {text}", f"NE Table {t}",
+                           kind, stat, paper[(m, eig, task)][f"paper_{stat}"], where,
+                           reads=(f"ne-t{t}-{row_id}-{task.replace('_', '-')}",), **arith)
+                for stat, t in tables]
     exact = "a training-free construction run against ground truth: every one of its checks must hold"
     return out + [
         exact_statement("automaton", "arithmetic mod 5 without brackets is a finite automaton that a linear RNN with "
