@@ -345,6 +345,10 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         judged = []
         for cell, rs, k in mine:
             keep = [r for r in rs if fitting.fitted(r, s.fit_at)]
+            crashed = [r for r in rs if r.get("status") != "ok"]
+            if s.kind == "learns" and crashed:  # a bound a learned run keeps (stability): a diverged run breaks it
+                judged.append((cell, keep + crashed, k))
+                continue
             if not fitting.enough(len(keep), len(rs)):
                 return Outcome(s, "not fitted", reason=not_fitted([(cell, rs, k)], f"{label_of(cell)}: ", s.fit_at),
                                seeds=len(runs_of(mine)), fitted=fit_count(mine, s.fit_at)[0], cells=labels)
