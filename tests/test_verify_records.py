@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from statetrack.cli import main
 from statetrack.runs.provenance import repo_root
 
 COMMITTED = repo_root() / "data" / "results"
-NAMES = ("bilinear-block2-add-s0-6c141527.json", "bilinear-block2-add-s1-7d9ca194.json")  # two parity runs
+NAMES = ("bilinear-diagonal-s0-56c6f83a.json", "bilinear-diagonal-s1-341918e7.json")  # two paper-preset parity runs
 
 
 def committed(name: str = NAMES[0]) -> dict:
@@ -57,9 +58,9 @@ A = f"parity/{NAMES[0]}"
 
 
 @pytest.mark.parametrize("rel, make, reason", [
-    (A, lambda: '{"key": "6c141527", ', "not valid JSON (Expecting property name enclosed in double quotes at line 1)"),
+    (A, lambda: '{"key": "56c6f83a", ', "not valid JSON (Expecting property name enclosed in double quotes at line 1)"),
     (A, lambda: "[1, 2]", "expected a JSON object, got list"),
-    (A, lambda: _edit(key="0000abcd")(committed()), "key '0000abcd' does not match its config (6c141527)"),
+    (A, lambda: _edit(key="0000abcd")(committed()), "key '0000abcd' does not match its config (56c6f83a)"),
     (A, lambda: _edit(**{"summary.ood_acc": float("nan")})(committed()),
      "field 'summary.ood_acc' holds nan; allowed: a finite number or null"),
     (A, lambda: _edit(**{"by_length.acc": [1.0] * 10 + [float("inf")]})(committed()),
@@ -77,8 +78,8 @@ A = f"parity/{NAMES[0]}"
      "field 'preset' holds 'huge'; allowed: one of ['smoke', 'quick', 'paper'] or null"),
     (A, lambda: _edit(**{"config.model.rank": "eight"})(committed()), "bad config ("),
     (f"modular_addition/{NAMES[0]}", committed, f"folder 'modular_addition' is not its task's; allowed: parity/{NAMES[0]}"),
-    ("parity/bilinear-s0-6c141527.json", committed,
-     f"file name 'bilinear-s0-6c141527.json' is not the store's name for its config; allowed: '{NAMES[0]}'"),
+    ("parity/bilinear-s0-56c6f83a.json", committed,
+     f"file name 'bilinear-s0-56c6f83a.json' is not the store's name for its config; allowed: '{NAMES[0]}'"),
 ], ids=["bad-json", "not-object", "wrong-key", "nan-summary", "inf-by-length", "missing-provenance-field",
         "provenance-type", "created-without-zone", "schema", "status", "no-provenance", "preset", "config-type",
         "wrong-folder", "wrong-name"])
@@ -102,7 +103,7 @@ def test_a_changed_config_field_no_longer_matches_its_key(capsys, tmp_path):
     put(tmp_path / "in", A, rec)
     rc, lines, _ = verify(capsys, tmp_path / "in")
     assert rc == 1
-    assert lines[0] == f"bad    {A}: key '6c141527' does not match its config ({key_of(rec['config'])})"
+    assert lines[0] == f"bad    {A}: key '56c6f83a' does not match its config ({key_of(rec['config'])})"
 
 
 def test_a_symlink_and_a_huge_file_are_never_read(capsys, tmp_path):
@@ -138,7 +139,10 @@ def test_the_committed_records_all_read_ok(capsys):
     files = sorted(p.relative_to(COMMITTED).as_posix() for p in COMMITTED.glob("*/*.json"))
     assert [line.split()[1] for line in lines[:-1]] == files
     assert all(line.startswith("ok ") for line in lines[:-1]), [x for x in lines if not x.startswith("ok ")][:3]
-    others = sum(1 for p in COMMITTED.rglob("*") if p.is_file() and not p.name.endswith(".json"))
+    others = 0  # each file that is hidden or not .json, and each hidden folder once (its content is not read)
+    for _, dirs, names in os.walk(COMMITTED):
+        others += sum(d.startswith(".") for d in dirs) + sum(n.startswith(".") or not n.endswith(".json") for n in names)
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
     assert lines[-1].startswith(f"{len(files)} records under {COMMITTED}: {len(files)} ok, 0 stale, 0 bad")
     assert (f"; {others} other files skipped" in lines[-1]) == (others > 0)
     assert rc == 0
@@ -152,7 +156,7 @@ def test_add_copies_only_the_ok_records_byte_for_byte(capsys, tmp_path):
     bad = put(folder, "fsm/x.json", "[]")
     stale = _edit(**{"provenance.code_hash": "0123456789ab", "config.seed": 5})(committed())
     stale["key"] = key_of(stale["config"])
-    stale_name = f"bilinear-block2-add-s5-{stale['key']}.json"
+    stale_name = f"bilinear-diagonal-s5-{stale['key']}.json"
     put(folder, f"parity/{stale_name}", stale)
     rc, lines, _ = verify(capsys, folder, "--add")
     assert rc == 1  # a bad record and a stale one
@@ -181,7 +185,7 @@ def test_add_never_overwrites_a_different_record_under_the_same_key(capsys, tmp_
     before = ours.read_bytes()
     rc, lines, _ = verify(capsys, tmp_path / "in", "--add")
     assert rc == 1 and ours.read_bytes() == before
-    assert lines[0] == f"ok     {A} -> not added: a different record is stored under key 6c141527 ({ours})"
+    assert lines[0] == f"ok     {A} -> not added: a different record is stored under key 56c6f83a ({ours})"
 
 
 def test_an_interrupted_add_leaves_no_part_of_a_record(tmp_path, monkeypatch):
@@ -205,7 +209,7 @@ def test_json_lists_one_object_per_record(capsys, tmp_path):
     rc, lines, _ = verify(capsys, tmp_path / "in", "--json")
     out = json.loads("\n".join(lines))
     assert rc == 1
-    assert [(o["path"], o["verdict"], o["key"]) for o in out] == [(A, "ok", "6c141527"), ("parity/x.json", "bad", None)]
+    assert [(o["path"], o["verdict"], o["key"]) for o in out] == [(A, "ok", "56c6f83a"), ("parity/x.json", "bad", None)]
     assert out[1]["reason"] == "expected a JSON object, got list"
 
 
