@@ -117,7 +117,7 @@ def paper_numbers(num_states: int) -> dict[str, Any]:
     """BL's full-model numbers: at the page's machine size (``paper_fsm``), at 25 and at 50 states, and the rule
     the paper preset's statement reads from the 50-state one (``paper_fsm50_rule``, e.g. "≥ 0.9")."""
     rows = bl1.paper_rows()
-    rule = next(s.rule for s in bl1.statements() if s.id == "fsm50-best")
+    rule = next(s.rule for s in bl1.statements() if s.id == "fsm50")
     return {"paper_fsm": rows[num_states]["paper_best"], "paper_fsm25": rows[25]["paper_best"],
             "paper_fsm50": rows[50]["paper_best"], "paper_fsm50_rule": str(rule)}
 
