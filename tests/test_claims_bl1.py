@@ -46,8 +46,8 @@ def test_statements_are_prop_1_and_bls_fsm_numbers():
     assert [k for k, s in got.items() if s.ours] == ["additive-contrast", "fsm25", "fsm50"]
     for states, preset in ((25, "quick"), (50, "paper")):
         s = got[f"fsm{states}"]
-        assert (s.kind, s.statistic, s.rule.op, s.paper, s.provenance) == ("learns", "best", ">=", 1.0,
-                                                                          "secondary source")
+        assert (s.kind, s.statistic, s.rule.op, s.paper, s.provenance) == ("learns", "median", ">=", 1.0, "ours")
+        assert s.reads == () and "stands in for BL's random machine" in s.text
         assert s.rule.threshold == pytest.approx(1.00 - 0.1) and s.where["states"] == states
         assert s.judged_at() == (preset,)
     assert all(got[k].judged_at() == ("smoke", "quick", "paper") for k in ("construction", "scale-invariance"))
