@@ -123,9 +123,9 @@ def paper_numbers(num_states: int) -> dict[str, Any]:
 
 
 def trained_numbers(verdict: Any) -> dict[str, float]:
-    """The trained cell's best and lowest run (``ours_best``, ``ours_min``)."""
+    """The trained cell's best, median and lowest run (``ours_best``, ``ours_median``, ``ours_min``)."""
     trained = next(r for r in verdict.rows if r["part"] == "trained")
-    return {"ours_best": trained["ours_best"], "ours_min": trained["ours_min"]}
+    return {"ours_best": trained["ours_best"], "ours_median": trained["ours_median"], "ours_min": trained["ours_min"]}
 
 
 def pilot_table() -> pd.DataFrame:
