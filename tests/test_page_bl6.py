@@ -15,14 +15,16 @@ from statetrack.site.pages.bl6 import additive_scores, frozen_ablation  # noqa: 
 from statetrack.theory.additive_terms import AblationRow  # noqa: E402
 
 #: (variant, task) → (pure, affine) accuracy at 500 of every seed; the gaps: diagonal parity 0.8 (helps), block2
-#: parity −0.2 (does not help), full parity 0.05 (no clear effect), full Z5 −0.3 (hurts), block2 Z5 0.4 (helps)
+#: parity −0.2 (does not help), full parity 0.05 (no clear effect), full Z5 −0.3 (hurts), block2 Z5 0.4 (helps),
+#: block2 Z25 0.5 (helps), full Z25 0 (no clear effect)
 SCORES = {("diagonal", "parity"): (1.0, 0.2), ("block2", "parity"): (0.3, 0.5), ("full", "parity"): (0.9, 0.85),
-          ("full", "Z5"): (0.5, 0.8), ("block2", "Z5"): (0.6, 0.2)}
+          ("full", "Z5"): (0.5, 0.8), ("block2", "Z5"): (0.6, 0.2), ("block2", "Z25"): (0.7, 0.2),
+          ("full", "Z25"): (1.0, 1.0)}
 
 
 def _records():
     out = []
-    for c in bl6.grid("quick", seeds=[0]):
+    for c in bl6.grid("quick"):  # three seeds: a statement needs 2 of 3 fitted
         cell = bl6.cell_of({"config": c.to_dict()})
         pure, affine = SCORES[(cell["variant"], cell["task"])]
         out.append(fake_record(c, pure if cell["form"] == "pure" else affine, claim="bl6", stale=False))
@@ -48,7 +50,7 @@ def test_values_glue_each_cells_best_and_each_statements_outcome():
     assert v["best_full_parity_pure"] == 0.9 and v["best_full_Z5_affine"] == 0.8
     assert v["outcome_diagonal-parity-helps"] == "holds" and v["outcome_block2-parity-helps"] == "fails"
     assert v["outcome_full-parity-not-helped"] == "holds" and v["outcome_full-Z5-not-hurt"] == "fails"
-    assert v["outcome_block2-Z25-helps"] == "not run"
+    assert v["outcome_block2-Z25-helps"] == "holds" and v["outcome_full-Z25-not-hurt"] == "holds"
     assert v["failing"] == "block2-parity-helps, full-Z5-not-hurt"
 
 
@@ -56,7 +58,7 @@ def test_cell_table_has_one_row_per_trained_cell():
     table = analysis.cell_table(_verdict())
     assert len(table) == 2 * len(SCORES)
     assert list(table.columns) == list(analysis.CELL_COLUMNS.values())
-    assert table["seeds"].tolist() == [1] * len(table)
+    assert table["seeds"].tolist() == [3] * len(table)
 
 
 def test_figures_draw_one_bar_pair_per_h_and_one_panel_per_task():
@@ -64,9 +66,9 @@ def test_figures_draw_one_bar_pair_per_h_and_one_panel_per_task():
     fig = frozen_ablation(analysis.frozen_table(rows), "quick")
     assert len(fig.axes[0].patches) == 4
     fig = additive_scores(_verdict(), _records(), "quick")
-    assert [ax.get_title() for ax in fig.axes] == ["parity", "Z5"]
+    assert [ax.get_title() for ax in fig.axes] == ["parity", "Z5", "Z25"]
     dots = [sum(len(c.get_offsets()) for c in ax.collections) for ax in fig.axes]
-    assert dots == [6, 4]  # one dot per run: three pairs on parity, two on Z5
+    assert dots == [6 * 3, 4 * 3, 4 * 3]  # one dot per run of 3 seeds: three pairs on parity, two on Z5 and Z25
 
 
 def test_runs_explorer_names_each_run_by_label_and_task():

@@ -101,6 +101,13 @@ def ceiling_normalized(preset: str) -> float:
     return normalized(ceiling(first)[first - 1], 1 / 6)
 
 
+def fit_level() -> float:
+    """The fit level of a commuting model on S3: the count-only ceiling at the longest training length, normalized,
+    less ``PAPER_TOLERANCE`` (no commuting model fits beyond the ceiling even at the training lengths)."""
+    longest = _BASE.max_len
+    return round(normalized(ceiling(longest)[longest - 1], 1 / 6) - PAPER_TOLERANCE, 6)
+
+
 def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
     """BL's mod-addition table at m = 5 (secondary source, unverified), keyed by (task, model)."""
     names = {"R2 block-diag": "rotation", "Bilinear (full)": "full", "Block-diag b=1 (real diagonal)": "diagonal"}
@@ -108,23 +115,25 @@ def paper_rows() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def statements() -> list[Statement]:
-    """BL's m = 5 numbers for R2 and full, Prop 2 as a bound on S3, and the exact part."""
+    """BL's m = 5 numbers for R2 and full (ours: scored over all test lengths), Prop 2 as a bound on S3 (judged on
+    the seeds that reached ``fit_level`` at the training lengths), and the exact part."""
     paper = paper_rows()
     first = _EVAL["quick"].min_len  # quick and paper test from length 11 on
     # the ceiling, not "≤ 0.1": from the counts a commuting model can learn the sign of the permutation (a product
     # of ±1 per token), 1/3 raw accuracy, 0.2 normalized, at every length
     bound = round(ceiling_normalized("quick"), 4)
-    out = [from_paper(f"{m}-Z5", f"The {NAMES[m]} model learns modular addition (m = 5)",
-                      "BL mod-addition table (m = 5)", "learns", "best", paper[("Z5", m)]["paper_best"],
-                      {"task": "Z5", "model": m}, provenance="secondary source") for m in ("rotation", "full")]
+    out = [from_paper(f"{m}-Z5", f"The {NAMES[m]} model learns modular addition (m = 5), scored over test lengths "
+                      f"{first}–{_EVAL['quick'].max_len} (ours: stands in for BL's accuracy at length 500)",
+                      "ours (BL mod-addition table, m = 5)", "learns", "median", paper[("Z5", m)]["paper_best"],
+                      {"task": "Z5", "model": m}, provenance="ours") for m in ("rotation", "full")]
     return out + [
         Statement("commuting-S3", "Transitions with a shared eigenbasis commute, so R2 and the real diagonal see only "
                   "token counts and cannot track S3", "BL Prop 2", "secondary source", "theorem forbids", "every",
                   at_most(bound), f"the exact count-only ceiling at the first test length {first}, normalized "
                   f"({bound:g}): no function of the token counts does better at any test length (it never rises)",
-                  where={"task": "S3", "model": COMMUTING}),
+                  where={"task": "S3", "model": COMMUTING}, fit_at=fit_level(), reads=("bl7-prop2-commuting",)),
         Statement("full-S3", "The full bilinear model learns the S3 word problem", "BL Prop 1 (ours: S3)", "ours",
-                  "learns", "best", at_least(1 - PAPER_TOLERANCE), f"Prop 1's construction tracks it exactly (1.0), "
+                  "learns", "median", at_least(1 - PAPER_TOLERANCE), f"Prop 1's construction tracks it exactly (1.0), "
                   f"less the tolerance {PAPER_TOLERANCE:g}; BL reports no S3 number",
                   where={"task": "S3", "model": "full"}, presets=("paper",), not_run={"quick": OURS_AT_PAPER}),
         exact_statement("shared-eigenbasis-commutes", "The package's R2 and diagonal transitions commute exactly",

@@ -11,7 +11,8 @@ from statetrack.runs.store import paper_numbers
 
 
 def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]) -> dict[Any, dict[str, Any]]:
-    """The papers' numbers for a claim, keyed by cell: ``{key: {"paper_<field>": value, ..., "paper_source": [...]}}``.
+    """The papers' numbers for a claim, keyed by cell: ``{key: {"paper_<field>": value, ..., "paper_source": [...],
+    "paper_ids": [row ids]}}``.
 
     ``tables``: ``data/paper`` table → the field its value fills, e.g. ``{"ne_table3": "best"}`` (a table whose rows
     carry a spread also fills ``paper_mad``); ``key_of``: a paper row → its cell key, or None to skip the row."""
@@ -27,6 +28,7 @@ def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]
             if row.get("spread") is not None:
                 entry["paper_mad"] = row["spread"]
             entry["paper_source"].append(row["source"])
+            entry.setdefault("paper_ids", []).append(row["id"])
     return out
 
 

@@ -26,7 +26,7 @@ import pandas as pd
 import torch
 from matplotlib.figure import Figure
 
-from statetrack.claims import bl4
+from statetrack.claims import bl4, bl5
 from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.bilinear_figures import COLORS, paper_marks, run_dots, scores_vs_paper
 from statetrack.site.plotting import style
@@ -72,13 +72,14 @@ def state_counts(preset: str) -> dict[str, int]:
 
 
 def paper_values() -> dict[str, Any]:
-    """``paper_<model>_50`` (BL's number), its ``_plus`` and ``_minus`` the tolerance, the tolerance and the number
-    of runs of the paper grid."""
+    """``paper_<model>_50`` (BL's number; block 64's as bl5 reads it), its ``_plus`` and ``_minus`` the tolerance,
+    the tolerance and the number of runs of the paper grid."""
     out: dict[str, Any] = {"paper_runs": len(bl4.grid("paper")), "tolerance": PAPER_TOLERANCE}
-    for (name, m), row in bl4.paper_rows().items():
-        if m == 50:
-            out.update({f"paper_{name}_50": row["paper_best"], f"paper_{name}_50_plus": row["paper_best"] +
-                        PAPER_TOLERANCE, f"paper_{name}_50_minus": row["paper_best"] - PAPER_TOLERANCE})
+    numbers = {name: row["paper_best"] for (name, m), row in bl4.paper_rows().items() if m == 50}
+    numbers["block"] = bl5.paper_rows()[("arith50", 64)]["paper_best"]
+    for name, value in numbers.items():
+        out.update({f"paper_{name}_50": value, f"paper_{name}_50_plus": value + PAPER_TOLERANCE,
+                    f"paper_{name}_50_minus": value - PAPER_TOLERANCE})
     return out
 
 
