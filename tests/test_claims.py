@@ -102,7 +102,7 @@ def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]
     st = Statement("s", "x", "T", "paper text", "learns", "best", at_least(0.9), "test", where={"task": "parity"})
     v = decide("xx", "quick", recs, [st], cell_of=lambda r: {"task": "parity"}, not_run=[{"task": "mod_arith"}])
-    assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: 1/1 of the paper's statements hold")
+    assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: experiments: 1/1 of the paper's hold")
     assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
     from statetrack.site.page import cell_frame
 

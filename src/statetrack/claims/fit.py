@@ -32,7 +32,9 @@ def fit_value(record: dict[str, Any]) -> float:
     if cfg["task"]["name"] == "byte_lm":
         rc = RunConfig.from_dict(cfg)
         return unigram_val_loss(rc.task, rc.train, rc.eval) - float(record["summary"]["val_loss"])
-    curve, chance = record["by_length"], float(record["summary"]["chance"])
+    curve, chance = record.get("by_length"), record["summary"].get("chance")
+    if curve is None or chance is None:  # a record without a curve was not evaluated at its training lengths
+        return float("nan")
     at = dict(zip(curve["length"], curve["acc"])).get(cfg["train"]["max_len"])
     return float("nan") if at is None else (at - chance) / (1 - chance)
 

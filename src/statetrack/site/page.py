@@ -250,10 +250,12 @@ def show_statements(v: Verdict) -> Any:
 def retired_matching(v: Verdict) -> list[str]:
     """The retired records of ``v``'s claim whose cell one of its statements reads (``where``, ``against`` or
     ``control``): one line each, the record's file, its main score, the commit it left at and why."""
-    from statetrack.claims import get_claim
+    from statetrack.claims import CLAIMS, get_claim
     from statetrack.claims.statements import matches
     from statetrack.runs.retired import retired_records
 
+    if v.claim not in CLAIMS:
+        return []
     claim = get_claim(v.claim)
     wheres = [w for o in v.statements for w in (o.statement.where, o.statement.against, o.statement.control)
               if w is not None and o.statement.checks is None]

@@ -96,7 +96,7 @@ def deciding_number(st: dict[str, Any] | None) -> str:
         return "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']} checks"
     other = f"paper {_fmt(st['paper'])}" if st["paper"] is not None else \
         f"needs {'≥' if st['op'] == '>=' else '≤'} {st['threshold']:.3g}"
-    if st["outcome"] == "fails" and st["provenance"] == "secondary source":
+    if st.get("outcome") == "fails" and st.get("provenance") == "secondary source":
         other += ", secondary-sourced"
     return f"{_fmt(st['value'])} ({other})".replace(" ", NBSP)  # one line in a narrow column
 
