@@ -361,7 +361,7 @@ def test_notebooks_in_a_pool_stop_at_the_first_failure_and_name_it(tmp_path):
 
 # ----------------------------------------------------------------------------- corrupt and hostile files
 
-NE1_RECORD = sorted((DATA / "results" / "parity").glob("mamba-neg-s0-*.json"))[0]  # a committed ne1 record
+NE1_RECORD = sorted((DATA / "results" / "parity").glob("mamba-neg-s1000-*.json"))[0]  # a committed ne1 record
 
 
 def _record():

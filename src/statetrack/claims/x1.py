@@ -51,6 +51,9 @@ TASKS = tuple(TASK_NAMES)
 FOLLOW_UP_QUICK = ("parity", "Z3", "S3")
 OWNER = {"parity": "ne4", "Z3": "ne2", "S3": "bl7", "S5_swaps": "ne5", "fsm_perm": "bl3"}
 _ALSO = {"fsm_perm": ("bl1",)}  # further claims whose runs fall on a column (bl1 judges the full model at quick)
+#: claims that judge an owner's runs without owning the column: ne1 judges Mamba's and DeltaNet's parity, whose runs
+#: ne4 shares (ne4 judges the other families)
+_JUDGES = {"parity": ("ne1",)}
 PREDICTION_TASK = {**{t: t for t in TASKS}, "Z3": "Zm"}  # the columns as ``theory.predictions`` names them
 BILINEAR = ("full", "block2", "diagonal", "rotation")
 SOLVED = round(1 - PAPER_TOLERANCE, 6)  # a run solves a task within the tolerance of perfect
@@ -440,7 +443,7 @@ def owner_outcomes(preset: str, records: list[dict[str, Any]],
         key = cell_by_key.get(r.get("key") or run_key(RunConfig.from_dict(r["config"])))
         if key is None:
             continue
-        for cid in (OWNER[key[1]], *_ALSO.get(key[1], ())):
+        for cid in (OWNER[key[1]], *_ALSO.get(key[1], ()), *_JUDGES.get(key[1], ())):
             if cid not in grids:
                 grids[cid] = {run_key(c) for c in get_claim(cid).grid(preset)}
             if (r.get("key") or run_key(RunConfig.from_dict(r["config"]))) not in grids[cid]:
