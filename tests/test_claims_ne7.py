@@ -348,7 +348,7 @@ def test_diverged_runs_count_against_the_comparisons():
     two = ne7.CLAIM.verdict(_records(status=lambda c, s: "diverged" if c["eig_range"] == "[-1,1]" and s % 1000 < 2
                                      else "ok"), "quick")
     o = {o.statement.id: o.outcome for o in two.statements}
-    assert o["deltanet-stable"] == "fails"  # a diverged run breaks "training is stable", fitted or not
+    assert o["deltanet-stable"] == "fails"  # a diverged run breaks the stability bound, fitted or not
     assert o["deltanet-code-ppl"] == "not fitted"  # 3 of 5 seeds: fewer than two thirds
     assert o["deltanet-code-beyond"] == "inconclusive"  # two diverged seeds oppose, three ties: no evidence
 

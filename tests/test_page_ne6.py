@@ -30,8 +30,8 @@ def test_the_walk_alternates_element_and_blank_and_its_labels_are_the_running_su
 
 
 def _records(preset="smoke"):
-    return [fake_record(c, 0.25 * i, summary={"id_normalized": 0.1 * i, "chance": 1 / 60}, by_length=True, fitted=False,
-                        final_loss=4.0 - i) for i, c in enumerate(ne6.grid(preset))]
+    return [fake_record(c, 0.25 * i, summary={"id_normalized": 0.1 * i, "chance": 1 / 60}, by_length=True,
+                        final_loss=4.0 - i, fitted=False) for i, c in enumerate(ne6.grid(preset))]
 
 
 def test_run_scores_read_the_mean_sequence_accuracy_and_the_summary():

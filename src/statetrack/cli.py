@@ -372,7 +372,9 @@ def statement_line(st: dict[str, Any]) -> str:
         return "–" if x is None else f"{x:.3g}"
 
     stats = ""
-    if st["part"] == "experiment" and st["seeds"]:
+    if st["part"] == "experiment" and st["seeds"] and st["interval"] is None:  # not judged: too few seeds fitted
+        stats = f"  fitted {st['fitted']} of {st['seeds']}"
+    elif st["part"] == "experiment" and st["seeds"]:
         lo, hi = st["interval"]
         stats = (f"  best {num(st['best'])} median {num(st['median'])}  {st['seeds_pass']}/{st['seeds']} pass "
                  f"[{lo:.2f}, {hi:.2f}]" + ("*" if st["optimistic"] else ""))

@@ -40,9 +40,9 @@ NAMES = {"diagonal": f"bilinear {MODEL_NAMES['diagonal']}", "rotation": f"biline
 LEVEL = 0.999  # the central interval of a chance-level score that the impossibility bound tops
 
 # One 2×2 rotation block (H=2): every block of a bias-free rotation readout must hold its angle to ~π/(m·500) for
-# length 500; one block does that at lr 1e-2 in about 1000 steps, where 32 blocks at lr 3e-3 drift (unrecorded
-# calibration runs, book/recipes.md). Not seed-proof: 17 of 20 pilot seeds were exact at 500, and seed 0 settles in a
-# lopsided solution that drifts beyond length ~150 under every recipe tried. The real diagonal gets the calibrated H=64.
+# length 500, so more blocks make exact extrapolation harder; the recorded pilots (RECIPE_PILOTS: one block at lr
+# 1e-2 on seeds 100–109, beside the wide model at 3e-3) retest the choice. Not seed-proof: a seed can settle in a
+# lopsided solution that drifts beyond the training lengths. The real diagonal gets the calibrated H=64.
 _MODEL_FIELDS = {  # preset → model → config fields
     "smoke": {"diagonal": dict(d_model=4), "rotation": dict(d_model=2),
               "mamba": dict(d_model=8, d_state=2, expand=1, d_conv=0, mlp_ratio=1),

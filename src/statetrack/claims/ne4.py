@@ -13,6 +13,7 @@ Used in: notebooks/ne4_chomsky_tasks.md, ``statetrack verify``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -24,9 +25,11 @@ from statetrack.claims.names import MODEL_NAMES
 from statetrack.claims.paper import paper_lookup
 from statetrack.claims.recipes import NE_CHOMSKY_TRAIN, NE_PAPER_LRS, SMOKE_TRAIN, Cell, check_choice, expand, sweep
 from statetrack.check import Check
-from statetrack.claims.statements import Statement, exact_statement, from_paper
+from statetrack.claims.statements import PAPER_TOLERANCE, Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
+from statetrack.runs.cost import estimate_seconds, throughput
+from statetrack.runs.store import load_records
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import modular_arithmetic as ma
 from statetrack.theory.rotations import eventual_period
@@ -40,12 +43,9 @@ TASKS = ("parity", "mod_arith_no_brackets", "mod_arith_brackets", "mod_arith_bra
 TASK_NAMES = {"parity": "parity", "mod_arith_no_brackets": "mod. arith. w/o brackets",
               "mod_arith_brackets": "mod. arith. w/ brackets", "mod_arith_brackets_mult": "mod. arith. w/ brackets, ×"}
 PILOT_SEEDS = (100, 101)  # the fourth column's quick pilot; never a verdict seed
-NOT_RUN_REASON = {  # preset → column → why this preset does not run it (measured on the recorded pilot's records)
-    "quick": dict.fromkeys(TASKS[1:3], "a run of the small arithmetic recipe takes 291–973 s (the recorded "
-                                       "pilot_grid runs): 14 cells × 3 seeds would take at least 3.4 CPU-hours")
-    | {"mod_arith_brackets_mult": "the recorded pilot (pilot_grid: DeltaNet [0,1] and [-1,1], 1,200 steps, "
-                                  "seeds 100–101) scores no more than answering 0 always (majority_score)"},
-}
+#: The columns quick does not run: the two arithmetic columns for their cost (``arith_not_run``), the fourth for
+#: its pilot (``pilot_grid``), which scores no more than always giving the most common answer (``majority_score``).
+QUICK_NOT_RUN = TASKS[1:]
 SOLVERS = {("slstm", ""), ("mamba", "[-1,1]"), ("deltanet", "[-1,1]")}  # NE Table 3: the rows that learn parity
 PAPER_LRS = NE_PAPER_LRS  # best median per model (NE App. E.1.1)
 
@@ -54,7 +54,7 @@ _MODEL_FIELDS = {  # preset → "parity" / "arith" → model → fields (Mamba a
     "smoke": {"parity": {"transformer": dict(d_model=8, num_heads=2, mlp_ratio=1, max_len=32),
                          "mlstm": dict(d_model=8, num_heads=2), "slstm": dict(d_model=8, num_heads=2, mlp_ratio=1)},
               "arith": {"deltanet": dict(d_model=8, num_heads=2, d_conv=0, mlp_ratio=1)}},
-    # quick parity: chosen on unrecorded CPU calibration runs (book/recipes.md)
+    # quick parity: the quick recipe (book/recipes.md)
     "quick": {"parity": {"transformer": dict(d_model=32, num_heads=4, mlp_ratio=4, max_len=256),
                          "mlstm": dict(d_model=32, num_heads=4, expand=2, d_conv=4, mlp_ratio=0),
                          "slstm": dict(d_model=32, num_heads=4, d_conv=4, mlp_ratio=2)},
@@ -253,15 +253,18 @@ def statements() -> list[Statement]:
                                    "training lengths") for m, eig in ROWS if m not in ne1.MODELS}
     for (m, eig, task), (stem, kind, text) in {**parity, **_ARITH}.items():
         where = {"model": NAMES[m], "eig_range": eig, "task": task}
-        arith = {} if task == "parity" else dict(presets=("paper",), not_run={"quick": NOT_RUN_REASON["quick"][task]})
-        if (m, eig, task) in CONTROLLED:
-            arith["control"] = {**where, "eig_range": "[-1,1]"}
+        arith = {} if task == "parity" else dict(presets=("paper",), not_run={"quick": quick_not_run(task)})
         tables = (("best", 3), ("median", 5))[task == "mod_arith_brackets_mult":]
         row_id = _row_id(m, eig)
-        out += [from_paper(f"{row_id}-{stem}-{stat}", f"{NAMES[m]} {eig}".strip() + f" {text}", f"NE Table {t}",
-                           kind, stat, paper[(m, eig, task)][f"paper_{stat}"], where,
-                           reads=(f"ne-t{t}-{row_id}-{task.replace('_', '-')}",), **arith)
-                for stat, t in tables]
+        for stat, t in tables:
+            # the control reaches its own "learns" threshold: the [-1,1] arm's number in the same table less the
+            # tolerance
+            control = {} if (m, eig, task) not in CONTROLLED else {
+                "control": {**where, "eig_range": "[-1,1]"},
+                "control_at": round(paper[(m, "[-1,1]", task)][f"paper_{stat}"] - PAPER_TOLERANCE, 6)}
+            out.append(from_paper(f"{row_id}-{stem}-{stat}", f"{NAMES[m]} {eig}".strip() + f" {text}",
+                                  f"NE Table {t}", kind, stat, paper[(m, eig, task)][f"paper_{stat}"], where,
+                                  reads=(f"ne-t{t}-{row_id}-{task.replace('_', '-')}",), **arith, **control))
     exact = "a training-free construction run against ground truth: every one of its checks must hold"
     return out + [
         exact_statement("automaton", "arithmetic mod 5 without brackets is a finite automaton that a linear RNN with "
@@ -277,9 +280,39 @@ def paper_key(cell: dict[str, Any]) -> tuple[str, str, str]:
     return cell["model"].lower(), cell["eig_range"], cell["task"]
 
 
+@functools.lru_cache(maxsize=None)
+def quick_not_run(task: str) -> str:
+    """Why quick does not run the arithmetic column ``task``: for the first two, the runs they would add (grid sizes)
+    and their training time beside the quick grid's, estimated from the measured CPU throughput
+    (``runs.cost.estimate_seconds``), and the wall times of the recorded pilot's runs; for the fourth, its pilot."""
+    cfg = _QUICK_ARITH
+    pilot = f"DeltaNet [0,1] and [-1,1], {cfg.num_steps:,} steps, seeds {PILOT_SEEDS[0]}–{PILOT_SEEDS[-1]}"
+    if task == "mod_arith_brackets_mult":
+        return (f"the recorded pilot (pilot_grid: {pilot}) scores no more than always giving the most common answer "
+                "(majority_score)")
+    tp = throughput("cpu")
+
+    def hours(cfgs):
+        est = [estimate_seconds(c, tp) for c in cfgs]
+        return None if None in est else sum(est) / 3600
+
+    arith = grid("quick", tasks=list(TASKS[1:3]))
+    seeds = len({c.seed for c in arith})
+    added, quick = hours(arith), hours(grid("quick"))
+    walls = [r["provenance"]["wall_time_s"] for r in load_records(pilot_grid()) if r["status"] == "ok"]
+    timed = (f" (about {added:.1f} CPU-hours of training, estimated from measured throughput, beside the quick "
+             f"grid's {quick:.1f})" if added is not None and quick is not None else "")
+    pilot_walls = (f"; the recorded pilot's runs of this recipe on the fourth column ({pilot}) took "
+                   f"{min(walls):.0f}–{max(walls):.0f} s each" if walls else "")
+    return (f"the two arithmetic columns at quick are {len(arith) // seeds} cells × {seeds} seeds = {len(arith)} "
+            f"runs{timed}{pilot_walls}; the paper preset runs them")
+
+
 def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
-    """The cells of NE's tables ``records`` lack, with the preset's reason where it has one."""
-    present, reasons = {tuple(cell_of(r).items()) for r in records}, NOT_RUN_REASON.get(preset, {})
+    """The cells of NE's tables ``records`` lack, with the preset's reason where it has one (quick's arithmetic
+    columns)."""
+    present = {tuple(cell_of(r).items()) for r in records}
+    reasons = {task: quick_not_run(task) for task in QUICK_NOT_RUN} if preset == "quick" else {}
     return [{**c, "reason": reasons.get(task)} for task in TASKS for m, eig in ROWS
             if tuple((c := {"model": NAMES[m], "eig_range": eig, "task": task}).items()) not in present]
 
