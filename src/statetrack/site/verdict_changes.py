@@ -44,8 +44,10 @@ def cause(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
         return "the paper's statistic"
     if (before.get("threshold"), before.get("op")) != (after.get("threshold"), after.get("op")):
         return "a rule changed"
-    if before.get("reason") != after.get("reason") and "not run" in (before["outcome"], after["outcome"]):
-        return "cells run at this preset, or a reason computed"
+    if after["outcome"] == "not run" and before["outcome"] != "not run":
+        return "judged only where the paper's setting runs (one reading per paper row)"
+    if before["outcome"] == "not run" and after["outcome"] != "not run":
+        return "its cells now run at this preset, on the fresh verdict seeds"
     return "fresh verdict seeds (1000–1002), one retrain"
 
 
