@@ -25,7 +25,7 @@ from statetrack.runs.store import repo_root
 pytestmark = pytest.mark.notebooks
 NOTEBOOKS = repo_root() / "notebooks"
 VERDICT = re.compile(r"^(\w+) verdict \((smoke|quick|paper)\): (REPRODUCED|PARTLY REPRODUCED|NOT REPRODUCED|NOT RUN AT "
-                     r"THIS PRESET): (\d+)/(\d+) of the paper's statements hold", re.M)
+                     r"THIS PRESET|OURS ONLY: \d+ OF \d+ HOLD): experiments: (\d+)/(\d+) of the paper's hold", re.M)
 
 
 @pytest.mark.parametrize("claim", implemented())
