@@ -94,5 +94,9 @@ def test_claim_page(browser, site, claim):
         page.wait_for_selector("mjx-container", state="attached", timeout=15_000)  # typeset by the book's own MathJax
     if claim == implemented()[0]:
         page.screenshot(path=str(repo_root() / "_build" / "screenshots" / f"{claim}.png"), full_page=True)
+    past = page.evaluate("""() => { const a = document.querySelector('article.bd-article').getBoundingClientRect();
+        return [...document.querySelectorAll('article.bd-article table')]
+            .filter(t => t.getBoundingClientRect().right > a.right + 1).length; }""")
+    assert past == 0, f"{past} table(s) run past the article"  # a wide one scrolls inside its box
     assert errors == [], errors
     assert hosts <= {"127.0.0.1"}, f"requests left the machine: {sorted(hosts)}"
