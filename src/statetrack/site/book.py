@@ -198,6 +198,7 @@ def write_generated(folder: Path) -> None:
     theory's table of transition class × task (``theory_grid``, linking the claim pages)."""
     from statetrack.site.theory_grid import theory_grid_markdown
     from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
+    from statetrack.site import background_figures
     from statetrack.site.paper_coverage import coverage_markdown
     from statetrack.site.verdict_changes import changes_markdown
 
@@ -209,6 +210,7 @@ def write_generated(folder: Path) -> None:
     (folder / "theory_grid.md").write_text(theory_grid_markdown(pages))
     (folder / "verdict_changes.md").write_text(changes_markdown())
     (folder / "paper_coverage.md").write_text(coverage_markdown())
+    background_figures.write(folder)
 
 
 def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
