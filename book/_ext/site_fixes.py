@@ -5,6 +5,8 @@
   kept once.
 - The widget embedder calls MathJax 2's ``MathJax.Hub.Queue``; the book serves MathJax 3: a small shim
   (``static/mathjax2_shim.js``, loaded after MathJax) maps it onto ``typesetPromise``.
+- Jupyter Book 1 numbers figures book-wide ("Fig. 9" on ne4's second figure) whatever ``numfig`` says in
+  _config.yml; the numbers read like the papers' figures, so captions carry none.
 - Wide tables ran past the article (bl3's verdict table cut its last column at 1,400 px) and printed tables ran many
   screens tall: ``static/tables.css`` makes each scroll inside its own box.
 
@@ -27,12 +29,17 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     context["script_files"][:] = kept
 
 
+def _no_figure_numbers(app, config):
+    config.numfig = False  # Jupyter Book 1 turns it on after reading _config.yml
+
+
 def _static_path(app):
     app.config.html_static_path.append(os.path.join(os.path.dirname(__file__), "static"))
 
 
 def setup(app):
     app.connect("builder-inited", _static_path)
+    app.connect("config-inited", _no_figure_numbers, priority=900)
     app.add_js_file("mathjax2_shim.js", loading_method="defer", priority=800)
     app.add_css_file("tables.css")
     # Early: html-page-context is emitted with emit_firstresult, so a theme handler that returns a value
