@@ -344,7 +344,7 @@ def test_follow_up_families_are_rows_judged_at_quick_and_paper(quick, paper):
             s, quick_too = x1.statement_of(row, task), task in x1.FOLLOW_UP_QUICK
             assert s.ours and s.presets == (("quick", "paper") if quick_too else ("paper",))
             assert (s.reason_not_run("quick") is None) == quick_too and s.reason_not_run("paper") is None
-            assert quick_too or "within 20 minutes" in s.reason_not_run("quick")
+            assert quick_too or "the paper preset runs them" in s.reason_not_run("quick")
     assert x1.prediction("gated_deltanet_neg", "parity").says == "can"  # one reflection per token: −1 is there
     assert x1.prediction("gated_deltanet_pos", "parity").says == "cannot"
     assert x1.prediction("pd_ssm", "fsm_perm").says == "can"  # P(x) D(x) holds any permutation machine

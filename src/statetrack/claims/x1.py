@@ -77,12 +77,11 @@ FILLS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 NOT_ON_QUICK = ("not on the quick board: at quick a cell trains only where a paper's statement reads it (the owners' "
                 "cells and the fills a paper reports); the paper preset runs every cell")
-_NOT_ON_QUICK = {("block2", "S5_swaps"): "left off the quick board to pay for a third seed of the machine column: "
-                                         "its three seeds cost 1.0 CPU-minute in the committed records",
-                 **{(row, column): "left off the quick board to keep the quick retrain within 20 minutes on 2 cores: "
-                                   "the follow-up rows' S5-swaps and machine cells (3 seeds × 4 rows each) cost 8.3 "
-                                   "and 5.0 CPU-minutes in their records (973d79e, an AVX2 EPYC), 18 % of the 73.4 "
-                                   "the quick grid cost with them; the paper preset runs them"
+_NOT_ON_QUICK = {("block2", "S5_swaps"): "left off the quick board so that the machine column trains its three seeds "
+                                         "instead; the paper preset runs it",
+                 **{(row, column): "left off the quick board to keep the quick retrain short: the follow-up rows "
+                                   "train at quick on the columns that carry one prediction of each kind; the paper "
+                                   "preset runs them"
                     for row in FOLLOW_UPS for column in TASKS if column not in FOLLOW_UP_QUICK}}
 #: column → the longest length at which the exact count-only ceiling is computed (it costs C(L + k − 1, k − 1)
 #: count vectors for k letters: S3 at its first test length, 11; S5's 11 tokens at 7 and the machine at 14, in
