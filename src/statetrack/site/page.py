@@ -220,11 +220,18 @@ def statement_frame(v: Verdict) -> Any:
     for o in v.statements:
         d = o.to_dict()
         seeds = None if d["seeds"] is None or d["seeds_pass"] is None else f"{d['seeds_pass']} of {d['seeds']}"
+        if seeds and d["interval"] is not None and d["part"] == "experiment":
+            lo, hi = d["interval"]
+            seeds += f" [{lo:.2f}, {hi:.2f}]" + ("*" if d["optimistic"] else "")
         out.append({"statement": d["id"], "paper's claim": d["text"], "source": d["source"] + (
             " (ours)" if d["ours"] else ""), "kind": d["kind"], "rule": d["rule"],
             "paper": None if d["paper"] is None else f"{d['paper']:.3g}",
-            "ours": None if d["value"] is None else f"{d['value']:.3g}", "seeds passing": seeds,
-            "outcome": d["outcome"], "why not run": d["reason"] if d["outcome"] == "not run" else None})
+            "ours": None if d["value"] is None else f"{d['value']:.3g}",
+            "best": None if d["best"] is None else f"{d['best']:.3f}",
+            "median": None if d["median"] is None else f"{d['median']:.3f}",
+            "seeds passing [95 % interval]": seeds, "fitted": d["fitted"],
+            "outcome": d["outcome"], "note": d["reason"] if d["outcome"] in ("not fitted", "inconclusive") else None,
+            "why not run": d["reason"] if d["outcome"] == "not run" else None})
     return pd.DataFrame(out)
 
 
