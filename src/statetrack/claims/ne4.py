@@ -28,7 +28,7 @@ from statetrack.check import Check
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, exact_statement, from_paper
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.runs.cost import estimate_seconds, throughput
+from statetrack.runs.cost import estimate_seconds, stored_throughput
 from statetrack.runs.store import load_records
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import modular_arithmetic as ma
@@ -290,7 +290,7 @@ def quick_not_run(task: str) -> str:
     if task == "mod_arith_brackets_mult":
         return (f"the recorded pilot (pilot_grid: {pilot}) scores no more than always giving the most common answer "
                 "(majority_score)")
-    tp = throughput("cpu")
+    tp = stored_throughput("cpu")
 
     def hours(cfgs):
         est = [estimate_seconds(c, tp) for c in cfgs]

@@ -27,7 +27,7 @@ from statetrack.claims.recipes import QUICK_SEEDS, Cell, check_choice, check_see
 from statetrack.claims.statements import PAPER_TOLERANCE, Statement, at_least, at_most, with_metric
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
-from statetrack.runs.cost import estimate_seconds, throughput
+from statetrack.runs.cost import estimate_seconds, stored_throughput
 from statetrack.tasks import task_config
 from statetrack.tasks.byte_lm import BUILTIN_CORPORA, EOD
 
@@ -183,7 +183,7 @@ def wiki_gaps() -> dict[tuple[str, str], float]:
 def docs_not_run(model: str) -> str:
     """Why ``model``'s docs pair is not judged at quick: the runs it would add to the quick grid and their training
     time beside the quick grid's, estimated from the measured CPU throughput (``runs.cost.estimate_seconds``)."""
-    tp = throughput("cpu")
+    tp = stored_throughput("cpu")
 
     def cost(cfgs):
         est = [estimate_seconds(c, tp) for c in cfgs]

@@ -47,6 +47,13 @@ def throughput(device_type: str) -> Throughput:
     return Throughput(bench_throughput(device_type), run_throughput(device_type))
 
 
+@functools.lru_cache(maxsize=None)
+def stored_throughput(device_type: str) -> Throughput:
+    """``throughput`` read once per process: for text that describes the committed store (a claim's not-run reasons);
+    a process that trains and then estimates again calls ``throughput``."""
+    return throughput(device_type)
+
+
 def bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
     """model name → (tokens/s of a fast training step, its parameter count) from the newest bench record that
     timed that model on ``device_type`` (a record may time only some models, e.g. newly added ones)."""
