@@ -226,6 +226,9 @@ def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
         shutil.copy2(root / name, dst / name)
     add_launch_buttons(dst / "_config.yml")
     shutil.copytree(root / "book", dst / "book")
+    # the package's source, for the pages that show a model's lines with ``literalinclude`` (never built as pages)
+    shutil.copytree(root / "src" / "statetrack", dst / "src" / "statetrack",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     write_generated(dst / "book" / "_generated")
     assets = assets_dir()
     for needed in ("widgets/embed-amd.js", "mathjax/tex-mml-chtml.js"):
