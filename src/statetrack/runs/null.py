@@ -76,7 +76,7 @@ def _evaluated(task_cfg: TaskConfig, train: TrainConfig, ev: EvalConfig) -> dict
 def null_record(cfg: RunConfig) -> dict[str, Any]:
     """A record of ``cfg`` whose model is the best constant predictor: config, status "ok", summary, by_length."""
     out = _evaluated(cfg.task, cfg.train, cfg.eval)
-    return {"config": cfg.to_dict(), "status": "ok", "null": True, "summary": dict(out["summary"]),
+    return {"config": cfg.to_dict(), "status": "ok", "summary": dict(out["summary"]),
             "by_length": out["by_length"]}
 
 

@@ -29,11 +29,11 @@ UNJUDGED = {
 
 
 def rows() -> list[dict[str, str]]:
-    """Every row of every table in ``data/paper/``, with its ``table`` (the file's stem)."""
+    """Every row of every file in ``data/paper/``, with its ``file`` (the file's stem)."""
     out = []
     for path in sorted(paper_dir().glob("*.csv")):
         with path.open(newline="") as f:
-            out += [{"table": path.stem, **r} for r in csv.DictReader(f)]
+            out += [{**r, "file": path.stem} for r in csv.DictReader(f)]
     return out
 
 
@@ -50,14 +50,14 @@ def readers() -> dict[str, list[str]]:
 
 
 def unjudged() -> list[dict[str, Any]]:
-    """The rows no statement judges: table, id, model, task, setting, and why."""
+    """The rows no statement judges: file, id, model, task, setting, and why."""
     read = readers()
     out = []
     for r in rows():
         if r["id"] in read:
             continue
         why = next((w for p, w in UNJUDGED.items() if r["id"].startswith(p)), "judged by no statement")
-        out.append({"table": r["table"], "id": r["id"], "what": " ".join(
+        out.append({"file": r["file"], "id": r["id"], "what": " ".join(
             x for x in (r.get("model", ""), r.get("variant", ""), r.get("task", ""), r.get("setting", ""),
                         r.get("text", "")) if x), "why": why})
     return out
@@ -66,11 +66,11 @@ def unjudged() -> list[dict[str, Any]]:
 def coverage_markdown() -> str:
     """A short count per table and the unjudged rows, as MyST."""
     read, all_rows = readers(), rows()
-    lines = ["| table | rows | judged |", "|---|---|---|"]
-    for table in dict.fromkeys(r["table"] for r in all_rows):
-        mine = [r for r in all_rows if r["table"] == table]
-        lines.append(f"| {table} | {len(mine)} | {sum(r['id'] in read for r in mine)} |")
+    lines = ["| file | rows | judged |", "|---|---|---|"]
+    for name in dict.fromkeys(r["file"] for r in all_rows):
+        mine = [r for r in all_rows if r["file"] == name]
+        lines.append(f"| `data/paper/{name}.csv` | {len(mine)} | {sum(r['id'] in read for r in mine)} |")
     lines += ["", "```{dropdown} The rows no statement judges, and why", "",
-              "| table | row | what | why |", "|---|---|---|---|"]
-    lines += [f"| {u['table']} | `{u['id']}` | {u['what']} | {u['why']} |" for u in unjudged()]
+              "| file | row | what | why |", "|---|---|---|---|"]
+    lines += [f"| {u['file']} | `{u['id']}` | {u['what']} | {u['why']} |" for u in unjudged()]
     return "\n".join(lines + ["```", ""])
