@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -81,13 +82,49 @@ def _start(env, *extra):
                             stderr=subprocess.DEVNULL, text=True, env=env)
 
 
+def _children(pid: int) -> list[int]:
+    """The pids of ``pid``'s child processes, from Linux's ``/proc``."""
+    return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="lists child processes through Linux's /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+def test_a_killed_sweeps_workers_end_with_it(sig):
+    """Killed while its two workers train, a sweep leaves no process behind: none goes on training, holding a
+    run's lock or writing a record after the command is gone."""
+    proc = _start({**os.environ}, "--workers", "2")
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 3 and time.monotonic() < deadline:  # two workers and the resource tracker
+        time.sleep(0.05)
+    children = _children(proc.pid)
+    assert len(children) >= 3, "the sweep's pool did not start"
+    time.sleep(0.5)  # the workers are importing or training
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(map(_running, children)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_running, children)), [p for p in children if _running(p)]
+    records = _records()
+    time.sleep(1.0)
+    assert _records() == records  # nothing is written after the command and its workers are gone
+
+
 def test_killed_sweeps_lose_nothing_and_a_rerun_finishes_only_what_is_missing():
-    """Kill a real sweep at random moments (SIGKILL and SIGINT), many times; records stay whole."""
+    """Kill a real sweep of two workers at random moments (SIGKILL and SIGINT), many times; records stay whole."""
     env = {**os.environ}
     rng = random.Random(0)
     kills = 0
     while kills < 6:
-        proc = _start(env)
+        proc = _start(env, "--workers", "2")
         time.sleep(rng.uniform(1.0, 3.5))  # start-up takes ~2 s, a run ~0.5 s: kills land before and during runs
         proc.send_signal(signal.SIGKILL if kills % 2 == 0 else signal.SIGINT)
         proc.wait()

@@ -283,10 +283,11 @@ def _sweep(items: list[Item], preset: str, executor: str, workers: int, device: 
                 tally(it, run_item(it.claim, it.cfg.to_dict(), devices[0], preset, 0, stale))
         else:
             import concurrent.futures as cf
-            import multiprocessing as mp
+
+            from statetrack.runs.workers import worker_pool
 
             threads = max(1, (os.cpu_count() or 1) // workers) if devices[0] == "cpu" else 0
-            with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+            with worker_pool(workers) as pool:
                 futures = {pool.submit(run_item, it.claim, it.cfg.to_dict(), devices[i % workers], preset, threads,
                                        stale): it for i, it in enumerate(train)}
                 for fut in cf.as_completed(futures):

@@ -172,25 +172,21 @@ def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
 
     Several run in processes, not threads: papermill's ``cwd`` changes the process's directory. On a CPU
     each worker's kernels get cores / workers threads, as the sweep pool's runs do. The first failure stops
-    the rest: notebooks not yet started are cancelled, those running finish, and the error is raised.
+    the rest: notebooks not yet started are cancelled, those running finish, and the error is raised; an
+    interrupt stops the running ones too (``runs.workers.worker_pool``).
     """
     if workers == 1:
         for i in ids:
             yield (i, *execute_notebook(i, preset, **kwargs))
         return
-    import concurrent.futures as cf
-    import multiprocessing as mp
+    from statetrack.runs.workers import worker_pool
 
     threads = max(1, (os.cpu_count() or 1) // workers)
     kwargs.setdefault("out_dir", executed_dir())  # resolved here: a worker imports the module afresh
-    pool = cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_pool_start,
-                                  initargs=(threads,))
-    try:
+    with worker_pool(workers, initializer=_pool_start, initargs=(threads,)) as pool:
         futures = [pool.submit(execute_notebook, i, preset, **kwargs) for i in ids]
         for i, fut in zip(ids, futures):
             yield (i, *fut.result())
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def write_generated(folder: Path) -> None:
