@@ -28,7 +28,7 @@ $(VENV)/.lab: $(VENV)/.installed pyproject.toml
 	touch $@
 
 assets:
-	test -f _assets/mathjax/tex-mml-chtml.js || $(BIN)/python -c "from statetrack.site.book import fetch_assets; fetch_assets()"
+	test -f _assets/mathjax/tex-mml-chtml.js -a -f _assets/vega/vega-embed.min.js || $(BIN)/python -c "from statetrack.site.book import fetch_assets; fetch_assets()"
 
 # Chromium for the browser test (tests/test_browser.py), from the system's package manager; the test
 # skips loudly without it. Needs root (or sudo) and apt; elsewhere install chromium by hand.

@@ -23,11 +23,13 @@ def test_book_builds_and_pages_are_complete(built_site):
     for claim in implemented():
         page = (html_dir / "notebooks" / f"{CLAIMS[claim].notebook}.html").read_text()
         images = re.findall(r'<img [^>]*src="\.\./_images/', page)
-        assert images, f"{claim}: its figure is embedded as an image"  # widgets are checked below, by their state
+        assert images, f"{claim}: its figure is embedded as an image"
         assert 'class="dataframe' in page or "<table" in page, "the verdict table is on the page"
         assert f"{claim} verdict (smoke)" in page
-        assert "application/vnd.jupyter.widget-state+json" in page
-        assert "_static/mathjax/tex-mml-chtml.js" in page and "_static/widgets/embed-amd.js" in page
+        assert "application/vnd.jupyter.widget-state+json" not in page and "embed-amd.js" not in page  # no ipywidgets
+        assert "_static/mathjax/tex-mml-chtml.js" in page
+        explorers = page.count('class="statetrack-explorer"')
+        assert ("_static/vega/vega-embed.min.js" in page) == (explorers > 0)  # Vega on the pages that use it only
         cdn = [u for u in re.findall(r'https?://[^"\'\s)]+', page) if "jsdelivr" in u or "cdnjs" in u]
         assert cdn == [], f"scripts must be served by the book, found {cdn}"
 

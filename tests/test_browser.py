@@ -1,16 +1,20 @@
 """The built book in a real browser (headless Chromium through Playwright), as a reader sees it.
 
 The book is built at the smoke preset, served on 127.0.0.1, and opened page by page. Asserted: the
-scoreboard lists every claim; every claim page shows a loaded figure image and its verdict; the embedded
-widgets render their static state; math is typeset by the book's own MathJax; no console errors; no
-request leaves the machine. Screenshots of the intro and the first claim page go to ``_build/screenshots``.
+scoreboard lists every claim; every claim page shows a loaded figure image and its verdict; moving one control of
+every explorer changes what it draws; no page loads the ipywidgets runtime, and only pages with an explorer load
+Vega; math is typeset by the book's own MathJax; no console errors; no request leaves the machine; every page is at
+most 2 MB on a first visit, counting every request on load gzipped as a web server sends it (the weights go to
+``_build/page_weights.json``). Screenshots of the intro, ne1, bl3 and x1 go to ``_build/screenshots``.
 
 Chromium comes from the system package manager (``.ci/run`` installs it; elsewhere ``make browser``);
 without it the test is skipped with a loud reason.
 """
 
 import functools
+import gzip
 import http.server
+import json
 import shutil
 import threading
 import warnings
@@ -57,16 +61,74 @@ def browser(site):
         b.close()
 
 
+MB = 1_000_000
+MOST_BYTES = 2 * MB  # a page's first visit, every request gzipped
+WEIGHTS: dict[str, dict] = {}
+SHOTS = ("ne1", "bl3", "x1")
+
+
+def _gzipped(response) -> int:
+    """The bytes a web server that gzips sends for ``response`` (already-compressed formats barely shrink)."""
+    try:
+        body = response.body()
+    except Exception:  # noqa: BLE001 — a redirect or an aborted request has no body
+        return 0
+    return len(gzip.compress(body, 6))
+
+
 def _open(browser, url):
-    """Load a page; return it with the console errors and the hosts of every request it made."""
+    """Load a page; return it with the console errors and the hosts of every request it made. Its weight on a first
+    visit (bytes, gzipped) and the scripts it loaded go to ``WEIGHTS``."""
     page = browser.new_page(viewport={"width": 1280, "height": 1800})
-    errors, hosts = [], set()
+    errors, hosts, responses = [], set(), []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)  # names it
+    page.on("response", responses.append)
     page.on("request", lambda r: hosts.add(urlparse(r.url).hostname or "local file"))
     page.goto(url, wait_until="networkidle")
+    WEIGHTS[urlparse(url).path] = {"bytes": sum(map(_gzipped, responses)), "requests": len(responses),
+                                   "height": page.evaluate("document.documentElement.scrollHeight"),
+                                   "scripts": sorted(urlparse(r.url).path.rsplit("/", 1)[-1] for r in responses
+                                                     if r.request.resource_type == "script")}
+    out = repo_root() / "_build" / "page_weights.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(WEIGHTS, indent=1, sort_keys=True))
     return page, errors, hosts
+
+
+def _check_weight(url_path: str) -> None:
+    w = WEIGHTS[url_path]
+    assert w["bytes"] <= MOST_BYTES, f"{url_path} loads {w['bytes'] / MB:.2f} MB gzipped (at most 2 MB)"
+    assert not any("embed-amd" in s or "require.js" == s or "jupyter-widgets" in s for s in w["scripts"]), w["scripts"]
+
+
+def _moves_every_explorer(page) -> int:
+    """Move one control of every explorer on ``page``; assert each redraws differently. Returns how many."""
+    boxes = page.locator(".statetrack-explorer")
+    for i in range(boxes.count()):
+        box = boxes.nth(i)
+        box.locator("svg").first.wait_for(state="attached", timeout=20_000)
+        before = box.locator("svg").first.inner_html()
+        control = box.locator(".vega-bindings select, .vega-bindings input").first
+        kind = control.get_attribute("type") or "select"
+        if kind == "radio":
+            radios = box.locator(".vega-bindings input[type=radio]")
+            other = next(j for j in range(radios.count()) if not radios.nth(j).is_checked())
+            radios.nth(other).check()
+        elif kind == "range":
+            low = control.get_attribute("min")
+            control.fill(low if control.input_value() != low else control.get_attribute("max"))
+        elif kind == "checkbox":
+            control.click()
+        else:  # a drop-down: the option after the one shown
+            options = control.locator("option")
+            current = control.input_value()
+            values = [options.nth(j).get_attribute("value") for j in range(options.count())]
+            control.select_option(value=values[(values.index(current) + 1) % len(values)])
+        page.wait_for_function("([box, before]) => box.querySelector('svg').innerHTML !== before",
+                               arg=[box.element_handle(), before], timeout=10_000)
+    return boxes.count()
 
 
 def test_intro_scoreboard(browser, site):
@@ -78,6 +140,8 @@ def test_intro_scoreboard(browser, site):
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "intro.png"), full_page=True)
     assert errors == [] and hosts <= {"127.0.0.1"}, (errors, hosts)
+    _check_weight("/book/intro.html")
+    assert not any(s.startswith("vega") for s in WEIGHTS["/book/intro.html"]["scripts"]), "a page without explorers loads Vega"
 
 
 @pytest.mark.parametrize("claim", implemented())
@@ -88,12 +152,16 @@ def test_claim_page(browser, site, claim):
     widths = images.evaluate_all("imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
     assert all(w > 0 for w in widths), f"a figure did not load: {widths}"
     assert f"{claim} verdict (smoke)" in page.inner_text("main")
-    if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
-        page.wait_for_selector(".jupyter-widgets", state="attached", timeout=15_000)  # the embedder drew the static state
+    assert page.locator(".jupyter-widgets, script[type='application/vnd.jupyter.widget-state+json']").count() == 0
     if page.locator(".math").count():
         page.wait_for_selector("mjx-container", state="attached", timeout=15_000)  # typeset by the book's own MathJax
-    if claim == implemented()[0]:
+    moved = _moves_every_explorer(page)
+    path = urlparse(page.url).path
+    assert (moved > 0) == any(s.startswith("vega") for s in WEIGHTS[path]["scripts"]), "Vega loads where no explorer is"
+    WEIGHTS[path]["explorers"] = moved
+    if claim in SHOTS:
         page.screenshot(path=str(repo_root() / "_build" / "screenshots" / f"{claim}.png"), full_page=True)
+    _check_weight(path)
     past = page.evaluate("""() => { const a = document.querySelector('article.bd-article').getBoundingClientRect();
         return [...document.querySelectorAll('article.bd-article table')]
             .filter(t => t.getBoundingClientRect().right > a.right + 1).length; }""")

@@ -57,3 +57,30 @@ def test_parity_lengths_draws_a_panel_per_model_and_a_line_per_run():
     for ax in axes:
         runs = [line for line in ax.get_lines() if len(line.get_xdata()) == 3]
         assert len(runs) == len(ne1.EIG_RANGES) * 2
+
+
+def test_scalar_explorer_reads_the_recurrence_computed_independently():
+    """The explorer's data against a plain loop in numpy's float32 (h_k = a·h_{k−1} + 1, h_0 = 0); its controls are
+    a and the dtype, and the page-built tables hold every choice they offer."""
+    import numpy as np
+    import torch
+
+    from statetrack.site.pages.ne1 import EXPLORED, scalar_explorer, scalar_table
+
+    states, frozen = scalar_table(coefs=(0.5, -1.0), dtypes=(torch.float32,), steps=40, horizon=200)
+    for a in (0.5, -1.0):
+        h, seen, first_frozen = np.float32(0), [], None
+        for k in range(1, 201):
+            new = np.float32(np.float32(a) * h + np.float32(1))
+            if first_frozen is None and new == h:
+                first_frozen = k - 1
+            h = new
+            seen.append(float(h))
+        got = states[(states["a"] == a)].sort_values("k")["h"].to_numpy()
+        assert np.allclose(got, seen[:40], rtol=1e-4)
+        note = frozen.loc[frozen["a"] == a, "frozen"].item()
+        assert note == (f"frozen from k = {first_frozen}" if first_frozen else "still changing after 200 steps")
+    explorer = scalar_explorer()
+    assert [c["name"] for c in explorer.controls()] == ["a", "dtype"]
+    a_control = explorer.controls()[0]["bind"]
+    assert a_control["min"] == min(EXPLORED) and a_control["max"] == max(EXPLORED)

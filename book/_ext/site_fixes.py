@@ -3,8 +3,9 @@
 - JB1 registers sphinx-thebe's inline configuration script twice, so every page threw
   "Identifier 'THEBE_JS_URL' has already been declared" in the console: identical inline scripts are
   kept once.
-- The widget embedder calls MathJax 2's ``MathJax.Hub.Queue``; the book serves MathJax 3: a small shim
-  (``static/mathjax2_shim.js``, loaded after MathJax) maps it onto ``typesetPromise``.
+- Explorers (Vega-Lite, ``statetrack.site.explorers``) need Vega, Vega-Lite, vega-embed and
+  ``static/explorers.js``: they are registered for the pages that hold an explorer only, so no other page loads
+  them (Jupyter Book 1 would add every script in the book's ``_static`` to every page).
 - Jupyter Book 1 numbers figures book-wide ("Fig. 9" on ne4's second figure) whatever ``numfig`` says in
   _config.yml; the numbers read like the papers' figures, so captions carry none.
 - Wide tables ran past the article (bl3's verdict table cut its last column at 1,400 px) and printed tables ran many
@@ -29,6 +30,16 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     context["script_files"][:] = kept
 
 
+#: The scripts a page with an explorer loads, in order (the first three are copied into _assets/vega by `make assets`).
+EXPLORER_SCRIPTS = ("vega/vega.min.js", "vega/vega-lite.min.js", "vega/vega-embed.min.js", "explorers.js")
+
+
+def _explorer_scripts(app, pagename, templatename, context, doctree):
+    if 'class="statetrack-explorer"' in context.get("body", ""):
+        for i, script in enumerate(EXPLORER_SCRIPTS):
+            app.add_js_file(script, priority=600 + i)  # called here, Sphinx adds it to this page only
+
+
 def _no_figure_numbers(app, config):
     config.numfig = False  # Jupyter Book 1 turns it on after reading _config.yml
 
@@ -40,9 +51,9 @@ def _static_path(app):
 def setup(app):
     app.connect("builder-inited", _static_path)
     app.connect("config-inited", _no_figure_numbers, priority=900)
-    app.add_js_file("mathjax2_shim.js", loading_method="defer", priority=800)
     app.add_css_file("tables.css")
     # Early: html-page-context is emitted with emit_firstresult, so a theme handler that returns a value
     # would stop the chain before a late handler; the duplicates are app-level, present from the start.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
+    app.connect("html-page-context", _explorer_scripts, priority=200)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -35,18 +35,16 @@ class NotebookError(RuntimeError):
     """A notebook failed while executing; the message names the failing cell's error and the partial notebook."""
 
 
-#: Scripts the book serves itself instead of loading them from a CDN when a page is viewed: the
-#: ipywidgets embedder (MyST-NB 1.4 names html-manager 1.0.6, with require.js) and MathJax 3.
-#: Each entry: tarball URL → (SHA-256, folder inside the tarball, file patterns, destination in _assets).
+#: The scripts the book serves itself instead of loading them from a CDN when a page is viewed: MathJax 3 (every
+#: page) and Vega, Vega-Lite and vega-embed (the pages with explorers: ``statetrack.site.explorers``). Their versions
+#: are pinned in package.json and package-lock.json; ``fetch_assets`` installs them with npm's own client and copies
+#: the files the pages load. Each entry: file pattern under node_modules/ → folder in _assets/.
 ASSETS = {
-    "https://registry.npmjs.org/requirejs/-/requirejs-2.3.4.tgz":
-        ("583693b373f6ab0528ea6644fab5cdb5822011c9b5b1ff1615590d5f2f473dcd", "package/", ("require.js",), "widgets"),
-    "https://registry.npmjs.org/@jupyter-widgets/html-manager/-/html-manager-1.0.6.tgz":
-        ("6c198ceb99ba7e7526990a1de16e8147ad7d3a714e3fb06741183623c04b5f6e", "package/dist/",
-         ("embed-amd.js", "106.embed.js", "330.embed.js", "*.woff2", "*.woff", "*.ttf", "*.eot", "*.svg"), "widgets"),
-    "https://registry.npmjs.org/mathjax/-/mathjax-3.2.2.tgz":
-        ("1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09", "package/es5/",
-         ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2/*.woff"), "mathjax"),
+    "mathjax/es5/tex-mml-chtml.js": "mathjax",
+    "mathjax/es5/output/chtml/fonts/woff-v2/*.woff": "mathjax/output/chtml/fonts/woff-v2",
+    "vega/build/vega.min.js": "vega",
+    "vega-lite/build/vega-lite.min.js": "vega",
+    "vega-embed/build/vega-embed.min.js": "vega",
 }
 
 
@@ -55,28 +53,24 @@ def assets_dir() -> Path:
 
 
 def fetch_assets(dest: Path | None = None) -> Path:
-    """Download the pinned scripts into ``_assets/`` (a setup step, like pip; the build stays offline)."""
-    import fnmatch
-    import hashlib
-    import io
-    import tarfile
-    import urllib.request
+    """Install the pinned scripts with ``npm ci`` (package-lock.json) and copy what the pages load into ``_assets/``.
 
+    A set-up step, like pip: it needs npm and the registry once; the book build itself is offline.
+    """
+    root = repo_root()
     dest = dest or assets_dir()
-    for url, (sha, prefix, patterns, sub) in ASSETS.items():
-        data = urllib.request.urlopen(url, timeout=120).read()
-        got = hashlib.sha256(data).hexdigest()
-        if got != sha:
-            raise RuntimeError(f"{url} has SHA-256 {got}, expected {sha}; refusing to use it")
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            for m in tar.getmembers():
-                if not (m.isfile() and m.name.startswith(prefix)):
-                    continue
-                rel = m.name[len(prefix):]
-                if any(fnmatch.fnmatch(rel, p) for p in patterns):
-                    out = dest / sub / rel
-                    out.parent.mkdir(parents=True, exist_ok=True)
-                    out.write_bytes(tar.extractfile(m).read())
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("the book's scripts are installed with npm, which was not found on PATH "
+                           "(install Node.js 18 or later, then run `make assets`)")
+    subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=root, check=True)
+    for pattern, sub in ASSETS.items():
+        found = sorted((root / "node_modules").glob(pattern))
+        if not found:
+            raise RuntimeError(f"node_modules/{pattern} is missing after `npm ci`; package-lock.json and ASSETS disagree")
+        (dest / sub).mkdir(parents=True, exist_ok=True)
+        for f in found:
+            shutil.copy2(f, dest / sub / f.name)
     return dest
 
 
@@ -134,6 +128,9 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     params = {"PRESET": preset, "FORCE": force, "DEVICE": device, "CONFIRM_LONG": confirm_long, **(extra or {})}
     tmp = out.with_suffix(".partial.ipynb")
     t0 = time.perf_counter()
+    from statetrack.site.explorers import BUILDING
+
+    os.environ[BUILDING] = "1"  # the kernel inherits it: exercise cells say where to run them (site.explorers)
     try:
         pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name="python3", language="python",
                             cwd=str(src.parent), progress_bar=False, log_output=False,
@@ -144,6 +141,8 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     except TimeoutError as e:  # nbclient's CellTimeoutError
         raise NotebookError(f"notebook {src.name} at preset {preset!r}: a cell did not finish within "
                             f"{cell_timeout} s ({e}; the partly executed notebook is at {tmp})") from None
+    finally:
+        os.environ.pop(BUILDING, None)
     fold_injected(tmp)
     os.replace(tmp, out)
     return out, time.perf_counter() - t0
@@ -227,21 +226,12 @@ def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     write_generated(dst / "book" / "_generated")
     assets = assets_dir()
-    for needed in ("widgets/embed-amd.js", "mathjax/tex-mml-chtml.js"):
+    for needed in ("mathjax/tex-mml-chtml.js", "vega/vega-embed.min.js"):
         if not (assets / needed).exists():
             raise FileNotFoundError(
                 f"{assets / needed} is missing; run `make assets` (part of `make venv`) once while the npm registry "
                 "is reachable; the book build itself is offline")
     shutil.copytree(assets, dst / "_assets")
-    # The widget embedder loads its icon fonts relative to the page, from the folder of whichever AMD module
-    # first injects the icon CSS: <page folder>/@jupyter-widgets/html-manager/dist/ or <page folder>/@jupyter-widgets/
-    # (the two race); claim pages live in notebooks/.
-    for fonts in (dst / "_extra" / "notebooks" / "@jupyter-widgets" / "html-manager" / "dist",
-                  dst / "_extra" / "notebooks" / "@jupyter-widgets"):
-        fonts.mkdir(parents=True, exist_ok=True)
-        for f in (assets / "widgets").iterdir():
-            if f.suffix in (".woff2", ".woff", ".ttf", ".eot", ".svg"):
-                shutil.copy2(f, fonts / f.name)
     missing = []
     for c in CLAIMS.values():
         if not c.notebook:

@@ -1,45 +1,45 @@
 """The records browser: every recorded run's accuracy by length, one run or one (claim, task, model, setting) at a time.
 
-Each explorer returns a widget; a page must not depend on it (the static figure comes first), because a
-rendered book has no kernel: the embedded widget shows its initial state only. Each claim's own
-explorers live in its page module (``statetrack.site.pages``).
+``run_explorer`` is a Vega-Lite explorer (``site.explorers``): it works on the site without a kernel.
+``results_explorer`` is an ipywidgets browser over every record, for a running kernel. Each claim's own explorers
+live in its page module (``statetrack.site.pages``).
 
 Used in: ne1, ne3, ne4, bl4, bl6 (``run_explorer``); x2 (``results_explorer``).
 """
 
 from __future__ import annotations
 
+import altair as alt
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from statetrack.claims.names import MODEL_NAMES
+from statetrack.site.explorers import Explorer, radio, thin
 from statetrack.site.plotting import explorer, style
 from statetrack.claims import PRESETS, holders
 from statetrack.runs.store import load_records, tidy
 
 
-def run_explorer(frame: pd.DataFrame, train_max_len: int) -> widgets.Widget:
-    """Pick a recorded run (model, eigenvalue range, seed) and a metric; see its accuracy by length."""
-    runs = frame.drop_duplicates("key")
-    options = [(f"{MODEL_NAMES.get(r.model, r.model)} {r.eig_range}".strip() + f", seed {r.seed}", r.key)
-               for r in runs.itertuples()]
-    pick = widgets.Dropdown(options=options, description="run")
-    metric = widgets.ToggleButtons(options=[("normalized", "normalized"), ("accuracy", "acc"),
-                                            ("sequence acc.", "seq_acc")], description="metric")
-
-    def draw():
-        run = frame[frame["key"] == pick.value]
-        style()
-        fig, ax = plt.subplots(figsize=(7.0, 3.2))
-        ax.plot(run["length"], run[metric.value], lw=1.5)
-        ax.axvline(train_max_len, color="0.4", ls="--", lw=0.8)
-        ax.set_xlabel("sequence length")
-        ax.set_ylabel(metric.label)
-        ax.set_ylim(-0.15, 1.05)
-        plt.show()
-
-    return explorer([pick, metric], draw)
+def run_explorer(frame: pd.DataFrame, train_max_len: int) -> Explorer:
+    """Every recorded run's accuracy by length, small multiples: one panel per model and eigenvalue range, one line
+    per seed; pick the metric (normalized accuracy, accuracy, sequence accuracy). The dashed rule is the longest
+    training length."""
+    runs = frame.assign(run=[f"{MODEL_NAMES.get(m, m)} {e}".strip() for m, e in zip(frame["model"], frame["eig_range"])])
+    metrics = {"normalized": "normalized accuracy", "acc": "accuracy", "seq_acc": "sequence accuracy"}
+    cols = [c for c in metrics if c in runs]
+    runs = thin(runs, "length", keep=[train_max_len])[["run", "seed", "length", *cols]].round(3)
+    metric = radio("metric", cols, "normalized", label="metric", labels=[metrics[c] for c in cols])
+    line = alt.Chart().transform_calculate(value=f"datum[{metric.name}]").mark_line(
+        point=alt.OverlayMarkDef(size=12)).encode(
+        x=alt.X("length:Q", title="test length"),
+        y=alt.Y("value:Q", title=None, scale=alt.Scale(domain=[-0.2, 1.05])),
+        color=alt.Color("seed:N", title="seed", scale=alt.Scale(scheme="dark2")),
+        tooltip=["run:N", "seed:N", "length:Q", alt.Tooltip("value:Q", format=".3f")])
+    rule = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(train_max_len))
+    panels = alt.layer(line, rule, data=runs).properties(width=230, height=150).facet(
+        facet=alt.Facet("run:N", title=None), columns=3).add_params(metric)
+    return Explorer(panels, "run explorer")
 
 
 # ----------------------------------------------------------------------------- every recorded result

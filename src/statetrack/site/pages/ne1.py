@@ -9,7 +9,8 @@ paper's numbers its prose quotes (the training recipe's wording: ``site.grids.re
 Its figures and explorers:
 
 - ``scalar_states``: h_k against k for several a, one panel per dtype (``theory.finite_precision``).
-- ``scalar_explorer``: pick a and a dtype; see whether the state freezes or keeps alternating.
+- ``scalar_explorer``: pick a and a dtype; see whether the state freezes or keeps alternating (Vega-Lite over
+  ``scalar_table``, so it works on the site without a kernel).
 - ``parity_lengths``: the trained runs' normalized accuracy by length, one panel per model, one line per run.
 
 Used in: notebooks/ne1_parity_needs_negative_eigenvalues.md, tests/test_page_ne1.py.
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -28,7 +29,8 @@ import torch
 from matplotlib.figure import Figure
 
 from statetrack.claims import ne1
-from statetrack.site.plotting import PAGE_WIDTH, accuracy_by_length, explorer, style
+from statetrack.site.explorers import WIDTH, Explorer, picked, radio, slider
+from statetrack.site.plotting import PAGE_WIDTH, accuracy_by_length, style
 from statetrack.theory.finite_precision import freeze_step, scalar_recurrence
 
 COEFS = (0.0, 0.5, 0.9, 0.99, 1.0, -1.0)  # the values of a the page shows
@@ -106,25 +108,39 @@ def scalar_states(states: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-def scalar_explorer(steps: int = 60) -> widgets.Widget:
-    """Live: h_k = a·h_{k−1} + 1 stored in a chosen dtype; see whether it freezes or keeps alternating."""
+EXPLORED = tuple(round(-1.0 + 0.1 * i, 1) for i in range(21))  # the values of a the explorer offers
 
-    a = widgets.FloatSlider(value=0.5, min=-1.0, max=1.0, step=0.05, description="a")
-    dtype = widgets.Dropdown(options=[("bfloat16", torch.bfloat16), ("float16", torch.float16),
-                                      ("float32", torch.float32)], description="dtype")
 
-    def draw():
-        h = scalar_recurrence([a.value], steps, dtype.value)[:, 0].float()  # (K,)
-        frozen = freeze_step(scalar_recurrence([a.value], 20_000, dtype.value))[0]
-        style()
-        fig, ax = plt.subplots(figsize=(7.0, 3.0))
-        ax.plot(range(1, steps + 1), h.tolist(), marker=".", lw=1)
-        ax.set_xlabel("k")
-        ax.set_ylabel("$h_k$")
-        ax.set_title("frozen from k = %s" % frozen if frozen else "still changing after 20,000 steps", fontsize=11)
-        plt.show()
+def scalar_table(coefs: Sequence[float] = EXPLORED, dtypes: Sequence[torch.dtype] = (torch.bfloat16, torch.float16,
+                 torch.float32), steps: int = SHOWN, horizon: int = STEPS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What the scalar explorer draws, for each (a, dtype): h_k on 1^k for k = 1..``steps`` (columns a, dtype, k, h,
+    to 5 significant digits), and from which k within ``horizon`` the state is frozen (columns a, dtype, frozen:
+    "frozen from k = …" or "still changing after …")."""
+    states_rows, frozen_rows = [], []
+    for dtype in dtypes:
+        states = scalar_recurrence(list(coefs), horizon, dtype)  # (K, A)
+        for j, (a, k0) in enumerate(zip(coefs, freeze_step(states))):
+            frozen = f"frozen from k = {int(k0):,}" if k0 else f"still changing after {horizon:,} steps"
+            frozen_rows.append({"a": a, "dtype": _name(dtype), "frozen": frozen})
+            states_rows += [{"a": a, "dtype": _name(dtype), "k": k + 1, "h": float(f"{float(states[k, j]):.5g}")}
+                            for k in range(steps)]
+    return pd.DataFrame(states_rows), pd.DataFrame(frozen_rows)
 
-    return explorer([[a, dtype]], draw)
+
+def scalar_explorer(tables: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> Explorer:
+    """h_k = a·h_{k−1} + 1 stored in a chosen dtype: pick a and the dtype; see whether the state freezes or keeps
+    alternating (``scalar_table``, computed when the page is built)."""
+    states, frozen = scalar_table() if tables is None else tables
+    a = slider("a", -1.0, 1.0, 0.1, 0.5, label="a")
+    dtype = radio("dtype", ["bfloat16", "float16", "float32"], "bfloat16", label="stored in")
+    keep = [f"abs(datum.a - {a.name}) < 1e-6", picked(dtype, "dtype")]
+    line = alt.Chart(states).transform_filter(keep[0]).transform_filter(keep[1]).mark_line(point=True).encode(
+        x=alt.X("k:Q", title="k (number of ones read)"),
+        y=alt.Y("h:Q", title="stored state h_k", scale=alt.Scale(type="symlog")),
+        tooltip=["k:Q", alt.Tooltip("h:Q", format=".4g")])
+    note = alt.Chart(frozen).transform_filter(keep[0]).transform_filter(keep[1]).mark_text(
+        align="left", x=8, y=-10, fontSize=13).encode(text="frozen:N")
+    return Explorer((line + note).add_params(a, dtype).properties(width=WIDTH, height=260), "scalar explorer")
 
 
 def parity_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
