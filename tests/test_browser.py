@@ -84,7 +84,7 @@ def _open(browser, url):
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)  # names it
-    page.on("response", responses.append)
+    page.on("response", lambda r: responses.append(r))
     page.on("request", lambda r: hosts.add(urlparse(r.url).hostname or "local file"))
     page.goto(url, wait_until="networkidle")
     WEIGHTS[urlparse(url).path] = {"bytes": sum(map(_gzipped, responses)), "requests": len(responses),

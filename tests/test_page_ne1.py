@@ -84,3 +84,20 @@ def test_scalar_explorer_reads_the_recurrence_computed_independently():
     assert [c["name"] for c in explorer.controls()] == ["a", "dtype"]
     a_control = explorer.controls()[0]["bind"]
     assert a_control["min"] == min(EXPLORED) and a_control["max"] == max(EXPLORED)
+
+
+def test_scalar_changes_marks_where_each_state_freezes():
+    """The cross of each a sits at the k from which a plain float32 loop stops changing; a = −1 never freezes."""
+    import numpy as np
+    import torch
+
+    fig = parity.scalar_changes(parity.scalar_curves(coefs=(0.5, -1.0), dtypes=(torch.float32,), steps=60))
+    crosses = [line for line in fig.axes[0].get_lines() if line.get_marker() == "x"]
+    h, frozen_from = np.float32(0), None
+    for k in range(1, 61):
+        new = np.float32(np.float32(0.5) * h + np.float32(1))
+        if new == h:
+            frozen_from = k - 1
+            break
+        h = new
+    assert [int(c.get_xdata()[0]) for c in crosses] == [frozen_from]

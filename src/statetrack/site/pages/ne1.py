@@ -8,7 +8,8 @@ paper's numbers its prose quotes (the training recipe's wording: ``site.grids.re
 
 Its figures and explorers:
 
-- ``scalar_states``: h_k against k for several a, one panel per dtype (``theory.finite_precision``).
+- ``scalar_changes``: |h_k − h_{k−1}| against k for several a, one panel per dtype: where each dtype freezes the
+  state (``theory.finite_precision``).
 - ``scalar_explorer``: pick a and a dtype; see whether the state freezes or keeps alternating (Vega-Lite over
   ``scalar_table``, so it works on the site without a kernel).
 - ``parity_lengths``: the trained runs' normalized accuracy by length, one panel per model, one line per run.
@@ -83,8 +84,10 @@ def paper_values() -> dict[str, float]:
             for (model, eig), row in ne1.paper_rows().items()}
 
 
-def scalar_states(states: pd.DataFrame, title: str | None = None) -> Figure:
-    """h_k against k for several a, one panel per dtype; frame columns a, dtype, k, h."""
+def scalar_changes(states: pd.DataFrame, title: str | None = None) -> Figure:
+    """How much the stored state moves at each step, |h_k − h_{k−1}| against k (log scale), one panel per dtype and
+    one line per a (frame columns a, dtype, k, h). A line ends with a cross where the change is exactly zero: from
+    there on the state is frozen. The dtypes differ here, where the states themselves look alike."""
     style()
     dtypes = list(dict.fromkeys(states["dtype"]))
     values = list(dict.fromkeys(states["a"]))
@@ -93,14 +96,23 @@ def scalar_states(states: pd.DataFrame, title: str | None = None) -> Figure:
     for ax, dt in zip(axes[0], dtypes):
         sub = states[states["dtype"] == dt]
         for a, run in sub.groupby("a", sort=False):
-            ax.plot(run["k"], run["h"], marker=".", ms=4, lw=1.2, color=colors[a], label=f"a = {a:g}")
-        ax.set_yscale("symlog", linthresh=2)
+            run = run.sort_values("k")
+            change = run["h"].diff().abs().fillna(run["h"].abs())  # |h_1 − h_0| = |h_1|, h_0 = 0
+            still = run["k"][change == 0]
+            frozen_from = int(still.min()) - 1 if len(still) else None  # h_k = h_{k−1}: frozen from k − 1 on
+            shown = run["k"] <= (frozen_from if frozen_from is not None else run["k"].max())
+            ax.plot(run["k"][shown], change[shown], marker=".", ms=4, lw=1.2, color=colors[a],
+                    ls="--" if a < 0 else "-", label=f"a = {a:g}")
+            if frozen_from is not None:
+                ax.plot([frozen_from], [1e-8], marker="x", ms=8, mew=2, color=colors[a], clip_on=False)
+        ax.set_yscale("log")
+        ax.set_ylim(1e-8, 3)
         ax.set_title(str(dt), fontsize=12)
         ax.set_xlabel("k (number of ones read)", fontsize=11)
         ax.tick_params(labelsize=10)
-    axes[0][0].set_ylabel("stored state $h_k$", fontsize=11)
+    axes[0][0].set_ylabel("change $|h_k - h_{k-1}|$\n(× : frozen from here)", fontsize=11)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    ncol = min(len(labels), 5) or 1
+    ncol = min(len(labels), 6) or 1
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=10, frameon=False)
     if title:
         fig.suptitle(title, fontsize=12)
