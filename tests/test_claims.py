@@ -149,6 +149,7 @@ def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_n
     assert "2 cells not run at this preset.</summary>" in shown and "<li>mod_arith</li>" in shown
     assert "The one check holds." in shown and listed.folded and [r[0][1] for r in listed.body] == ["c"]
     statements = show_statements(v)._repr_html_()
-    (judged,) = tables.tables_in(statements)
+    judged, full = tables.tables_in(statements)
     assert [r[0][1] for r in judged.body] == ["s"] and "1 of 2 statements not run at this preset" in statements
+    assert not judged.folded and full.folded and [r[0][1] for r in full.body] == ["s"]  # the statistics, folded
     assert list(statement_frame(v)["statement"]) == ["s", "t"]  # the frame keeps every statement

@@ -212,6 +212,14 @@ def run_settings(c: Any) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- the verdict's tables
 
 
+def _figure(x: float | None, kind: str) -> str | None:
+    """A statement's number as the page prints it: a score or a difference of scores (an experiment's number below
+    10) to 3 decimals, anything else (a construction's error, a loss, a perplexity) to 3 significant figures."""
+    if x is None:
+        return None
+    return f"{x:.3g}" if kind == "construction" or abs(x) >= 10 else f"{x:.3f}"
+
+
 def statement_frame(v: Verdict) -> Any:
     """The statements as a pandas frame: one row per statement, its outcome and, for one not run, why."""
     import pandas as pd
@@ -225,8 +233,7 @@ def statement_frame(v: Verdict) -> Any:
             seeds += f" [{lo:.2f}, {hi:.2f}]" + ("*" if d["optimistic"] else "")
         out.append({"statement": d["id"], "paper's claim": d["text"], "source": d["source"] + (
             " (ours)" if d["ours"] else ""), "kind": d["kind"], "rule": d["rule"],
-            "paper": None if d["paper"] is None else f"{d['paper']:.3g}",
-            "ours": None if d["value"] is None else f"{d['value']:.3g}",
+            "paper": _figure(d["paper"], d["kind"]), "ours": _figure(d["value"], d["kind"]),
             "best": None if d["best"] is None else f"{d['best']:.3f}",
             "median": None if d["median"] is None else f"{d['median']:.3f}",
             "seeds passing [95 % interval]": seeds, "fitted": d["fitted"],
@@ -235,9 +242,15 @@ def statement_frame(v: Verdict) -> Any:
     return pd.DataFrame(out)
 
 
+#: the columns a statement table leads with; the rest (source, kind, rule, statistics) is folded below it
+SHORT = {"statement": "statement", "paper's claim": "what the paper claims", "paper": "paper", "ours": "ours",
+         "outcome": "outcome"}
+
+
 def show_statements(v: Verdict) -> Any:
-    """The statements as a page shows them (``tables.Shown``): the judged ones as a table, those not run at
-    this preset in one line per reason."""
+    """The statements as a page shows them (``tables.Shown``): the judged ones as a short table (statement, what the
+    paper claims, paper, ours, outcome) with every column folded below it (source, kind, rule, best, median, seeds
+    passing with the interval, fitted seeds, note), and those not run at this preset in one line per reason."""
     from statetrack.site import tables
 
     t = statement_frame(v)
@@ -251,7 +264,12 @@ def show_statements(v: Verdict) -> Any:
     if old:
         lines.append((f"{len(old)} retired records (data/retired/, never judged) are of cells these statements read",
                       old))
-    return tables.Shown(judged.drop(columns="why not run") if len(judged) else None, after=lines)
+    if not len(judged):
+        return tables.Shown(None, after=lines)
+    full = judged.drop(columns="why not run")
+    return tables.Shown(full[list(SHORT)].rename(columns=SHORT), after=lines, below=full,
+                        below_summary="how each statement is judged: source, kind, rule, best, median, seeds "
+                                      "passing [95 % interval], fitted seeds")
 
 
 def retired_matching(v: Verdict) -> list[str]:
