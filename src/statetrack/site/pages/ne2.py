@@ -192,13 +192,13 @@ def orbit_table(steps: int = 36, phis=PHIS, coefs=COEFS, terms=TERMS, horizon: i
                           "note": _note(int(entry[0]), int(period[0]))})
             shown.append(orbit[:steps + 1].float())
         shown = torch.cat(shown)  # (len(phis)·(steps+1), 2)
-        turns[f"x_{name}"], turns[f"y_{name}"] = shown[:, 0].round(decimals=3), shown[:, 1].round(decimals=3)
+        turns[f"x_{name}"], turns[f"y_{name}"] = shown[:, 0].round(decimals=3).numpy(), shown[:, 1].round(decimals=3).numpy()
         orbit = diagonal_orbit(torch.tensor([a for a, _ in pairs]), torch.tensor([b for _, b in pairs]),
                                torch.zeros(len(pairs)), horizon, dtype)  # (horizon+1, N)
         entry, period = eventual_period(orbit, max_period=LONGEST)
         notes += [{"transition": "diagonal", "a": a, "b": b, "dtype": name, "note": _note(int(e), int(p))}
                   for (a, b), e, p in zip(pairs, entry, period)]
-        lines[name] = orbit[:steps + 1].float().T.reshape(-1).round(decimals=3)  # (N·(steps+1),) draw by draw
+        lines[name] = orbit[:steps + 1].float().T.reshape(-1).round(decimals=3).numpy()  # (N·(steps+1),) draw by draw
     return turns, lines, pd.DataFrame(notes)
 
 
