@@ -396,14 +396,14 @@ def chomsky_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
             if i == 0:
                 ax.set_title(fam, fontsize=12)
             if j == 0:
-                ax.set_ylabel(textwrap.fill(task, 14), fontsize=11)
+                ax.set_ylabel(textwrap.fill(task, 14) + ("" if len(tasks) > 1 else "\nnormalized acc."), fontsize=11)
             if i == len(tasks) - 1:
                 ax.set_xlabel("length (log)", fontsize=11)
     names = [n for _, n in RANGE_LOOKS.values() if n in handles] + [n for n in handles
                                                                     if n not in [v[1] for v in RANGE_LOOKS.values()]]
-    fig.supylabel("normalized accuracy (0 = chance)", fontsize=11)
+    if len(tasks) > 1:
+        fig.supylabel("normalized accuracy (0 = chance)", fontsize=11)
     fig.legend([handles[n] for n in names], names, loc="lower center", ncol=len(names), fontsize=10, frameon=False)
-    fig.suptitle(f"Accuracy by length, preset {preset}: one panel per task and model, one line per seed "
-                 "(trained lengths shaded)", fontsize=12)
+    fig.suptitle(f"Accuracy by length, preset {preset}: one line per seed, trained lengths shaded", fontsize=12)
     fig.tight_layout(rect=(0, 0.06 if len(tasks) > 1 else 0.1, 1, 1))
     return fig
