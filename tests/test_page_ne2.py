@@ -103,3 +103,30 @@ def test_the_figure_puts_bilinear_models_beside_the_stacks_one_line_per_run():
     runs = [sum(len(line.get_xdata()) > 2 for line in ax.get_lines()) for ax in fig.axes]  # not the dashed bounds
     bilinear = sum(ne2.NAMES[ne2.model_of(r)].startswith("bilinear") for r in records)
     assert runs == [bilinear, len(records) - bilinear] == [2, 3]
+
+
+def test_orbit_table_follows_the_recurrences_computed_by_hand():
+    """The diagonal rows against a numpy float32 loop (h_k = a·h_{k−1} + b from 0), the rotation rows against
+    cos and sin of kφ in float64 (to 3 decimals), and the notes' periods: 120° counts mod 3 (period 3, best
+    readout 1.00), a = −1, b = 1 alternates (period 2, best 1/3); the controls in order."""
+    import numpy as np
+
+    turns, lines, notes = mod3.orbit_table(steps=12, phis=(60, 120), coefs=(-1.0, 0.5), terms=(1.0,), horizon=400)
+    for a in (-1.0, 0.5):
+        h, seen = np.float32(0), [0.0]
+        for _ in range(12):
+            h = np.float32(np.float32(a) * h + np.float32(1.0))
+            seen.append(float(h))
+        got = lines[(lines["a"] == a) & (lines["b"] == 1.0)].sort_values("k")["fp32"].to_numpy()
+        assert np.allclose(got, seen, atol=1e-3)
+    for phi in (60, 120):
+        rows = turns[turns["phi"] == phi].sort_values("k")
+        ks = rows["k"].to_numpy()
+        assert np.allclose(rows["x_fp32"], np.cos(np.radians(phi) * ks), atol=2e-3)
+        assert np.allclose(rows["y_fp32"], np.sin(np.radians(phi) * ks), atol=2e-3)
+    note = notes.set_index(["transition", "dtype", "phi", "a"])["note"]
+    assert note[("rotation", "fp32", 120, np.nan)].startswith("period 3 from k = 0: best readout of k mod 3 = 1.00")
+    diagonal = notes[(notes["transition"] == "diagonal") & (notes["a"] == -1.0) & (notes["dtype"] == "fp32")]
+    assert diagonal["note"].item() == "period 2 from k = 0: best readout of k mod 3 = 0.33"
+    explorer = mod3.orbit_explorer((turns, lines, notes))
+    assert [c["name"] for c in explorer.controls()] == ["transition", "phi", "a", "b", "dtype"]

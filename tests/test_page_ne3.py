@@ -151,3 +151,46 @@ def test_construction_drift_draws_the_tracker_and_one_adder_per_dtype():
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels[0].startswith("Thm 3 swaps") and len(labels) == 3
     assert labels[1:] == ["Thm 6 mod 10, float32 (margin sin(π/10))", "Thm 6 mod 10, float64 (margin sin(π/10))"]
+
+
+def test_swap_explorer_tracks_the_product_of_each_word():
+    """The table's true product against permutations composed by hand (a swap applied after the product so far);
+    the hand-set network answers each one; the control names the word."""
+    table = gh.swap_table(["01 12 01 34", "- 24"])
+
+    def by_hand(word):
+        p, out = list(range(5)), []
+        for key in word.split():
+            if key != "-":
+                i, j = int(key[0]), int(key[1])
+                p = [j if v == i else i if v == j else v for v in p]
+            out.append("".join(map(str, p)))
+        return out
+
+    for word in ("01 12 01 34", "- 24"):
+        rows = table[table["word"] == word]
+        truth = rows.loc[rows["quantity"] == "true product", "value"].tolist()
+        assert truth == by_hand(word)
+        assert rows.loc[rows["quantity"] == "network's answer", "value"].tolist() == truth
+    explorer = gh.swap_explorer()
+    assert [c["name"] for c in explorer.controls()] == ["word"]
+    assert explorer.controls()[0]["bind"]["options"] == [*gh.HAND_WORDS, *gh.random_words()]
+
+
+def test_gh_pair_table_solves_the_pairs_characteristic_polynomial():
+    """β₁ = 2, φ = 60°: trace −β₂/2 and determinant β₂ − 1 (the exercise's solution), so the eigenvalues are real
+    exactly when β₂ ≤ 8 − 4√3; the grid holds φ = 60° and β₂ from 2 down to 0; controls β₁, β₂, φ."""
+    import cmath
+
+    table = gh.gh_pair_table()
+    assert 60 in set(table["phi"]) and {0.0, 1.0, 1.1, 2.0} <= set(table["b2"])
+    for b2 in (0.0, 0.5, 1.0, 1.1, 1.5, 2.0):
+        row = table[(table["b1"] == 2.0) & (table["b2"] == b2) & (table["phi"] == 60)].iloc[0]
+        tr, det = -b2 / 2, b2 - 1
+        roots = sorted([(tr + s * cmath.sqrt(tr * tr - 4 * det)) / 2 for s in (1, -1)], key=lambda z: -z.imag)
+        got = [complex(row["re1"], row["im1"]), complex(row["re2"], row["im2"])]
+        assert sorted(got, key=lambda z: (-z.imag, z.real)) == pytest.approx(
+            sorted(roots, key=lambda z: (-z.imag, z.real)), abs=1e-3)
+        assert (abs(row["im1"]) < 1e-9) == (b2 <= 8 - 4 * math.sqrt(3))
+    explorer = gh.gh_pair_explorer(table)
+    assert [c["name"] for c in explorer.controls()] == ["b1", "b2", "phi"]

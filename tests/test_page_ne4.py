@@ -113,11 +113,39 @@ def test_tables_figure_writes_every_cell_and_says_which_did_not_run():
     assert sum(t.startswith("not run at smoke") for t in texts) == len(texts) - 1
 
 
-def test_chomsky_lengths_draws_a_panel_per_task_that_ran():
+def test_chomsky_lengths_draws_a_panel_per_task_and_family_one_line_per_seed():
     frame = pd.DataFrame([{"key": f"{r}{c}{s}", "row": r, "column": c, "seed": s, "length": n, "normalized": 0.5}
-                          for r in ("sLSTM", "DeltaNet [-1,1]") for c in ("parity", "mod. arith. w/ brackets")
-                          for s in (0, 1) for n in (40, 128, 256)])
+                          for r in ("sLSTM", "DeltaNet [-1,1]", "DeltaNet [0,1]")
+                          for c in ("parity", "mod. arith. w/ brackets") for s in (0, 1) for n in (40, 128, 256)])
     cfg = SimpleNamespace(train=SimpleNamespace(max_len=40), eval=SimpleNamespace(min_len=40, max_len=256))
     fig = chomsky_lengths(frame, cfg, "quick")
-    assert [ax.get_title() for ax in fig.axes] == ["parity", "mod. arith. w/ brackets"]
-    assert all(len([ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]) == 4 for ax in fig.axes)
+    axes = [ax for ax in fig.axes if ax.get_xscale() == "log"]
+    assert len(axes) == 4  # 2 tasks × 2 families
+    assert [ax.get_title() for ax in axes[:2]] == ["sLSTM", "DeltaNet"]
+    runs = [len([ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]) for ax in axes]
+    assert runs == [2, 4, 2, 4]  # sLSTM: 2 seeds; DeltaNet: 2 ranges × 2 seeds
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == [chomsky.RANGE_LOOKS[e][1] for e in ("[0,1]", "[-1,1]", "")]
+
+
+def test_expression_explorer_reads_the_value_of_every_prefix():
+    """The table's true values against a left-to-right evaluation by hand (× before + and −, mod 5); the
+    controls name the expression."""
+    table = chomsky.expression_table(["2-3-3*2", "3*4+2*2*2"])
+
+    def by_hand(text):  # the value of every prefix ending in a digit, and the final one at "="
+        out = []
+        for n in range(1, len(text) + 1, 2):
+            out.append(eval(text[:n]) % 5)
+        return out + [out[-1]]
+
+    for text in ("2-3-3*2", "3*4+2*2*2"):
+        got = table[(table["expression"] == text) & (table["quantity"] == "true value so far")]
+        values = [int(v) for v in got["value"] if v != "–"]
+        assert values == by_hand(text)
+        implied = table[(table["expression"] == text) & (table["quantity"] == "value it implies")]
+        assert [v for v in implied["value"] if v != "–"] == [str(v) for v in by_hand(text)]
+    assert by_hand("2-3-3*2")[-1] == 3  # the paper's example
+    explorer = chomsky.expression_explorer()
+    assert [c["name"] for c in explorer.controls()] == ["expression"]
+    assert explorer.controls()[0]["bind"]["options"] == list(chomsky.EXPRESSIONS)

@@ -10,7 +10,8 @@ reader types belongs to an exercise cell, which needs a kernel (Colab, Binder, `
   the pages that have an explorer (``book/_ext/site_fixes.py``, ``book/_ext/static/explorers.js``); Jupyter and
   Colab get Altair's own HTML as well.
 - ``select``, ``radio``, ``slider``: a named control bound to a parameter; ``picked(param, field)``: the
-  filter that keeps the rows the control names; ``thin``: at most so many test lengths (or steps) per line.
+  filter that keeps the rows the control names; ``thin``: at most so many test lengths (or steps) per line;
+  ``step_grid``: a table of text per step (a model's state and answer after every token) for a chosen input.
 - ``VegaLitePlugin``: MyST-NB's MIME renderer for the Vega-Lite output (entry point
   ``myst_nb.mime_renderers``, pyproject.toml).
 
@@ -105,6 +106,18 @@ def thin(frame, column: str, most: int = 60, keep: Sequence[Any] = ()):
 def picked(param: alt.Parameter, field: str) -> str:
     """The filter keeping rows whose ``field`` equals the control's value (a Vega expression)."""
     return f"datum[{json.dumps(field)}] == {param.name}"
+
+
+def step_grid(frame, param: alt.Parameter, field: str, rows: Sequence[str], step_title: str = "step",
+              width: int = WIDTH) -> alt.Chart:
+    """A table drawn as text, one column per step, one row per quantity: ``frame``'s rows (columns ``field``, step,
+    quantity, value) whose ``field`` is the control's value, the quantities in the order ``rows``; the control is
+    added to the chart."""
+    return alt.Chart(frame).transform_filter(picked(param, field)).mark_text(fontSize=12).encode(
+        x=alt.X("step:O", title=step_title, axis=alt.Axis(orient="top", labelAngle=0, labelFontSize=11,
+                                                         titleFontSize=12)),
+        y=alt.Y("quantity:N", title=None, sort=list(rows), axis=alt.Axis(labelFontSize=12, labelLimit=220)),
+        text="value:N").add_params(param).properties(width=width, height=28 * len(rows))
 
 
 class VegaLitePlugin:

@@ -10,7 +10,8 @@ cycles of two layers, the run table's scores and the numbers its prose reads.
 Its figures and explorers:
 
 - ``orbit_periods``: how many orbits end in each period, and the share already periodic by step k.
-- ``orbit_explorer``: the stored state on 1^k of a real diagonal or a 2×2 rotation, in a chosen dtype.
+- ``orbit_table``, ``orbit_explorer``: the stored state on 1^k of a 2×2 rotation or a real diagonal, in a chosen
+  dtype, over a grid of φ, a and b (Vega-Lite, so it works on the site without a kernel).
 - ``count_lengths``: the trained runs' accuracy by length, bilinear models beside the Mamba and DeltaNet stacks.
 
 Used in: notebooks/ne2_counting_mod3_needs_complex_eigenvalues.md, tests/test_page_ne2.py.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -29,7 +30,8 @@ from matplotlib.figure import Figure
 
 from statetrack.claims import ne2
 from statetrack.claims.statements import PAPER_TOLERANCE
-from statetrack.site.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.explorers import WIDTH, Explorer, picked, radio, slider
+from statetrack.site.plotting import PAGE_WIDTH, style
 from statetrack.theory import rotations as rot
 from statetrack.runs import store as results
 from statetrack.theory import counting_mod3
@@ -141,58 +143,99 @@ def orbit_periods(periods: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-def orbit_explorer(steps: int = 36) -> widgets.Widget:
-    """Live: the stored state on 1^k of a real diagonal (h = a·h + b) or a 2×2 rotation by φ, in a chosen dtype.
+PHIS = tuple(range(0, 181, 5))  # the rotation angles (degrees) the orbit explorer offers
+COEFS = tuple(round(-1.0 + 0.1 * i, 1) for i in range(21))  # its values of a
+TERMS = (-1.0, -0.5, 0.0, 0.5, 1.0)  # its values of b
+HORIZON = 5_000  # how many ones the explorer reads to find an orbit's eventual period
+LONGEST = 360  # the longest period it looks for
 
-    Shows the first ``steps`` states, the orbit's eventual period (looked for up to k = 5,000) and the
-    best accuracy any readout of it can reach on k mod 3, gcd(period, 3)/3. The initial state, a
-    rotation by 120°, is the one that counts mod 3.
-    """
+
+def _rotation_orbit(phi: float, steps: int, dtype: torch.dtype) -> torch.Tensor:
+    """h_k = R(φ) h_{k−1} from h_0 = (1, 0), φ in degrees, R and every h_k stored in ``dtype``: (steps+1, 2)."""
     import math
 
+    R = rotation(math.radians(phi), dtype)  # (2, 2)
+    h = torch.tensor([1.0, 0.0], dtype=dtype)
+    rows = [h]
+    for _ in range(steps):
+        h = R @ h
+        rows.append(h)
+    return torch.stack(rows)
 
-    kind = widgets.ToggleButtons(options=["rotation by φ", "real diagonal"], value="rotation by φ",
-                                 description="transition")
-    phi = widgets.FloatSlider(value=120.0, min=0.0, max=180.0, step=5.0, description="φ (degrees)")
-    a = widgets.FloatSlider(value=-0.5, min=-1.0, max=1.0, step=0.05, description="a")
-    b = widgets.FloatSlider(value=1.0, min=-1.0, max=1.0, step=0.25, description="b")
-    dtype = widgets.Dropdown(options=[("float32", torch.float32), ("bfloat16", torch.bfloat16)], description="dtype")
 
-    def orbit(n):
-        if kind.value == "real diagonal":
-            return diagonal_orbit(torch.tensor([a.value]), torch.tensor([b.value]), torch.tensor([0.0]), n,
-                                  dtype.value)  # (n+1, 1)
-        R = rotation(math.radians(phi.value), dtype.value)  # (2, 2)
-        h = torch.tensor([1.0, 0.0], dtype=dtype.value)
-        rows = [h]
-        for _ in range(n):
-            h = R @ h
-            rows.append(h)
-        return torch.stack(rows).unsqueeze(1)  # (n+1, 1, 2)
+def _note(entry: int, period: int) -> str:
+    if period < 1:
+        return f"no period up to {LONGEST} by k = {HORIZON:,}"
+    return (f"period {period} from k = {entry}: best readout of k mod 3 = "
+            f"{best_readout_accuracy(period, ne2.MODULUS):.2f}")
 
-    def draw():
-        phi.layout.display = "none" if kind.value == "real diagonal" else None
-        a.layout.display = b.layout.display = None if kind.value == "real diagonal" else "none"
-        states = orbit(steps).float()
-        entry, period = eventual_period(orbit(5_000), max_period=360)
-        p = int(period[0])
-        style()
-        fig, ax = plt.subplots(figsize=(7.0, 3.0))
-        ks = range(steps + 1)
-        if states.dim() == 3:  # rotation: the state's two coordinates
-            ax.plot(ks, states[:, 0, 0].tolist(), marker=".", lw=1, label="$h_k[0]$")
-            ax.plot(ks, states[:, 0, 1].tolist(), marker=".", lw=1, label="$h_k[1]$")
-            ax.legend(fontsize=9, loc="upper right")
-        else:
-            ax.plot(ks, states[:, 0].tolist(), marker=".", lw=1)
-        ax.set_xlabel("k (ones read)")
-        ax.set_ylabel("stored state")
-        ax.set_title(f"period {p} from k = {int(entry[0])}: best readout of k mod 3 = "
-                     f"{best_readout_accuracy(p, 3):.2f}" if p > 0 else
-                     "no period up to 360 by k = 5,000", fontsize=11)
-        plt.show()
 
-    return explorer([kind, [phi, a, b], dtype], draw)
+def orbit_table(steps: int = 36, phis=PHIS, coefs=COEFS, terms=TERMS, horizon: int = HORIZON,
+                ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """What the orbit explorer draws: the stored state on 1^k, k = 0..``steps``, of the rotation by φ from (1, 0)
+    (columns phi, k and x_<dtype>, y_<dtype> per dtype of ``DTYPES``) and of the real diagonal h_k = a·h_{k−1} + b
+    from 0 (columns a, b, k and one per dtype), to 3 decimals; and per orbit and dtype its eventual period within
+    ``horizon`` ones (up to ``LONGEST``) with the best readout of k mod 3 (columns transition, phi, a, b, dtype,
+    note)."""
+    ks = list(range(steps + 1))
+    pairs = [(a, b) for a in coefs for b in terms]
+    turns = pd.DataFrame({"phi": [p for p in phis for _ in ks], "k": ks * len(phis)})
+    lines = pd.DataFrame({"a": [a for a, _ in pairs for _ in ks], "b": [b for _, b in pairs for _ in ks],
+                          "k": ks * len(pairs)})
+    notes = []
+    for dtype, name in DTYPES:
+        shown = []
+        for phi in phis:
+            orbit = _rotation_orbit(phi, horizon, dtype)  # (horizon+1, 2)
+            entry, period = eventual_period(orbit.unsqueeze(1), max_period=LONGEST)
+            notes.append({"transition": "rotation", "phi": phi, "dtype": name,
+                          "note": _note(int(entry[0]), int(period[0]))})
+            shown.append(orbit[:steps + 1].float())
+        shown = torch.cat(shown)  # (len(phis)·(steps+1), 2)
+        turns[f"x_{name}"], turns[f"y_{name}"] = shown[:, 0].round(decimals=3).numpy(), shown[:, 1].round(decimals=3).numpy()
+        orbit = diagonal_orbit(torch.tensor([a for a, _ in pairs]), torch.tensor([b for _, b in pairs]),
+                               torch.zeros(len(pairs)), horizon, dtype)  # (horizon+1, N)
+        entry, period = eventual_period(orbit, max_period=LONGEST)
+        notes += [{"transition": "diagonal", "a": a, "b": b, "dtype": name, "note": _note(int(e), int(p))}
+                  for (a, b), e, p in zip(pairs, entry, period)]
+        lines[name] = orbit[:steps + 1].float().T.reshape(-1).round(decimals=3).numpy()  # (N·(steps+1),) draw by draw
+    return turns, lines, pd.DataFrame(notes)
+
+
+def orbit_explorer(tables: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None) -> Explorer:
+    """The stored state on 1^k of a 2×2 rotation by φ or a real diagonal (h = a·h + b), in a chosen dtype
+    (``orbit_table``, computed when the page is built), with the orbit's eventual period and the best accuracy
+    any readout of it reaches on k mod 3, gcd(period, 3)/3. It opens on the rotation by 120°, which counts
+    mod 3."""
+    turns, lines, notes = orbit_table() if tables is None else tables
+    kind = radio("transition", ["rotation", "diagonal"], "rotation", label="transition",
+                 labels=["rotation by φ", "real diagonal"])
+    phi = slider("phi", min(PHIS), max(PHIS), 5, 120, label="φ (degrees, rotation)")
+    a = slider("a", min(COEFS), max(COEFS), 0.1, -0.5, label="a (diagonal)")
+    b = slider("b", min(TERMS), max(TERMS), 0.5, 1.0, label="b (diagonal)")
+    dtype = radio("dtype", [n for _, n in DTYPES], "fp32", label="stored in", labels=["float32", "bfloat16"])
+    near = "abs(datum.{0} - {0}) < 1e-6".format
+    on_rotation = f"{kind.name} == 'rotation' && {near(phi.name)}"
+    on_diagonal = f"{kind.name} == 'diagonal' && {near(a.name)} && {near(b.name)}"
+    x = alt.X("k:Q", title="k (ones read)", scale=alt.Scale(nice=False))
+    y = alt.Y("h:Q", title="stored state")
+    color = alt.Color("coordinate:N", title="coordinate", scale=alt.Scale(
+        domain=["h_k (diagonal)", "h_k[0] (rotation)", "h_k[1] (rotation)"], scheme="dark2"))
+    tip = ["coordinate:N", "k:Q", alt.Tooltip("h:Q", format=".3f")]
+    turn = alt.Chart(alt.Data(values=turns.to_dict("records"))).transform_filter(on_rotation).transform_calculate(
+        first=f"datum['x_' + {dtype.name}]", second=f"datum['y_' + {dtype.name}]").transform_fold(
+        ["first", "second"], as_=["coordinate", "h"]).transform_calculate(
+        coordinate="datum.coordinate == 'first' ? 'h_k[0] (rotation)' : 'h_k[1] (rotation)'").mark_line(
+        point=True).encode(x=x, y=y, color=color, tooltip=tip)
+    line = alt.Chart(alt.Data(values=lines.to_dict("records"))).transform_filter(on_diagonal).transform_calculate(
+        h=f"datum[{dtype.name}]", coordinate="'h_k (diagonal)'").mark_line(point=True).encode(
+        x=x, y=y, color=color, tooltip=tip)
+    note = alt.Chart(notes).transform_filter(
+        f"((datum.transition == 'rotation' && {on_rotation}) || (datum.transition == 'diagonal' && {on_diagonal}))"
+        f" && {picked(dtype, 'dtype')}").mark_text(align="left", x=4, y=-12, fontSize=13).encode(text="note:N")
+    chart = alt.layer(turn, line, note).add_params(kind, phi, a, b, dtype).properties(width=WIDTH, height=260)
+    return Explorer(chart.configure_axis(labelFontSize=11, titleFontSize=12).configure_legend(
+        labelFontSize=11, titleFontSize=12), "orbit explorer")
 
 
 def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
@@ -211,5 +254,5 @@ def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
                               title=f"Z3 (count mod 3), preset {preset}: accuracy by length")
 
 
-__all__ = ["count_lengths", "cycle_table", "orbit_explorer", "orbit_periods", "orbit_summary", "orbit_values", "orbits",
-           "run_scores", "statement_values"]
+__all__ = ["count_lengths", "cycle_table", "orbit_explorer", "orbit_periods", "orbit_summary", "orbit_table",
+           "orbit_values", "orbits", "run_scores", "statement_values"]

@@ -16,8 +16,11 @@ Its figures and explorers:
 
 - ``gh_spectra``: eigenvalues of sampled products of k GH matrices on the complex plane.
 - ``rounding_drift``: how far the exact constructions' stored states drift in finite precision.
-- ``swap_explorer``: type a word of S5 swaps; the hand-set DeltaNet's answer and state beside the truth.
-- ``gh_pair_explorer``: two GH factors in the plane and their product's eigenvalues.
+- ``swap_run``, ``swap_table``, ``swap_explorer``: pick a word of S5 swaps (``HAND_WORDS``, ``random_words``); the
+  hand-set DeltaNet's answer after every swap beside the truth (Vega-Lite, no kernel needed).
+- ``swap_exercise``: type your own word (ipywidgets; needs a kernel).
+- ``gh_pair_table``, ``gh_pair_explorer``: two GH factors in the plane and their product's eigenvalues over a grid
+  of β₁, β₂ and φ (Vega-Lite).
 - ``construction_drift``: ``rounding_drift`` of the swap tracker and of the mod-m adder in each dtype.
 - ``swap_lengths``: the trained one-layer DeltaNets' normalized accuracy by length, one line per run.
 
@@ -30,6 +33,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import altair as alt
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -40,7 +44,8 @@ from matplotlib.figure import Figure
 from statetrack.claims import ne3
 from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.grids import recipe_values
-from statetrack.site.plotting import accuracy_by_length, explorer, style
+from statetrack.site.explorers import Explorer, exercise, select, slider, step_grid
+from statetrack.site.plotting import accuracy_by_length, style
 from statetrack.theory import cascade as kr, gh_checks, householder as hh
 from statetrack.theory.householder import permutation_matrix, swap_tracker, gh_product
 
@@ -271,80 +276,149 @@ def rounding_drift(drift: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-def swap_explorer(word: str = "01 12 01 34") -> widgets.Widget:
-    """Live: type a word of S5 swaps; see the hand-set DeltaNet's answer and state beside the true product.
-
-    Swaps are written as two digits ("01" is the swap of points 0 and 1, "-" the identity). The
-    network is ``theory.householder.swap_tracker`` (NE Thm 3), run with the model's own ``step`` from
-    S_0 = I. The initial word (0 1)(1 2)(0 1) = (0 2) then (3 4): a 3-cycle's conjugate and a swap.
-    """
-    from IPython.display import display
+#: The words the swap explorer offers: by hand, one of each kind of product (the first is the page's example,
+#: (0 1)(1 2)(0 1) = (0 2) then (3 4)), then two random words of 12 swaps (``random_words``, seed 0).
+HAND_WORDS = ("01 12 01 34", "01", "01 01", "01 12", "01 12 23 34", "- 24 - 13", "04 03 02 01 04 03 02 01")
 
 
+def random_words(count: int = 2, length: int = 12, seed: int = 0) -> list[str]:
+    """``count`` words of ``length`` swaps (or the identity "-") drawn uniformly with ``random.Random(seed)``."""
+    import random
+
+    pairs = ["-"] + [f"{i}{j}" for i in range(5) for j in range(i + 1, 5)]
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(pairs) for _ in range(length)) for _ in range(count)]
+
+
+def _swap_keys(word: str) -> list[str]:
+    return [w if w == "-" else "".join(sorted(w)) for w in word.replace(",", " ").split()]
+
+
+def swap_run(word: str) -> tuple[pd.DataFrame, torch.Tensor, tuple[int, ...]]:
+    """The hand-set DeltaNet (``theory.householder.swap_tracker``, NE Thm 3) run with the model's own ``step`` from
+    S_0 = I on a word of swaps ("01" swaps points 0 and 1, "-" is the identity): one row per token (t, token, true
+    product, network's answer, right, max |S − M|), the last state S_t of a working head (5, 5) and the true
+    product. Raises ValueError on anything but 1 to 30 swaps."""
     tr = swap_tracker()
     perms, table = tr.task.permutations, tr.task.mul_table
     by_pair = {}
     for e in tr.task.elements_drawn.tolist():
         moved = [i for i in range(5) if perms[e][i] != i]
         by_pair["".join(map(str, moved)) if moved else "-"] = e
+    keys = _swap_keys(word)
+    if not keys or len(keys) > 30 or any(k not in by_pair for k in keys):
+        raise ValueError("type 1 to 30 swaps such as 01 24 or - (identity), separated by spaces")
+    state, product, rows = tr.init_state(1), 0, []
+    with torch.no_grad():
+        for t, k in enumerate(keys, 1):
+            e = by_pair[k]
+            logits, state = tr.model.step(torch.tensor([e]), state)
+            product = int(table[product, e])
+            answer = int(logits.argmax())
+            S = state[0][0][0, 0]  # (5, 5) head 0's state (all working heads hold the same)
+            err = float((S - permutation_matrix(perms[product], torch.float32)).abs().max())
+            rows.append({"t": t, "token": k, "true product": tuple(perms[product]), "network": tuple(perms[answer]),
+                         "right": answer == product, "max |S − M|": f"{err:.1e}"})
+    return pd.DataFrame(rows).set_index("t"), S, tuple(perms[product])
+
+
+def swap_table(words: Sequence[str] | None = None) -> pd.DataFrame:
+    """What the swap explorer draws: ``swap_run`` of each word (``HAND_WORDS`` and ``random_words()``) as text,
+    one row per (word, step, quantity): columns word, step, quantity, value."""
+    words = [*HAND_WORDS, *random_words()] if words is None else list(words)
+    shown = {"token": "swap read", "true product": "true product", "network": "network's answer",
+             "max |S − M|": "max |S − M|"}
+    rows = []
+    for word in words:
+        run = swap_run(word)[0]
+        rows += [{"word": word, "step": t, "quantity": name,
+                  "value": "".join(map(str, v)) if isinstance(v, tuple) else str(v)}
+                 for t, r in run.iterrows() for col, name in shown.items() for v in [r[col]]]
+    return pd.DataFrame(rows)
+
+
+def swap_explorer(table: pd.DataFrame | None = None) -> Explorer:
+    """Pick a word of S5 swaps; read the hand-set DeltaNet's answer after every swap beside the true product (a
+    permutation written as the images of 0..4: "10234" swaps 0 and 1) and its state's distance from the product's
+    permutation matrix (``swap_table``, computed when the page is built)."""
+    table = swap_table() if table is None else table
+    words = list(dict.fromkeys(table["word"]))
+    word = select("word", words, words[0], label="word of swaps")
+    return Explorer(step_grid(table, word, "word", ["swap read", "true product", "network's answer",
+                                                    "max |S − M|"], step_title="t (swaps read)"), "swap explorer")
+
+
+def swap_exercise(word: str = "01 12 01 34"):
+    """Type a word of S5 swaps; see the hand-set DeltaNet's answer and state beside the true product (``swap_run``).
+    Needs a running kernel (``explorers.exercise``)."""
+    from IPython.display import display
+
     text = widgets.Text(value=word, description="word", placeholder="e.g. 01 12 - 34")
 
     def draw():
-        keys = [w if w == "-" else "".join(sorted(w)) for w in text.value.replace(",", " ").split()]
-        if not keys or len(keys) > 30 or any(k not in by_pair for k in keys):
-            print("type 1 to 30 swaps such as 01 24 or - (identity), separated by spaces")
+        try:
+            run, S, product = swap_run(text.value)
+        except ValueError as e:
+            print(e)
             return
-        state, product, rows = tr.init_state(1), 0, []
-        with torch.no_grad():
-            for t, k in enumerate(keys, 1):
-                e = by_pair[k]
-                logits, state = tr.model.step(torch.tensor([e]), state)
-                product = int(table[product, e])
-                answer = int(logits.argmax())
-                S = state[0][0][0, 0]  # (5, 5) head 0's state (all working heads hold the same)
-                err = float((S - permutation_matrix(perms[product], torch.float32)).abs().max())
-                rows.append({"t": t, "token": k, "true product": perms[product], "network": perms[answer],
-                             "right": answer == product, "max |S − M|": f"{err:.1e}"})
-        display(pd.DataFrame(rows).set_index("t"))
+        display(run)
         print("state S_t of a working head (rounded) and the true permutation matrix M(product):")
         display(pd.concat({"network S_t": pd.DataFrame(S.numpy().round(3)),
-                           "M(product)": pd.DataFrame(permutation_matrix(perms[product]).numpy().astype(int))},
-                          axis=1))
+                           "M(product)": pd.DataFrame(permutation_matrix(product).numpy().astype(int))}, axis=1))
 
-    return explorer([text], draw)
-
-
-def gh_pair_explorer() -> widgets.Widget:
-    """Live: two GH factors in the plane, I − β_j v_j v_jᵀ with an angle φ between v_1 and v_2; see their
-    product's eigenvalues against the unit circle. β ∈ [0, 1] keeps them real in [0, 1] (NE Prop. 1.3);
-    two reflections (β = 2) rotate by 2φ.
-    """
-    import math
+    return exercise([text], draw, "type your own word of swaps")
 
 
-    b1 = widgets.FloatSlider(value=2.0, min=0.0, max=2.0, step=0.05, description="β₁")
-    b2 = widgets.FloatSlider(value=2.0, min=0.0, max=2.0, step=0.05, description="β₂")
-    phi = widgets.FloatSlider(value=60.0, min=0.0, max=180.0, step=5.0, description="φ (deg)")
+BETA_GRID = tuple(round(0.1 * i, 1) for i in range(21))  # the gh pair explorer's β₁ and β₂
+ANGLE_GRID = tuple(range(0, 181, 10))  # its angles φ (degrees)
 
-    def draw():
-        a = math.radians(phi.value)
-        keys = torch.tensor([[[1.0, 0.0], [math.cos(a), math.sin(a)]]], dtype=torch.float64)  # (1, 2, 2)
-        A = gh_product(keys, torch.tensor([[b1.value, b2.value]], dtype=torch.float64))[0]  # (2, 2)
-        ev = torch.linalg.eigvals(A)  # (2,)
-        t = torch.linspace(0, 2 * math.pi, 300)
-        style()
-        fig, ax = plt.subplots(figsize=(4.2, 4.2))
-        ax.plot(torch.cos(t), torch.sin(t), color="0.6", lw=0.8)
-        ax.plot([0, 1], [0, 0], color="#4C72B0", lw=3, alpha=0.35)
-        ax.scatter(ev.real, ev.imag, color="#C44E52", zorder=3)
-        ax.set_aspect("equal")
-        ax.set_xlim(-1.2, 1.2)
-        ax.set_ylim(-1.2, 1.2)
-        kind = "real" if float(ev.imag.abs().max()) < 1e-9 else "complex: a rotation-like pair"
-        ax.set_title(f"λ = {complex(ev[0]):.2f}, {complex(ev[1]):.2f}\n({kind})", fontsize=10)
-        plt.show()
 
-    return explorer([[b1, b2, phi]], draw)
+def gh_pair_table(betas: Sequence[float] = BETA_GRID, angles: Sequence[float] = ANGLE_GRID) -> pd.DataFrame:
+    """The eigenvalues of (I − β₂ v₂v₂ᵀ)(I − β₁ v₁v₁ᵀ) in the plane, v₁ = (1, 0) and v₂ at φ degrees from it
+    (``householder.gh_product`` in float64), for every β₁, β₂ in ``betas`` and φ in ``angles``: columns b1, b2, phi,
+    re1, im1, re2, im2 (3 decimals; the first eigenvalue has im ≥ 0)."""
+    grid = [(b1, b2, phi) for b1 in betas for b2 in betas for phi in angles]
+    rad = torch.tensor([math.radians(p) for _, _, p in grid], dtype=torch.float64)
+    keys = torch.stack([torch.stack([torch.ones_like(rad), torch.zeros_like(rad)], -1),
+                        torch.stack([rad.cos(), rad.sin()], -1)], 1)  # (N, 2, 2)
+    beta = torch.tensor([[b1, b2] for b1, b2, _ in grid], dtype=torch.float64)  # (N, 2)
+    ev = torch.linalg.eigvals(gh_product(keys, beta))  # (N, 2)
+    ev = torch.where((ev.imag[:, :1] < ev.imag[:, 1:]), ev.flip(-1), ev)  # the upper one first
+    ev = torch.complex(ev.real.round(decimals=3), ev.imag.round(decimals=3)) + 0.0
+    return pd.DataFrame({"b1": [g[0] for g in grid], "b2": [g[1] for g in grid], "phi": [g[2] for g in grid],
+                         "re1": ev[:, 0].real.tolist(), "im1": ev[:, 0].imag.tolist(),
+                         "re2": ev[:, 1].real.tolist(), "im2": ev[:, 1].imag.tolist()}).replace(-0.0, 0.0)
+
+
+def gh_pair_explorer(table: pd.DataFrame | None = None) -> Explorer:
+    """Two GH factors in the plane, I − β_j v_j v_jᵀ with an angle φ between v_1 and v_2: move β₁, β₂ and φ; see
+    their product's eigenvalues against the unit circle (``gh_pair_table``, computed when the page is built).
+    β ∈ [0, 1] keeps them real in [0, 1] (NE Prop. 1.3); two reflections (β = 2) rotate by 2φ."""
+    table = gh_pair_table() if table is None else table
+    b1 = slider("b1", min(BETA_GRID), max(BETA_GRID), 0.1, 2.0, label="β₁")
+    b2 = slider("b2", min(BETA_GRID), max(BETA_GRID), 0.1, 2.0, label="β₂")
+    phi = slider("phi", min(ANGLE_GRID), max(ANGLE_GRID), 10, 60, label="φ (degrees)")
+    keep = " && ".join(f"abs(datum.{p.name} - {p.name}) < 1e-6" for p in (b1, b2, phi))
+    scale = alt.Scale(domain=[-1.2, 1.2])
+    x, y = alt.X("re:Q", title="Re λ", scale=scale), alt.Y("im:Q", title="Im λ", scale=scale)
+    t = [2 * math.pi * i / 120 for i in range(121)]
+    circle = alt.Chart(pd.DataFrame({"re": [round(math.cos(a), 3) for a in t], "im": [round(math.sin(a), 3) for a in t],
+                                     "i": range(121)})).mark_line(color="#999999", strokeWidth=1).encode(
+        x=x, y=y, order="i:Q")
+    segment = alt.Chart(pd.DataFrame({"re": [0.0, 1.0], "im": [0.0, 0.0]})).mark_line(
+        color="#1b9e77", strokeWidth=6, opacity=0.45).encode(x=x, y=y)
+    picked_rows = alt.Chart().transform_filter(keep)  # the layer's data: the table, inlined once
+    points = [picked_rows.transform_calculate(re=f"datum.re{j}", im=f"datum.im{j}").mark_point(
+        filled=True, size=90, color="#d95f02").encode(
+        x=x, y=y, tooltip=[alt.Tooltip("re:Q", format=".3f"), alt.Tooltip("im:Q", format=".3f")]) for j in (1, 2)]
+    number = "format(datum.re{0}, '.2f') + (datum.im{0} < 0 ? ' − ' : ' + ') + format(abs(datum.im{0}), '.2f') + 'i'"
+    note = picked_rows.transform_calculate(
+        text=f"'λ = ' + {number.format(1)} + ',  ' + {number.format(2)} + "
+             "(abs(datum.im1) < 1e-9 ? '  (real)' : '  (complex: a rotation-like pair)')").mark_text(
+        align="left", x=4, y=-12, fontSize=13).encode(text="text:N")
+    chart = alt.layer(circle, segment, *points, note, data=alt.Data(values=table.to_dict("records"))).add_params(
+        b1, b2, phi).properties(width=360, height=360)
+    return Explorer(chart.configure_axis(labelFontSize=11, titleFontSize=12), "GH pair explorer")
 
 
 TRACK_MARGIN = 0.5  # the swap tracker's state error at which an answer could change

@@ -18,10 +18,12 @@ Its figures and explorers:
   numbers in every cell; cells a preset did not run are grey and say so.
 - ``word_cycles``: the task's answers on a repeated word (period 2 for ``× 4``, period 5 for ``+ 1``)
   beside the word matrix's eigenvalues on the complex plane (``theory.modular_arithmetic``).
-- ``expression_explorer``: type an expression; see the hand-built automaton's state beside the true
-  value of every prefix.
+- ``expression_run``, ``expression_table``, ``expression_explorer``: pick an expression (``EXPRESSIONS``); the
+  hand-built automaton's state beside the true value of every prefix (Vega-Lite, no kernel needed).
+- ``expression_exercise``: type your own expression (ipywidgets; needs a kernel).
 - ``tables_figure``: ``table_heatmap`` of ne4's verdict in the paper's row and column order.
-- ``chomsky_lengths``: normalized accuracy by length, one panel per task that ran, one colour per model row.
+- ``chomsky_lengths``: normalized accuracy by length as small multiples, a row of panels per task that ran and a
+  panel per model family, the eigenvalue range in colour, a line per seed.
 
 Used in: notebooks/ne4_chomsky_tasks.md, tests/test_page_ne4.py.
 """
@@ -29,6 +31,7 @@ Used in: notebooks/ne4_chomsky_tasks.md, tests/test_page_ne4.py.
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
 import ipywidgets as widgets
@@ -43,7 +46,8 @@ from statetrack.claims import ne4
 from statetrack.claims.statements import PAPER_TOLERANCE, score
 from statetrack.runs import store as results
 from statetrack.site.grids import recipe_values
-from statetrack.site.plotting import PAGE_WIDTH, accuracy_by_length, annotated_heatmap, explorer, fmt, style
+from statetrack.site.explorers import Explorer, exercise, select, step_grid
+from statetrack.site.plotting import PAGE_WIDTH, annotated_heatmap, fmt, style
 from statetrack.tasks import make_task
 from statetrack.tasks.modular import _running_values
 from statetrack.theory import modular_arithmetic as ma
@@ -255,56 +259,86 @@ def word_cycles(words: dict[str, dict[str, Any]], modulus: int, title: str | Non
     return fig
 
 
-def expression_explorer(expression: str = "2-3-3*2", modulus: int = 5) -> widgets.Widget:
-    """Live (ne4): type an expression without brackets; see the automaton's state beside the true value.
-
-    For every token: the hand-built bilinear model's state (the one-hot position read back as a state
-    name, e.g. D(4,2) = total 4, current term 2), the value it implies (total + term), and the true value
-    of the expression so far (the task's own label function). The initial expression is the paper's
-    example, whose answer is 3.
-    """
-    import torch
-    from IPython.display import display
+#: The expressions the expression explorer offers (mod 5), by hand: the paper's example (2 − 3 − 3 × 2 = 3), a sum,
+#: a product of every unit, products and sums mixed both ways, a product that hits 0, a long chain of subtractions
+#: and a malformed one (two operators in a row), which sends the automaton to its dead state.
+EXPRESSIONS = ("2-3-3*2", "4+4+4+4", "1*2*3*4", "3-4*2+1", "3*4+2*2*2", "2*0*3+1", "4-1-1-1-1-1-1", "2+*3")
 
 
+def expression_run(expression: str, modulus: int = 5) -> tuple[pd.DataFrame, bool]:
+    """The hand-built bilinear model (``theory.modular_arithmetic``) read back token by token on an expression
+    without brackets: per token its one-hot state, the automaton state it names (e.g. D(4,2) = total 4, current
+    term 2), the value it implies (total + term) and the true value of the expression so far (the task's own
+    label function); and whether the expression is well formed. Raises ValueError on text it cannot read."""
     mach = ma.machine(modulus)
     model = ma.arithmetic_bilinear(mach)
-    text = widgets.Text(value=expression, description="expression", placeholder="e.g. 2-3-3*2 (digits 0-4, + - *)")
+    ids = ma.parse(expression, modulus)
+    if len(ids) > 61 or any(i >= modulus + 3 and i != modulus + 5 for i in ids):
+        raise ValueError("type at most 30 digits joined by + - * (no brackets)")
+    with torch.no_grad():
+        h = model.states(torch.tensor([ids]))[0]  # (T, S)
+    states = h.argmax(-1).tolist()
+    digits = [i for i in ids if i < modulus]
+    ops = [i - modulus for i in ids if modulus <= i < modulus + 3]
+    ok = len(digits) == len(ops) + 1 and all((ids[2 * n] < modulus) for n in range(len(digits)))
+    truth = _running_values(torch.tensor([digits]), torch.tensor([ops]), modulus)[0].tolist() if ok else []
+    rows, n = [], 0
+    for x, q in zip(ids, states):
+        name = mach.names[q]
+        implied = (sum(map(int, name[2:-1].split(",")[:2])) % modulus if name.startswith("D") else
+                   int(mach.answer[q]) if name.startswith("A") else None)
+        true = None
+        if ok and x < modulus:
+            true, n = truth[n], n + 1
+        elif ok and x == modulus + 5:
+            true = truth[-1]
+        rows.append({"token": str(x) if x < modulus else SYMBOLS[x - modulus], "one-hot state": f"e_{q}",
+                     "automaton state": name, "value it implies": implied, "true value so far": true})
+    return pd.DataFrame(rows), ok
+
+
+def expression_table(expressions=EXPRESSIONS, modulus: int = 5) -> pd.DataFrame:
+    """What the expression explorer draws: ``expression_run`` of each expression as text, one row per
+    (expression, step, quantity): columns expression, step, quantity, value ("–" where there is none)."""
+    rows = []
+    for text in expressions:
+        run, _ = expression_run(text, modulus)
+        rows += [{"expression": text, "step": step, "quantity": col,
+                  "value": "–" if pd.isna(v) else str(int(v)) if isinstance(v, float) else str(v)}
+                 for step, r in enumerate(run.to_dict("records"), 1) for col, v in r.items()]
+    return pd.DataFrame(rows)
+
+
+def expression_explorer(table: pd.DataFrame | None = None) -> Explorer:
+    """Pick an expression without brackets (mod 5, ``EXPRESSIONS``); read the hand-built automaton's state after
+    every token beside the true value of the expression so far (``expression_table``, computed when the page is
+    built)."""
+    table = expression_table() if table is None else table
+    choices = list(dict.fromkeys(table["expression"]))
+    pick = select("expression", choices, choices[0], label="expression (mod 5)")
+    rows = ["token", "one-hot state", "automaton state", "value it implies", "true value so far"]
+    return Explorer(step_grid(table, pick, "expression", rows, step_title="tokens read"), "expression explorer")
+
+
+def expression_exercise(expression: str = "2-3-3*2", modulus: int = 5):
+    """Type an expression without brackets; see the automaton's state beside the true value (``expression_run``).
+    Needs a running kernel (``explorers.exercise``)."""
+    from IPython.display import display
+
+    text = widgets.Text(value=expression, description="expression",
+                        placeholder=f"e.g. 2-3-3*2 (digits 0-{modulus - 1}, + - *)")
 
     def draw():
         try:
-            ids = ma.parse(text.value, modulus)
+            run, ok = expression_run(text.value, modulus)
         except ValueError as e:
             print(e)
             return
-        if len(ids) > 61 or any(i >= modulus + 3 and i != modulus + 5 for i in ids):
-            print("type at most 30 digits joined by + - * (no brackets)")
-            return
-        with torch.no_grad():
-            h = model.states(torch.tensor([ids]))[0]  # (T, S)
-        states = h.argmax(-1).tolist()
-        digits = [i for i in ids if i < modulus]
-        ops = [i - modulus for i in ids if modulus <= i < modulus + 3]
-        ok = len(digits) == len(ops) + 1 and all((ids[2 * n] < modulus) for n in range(len(digits)))
-        truth = _running_values(torch.tensor([digits]), torch.tensor([ops]), modulus)[0].tolist() if ok else []
-        rows, n = [], 0
-        for pos, (x, q) in enumerate(zip(ids, states)):
-            name = mach.names[q]
-            implied = (sum(map(int, name[2:-1].split(",")[:2])) % modulus if name.startswith("D") else
-                       int(mach.answer[q]) if name.startswith("A") else None)
-            true = None
-            if ok and x < modulus:
-                true, n = truth[n], n + 1
-            elif ok and x == modulus + 5:
-                true = truth[-1]
-            sym = str(x) if x < modulus else "+−×()="[x - modulus]
-            rows.append({"token": sym, "one-hot state": f"e_{q}", "automaton state": name,
-                         "value it implies": implied, "true value so far": true})
-        display(pd.DataFrame(rows))
+        display(run)
         if not ok:
             print("not a well-formed expression: the automaton went to its dead state")
 
-    return explorer([text], draw)
+    return exercise([text], draw, "type your own expression")
 
 
 def tables_figure(rows: list[dict[str, Any]], preset: str) -> Figure:
@@ -316,9 +350,60 @@ def tables_figure(rows: list[dict[str, Any]], preset: str) -> Figure:
                          title=f"NE Tables 3 and 5 beside ours (preset {preset})")
 
 
+#: The eigenvalue ranges ``chomsky_lengths`` tells apart by colour (seaborn's colour-blind palette), with their names
+RANGE_LOOKS = {"[0,1]": (0, "eigenvalues in [0, 1]"), "[-1,1]": (1, "eigenvalues in [−1, 1]"),
+               "": (7, "no eigenvalue range (Transformer, xLSTM)")}
+
+
 def chomsky_lengths(frame: pd.DataFrame, cfg: Any, preset: str) -> Figure:
-    """Normalized accuracy by length on a log axis: one panel per ``column`` (task), one colour per ``row``
-    (model and range), one line per seed (``cell_frame`` rows); ``cfg`` (a run config of the grid)
-    gives the trained and tested lengths."""
-    return accuracy_by_length(frame, train_max_len=cfg.train.max_len, test_range=(cfg.eval.min_len, cfg.eval.max_len),
-                              panel="column", hue="row", log_x=True, title=f"Accuracy by length, preset {preset}")
+    """Normalized accuracy by length on a log axis as small multiples: one row of panels per ``column`` (task),
+    one panel per model family, the eigenvalue ranges in colour-blind-safe colours named by the legend
+    (``RANGE_LOOKS``), one line per seed (``cell_frame`` rows); ``cfg`` (a run config of the grid) gives the
+    trained and tested lengths (shaded, and between dashed lines)."""
+    style()
+    frame = frame.assign(family=frame["row"].str.replace(r"\s*\[.*\]$", "", regex=True),
+                         range=frame["row"].str.extract(r"(\[.*\])$", expand=False).fillna(""))
+    order = [ne4.NAMES[m] for m, _ in ne4.ROWS]
+    families = sorted(set(frame["family"]), key=lambda f: order.index(f) if f in order else len(order))
+    tasks = list(dict.fromkeys(frame["column"]))
+    palette = sns.color_palette("colorblind", 10)
+    fig, axes = plt.subplots(len(tasks), len(families), figsize=(PAGE_WIDTH, 0.6 + 2.1 * len(tasks)), sharex=True,
+                             sharey=True, squeeze=False)
+    train_max, test_range = cfg.train.max_len, (cfg.eval.min_len, cfg.eval.max_len)
+    low, high = frame["length"].min() / 1.15, frame["length"].max() * 1.15
+    handles = {}
+    for i, task in enumerate(tasks):
+        for j, fam in enumerate(families):
+            ax = axes[i][j]
+            sub = frame[(frame["column"] == task) & (frame["family"] == fam)]
+            for (eig, _seed), run in sub.groupby(["range", "seed"], sort=True):
+                index, name = RANGE_LOOKS.get(eig, (7, eig))
+                run = run.sort_values("length")
+                (line,) = ax.plot(run["length"], run["normalized"], color=palette[index], lw=1.4, alpha=0.85,
+                                  marker="o" if eig == "[-1,1]" else "s" if eig == "[0,1]" else "^", ms=3.5,
+                                  markevery=max(1, len(run) // 6))
+                handles.setdefault(name, line)
+            if sub.empty:
+                ax.text(0.5, 0.5, "not run", transform=ax.transAxes, ha="center", va="center", fontsize=11,
+                        color="0.45")
+            ax.axvspan(low, train_max, color="0.85", alpha=0.5, lw=0)
+            for x in test_range:
+                ax.axvline(x, color="0.4", ls="--", lw=0.8)
+            ax.set_xscale("log")
+            ax.set_xlim(low, high)
+            ax.set_ylim(-0.15, 1.1)
+            ax.tick_params(labelsize=10)
+            if i == 0:
+                ax.set_title(fam, fontsize=12)
+            if j == 0:
+                ax.set_ylabel(textwrap.fill(task, 14) + ("" if len(tasks) > 1 else "\nnormalized acc."), fontsize=11)
+            if i == len(tasks) - 1:
+                ax.set_xlabel("length (log)", fontsize=11)
+    names = [n for _, n in RANGE_LOOKS.values() if n in handles] + [n for n in handles
+                                                                    if n not in [v[1] for v in RANGE_LOOKS.values()]]
+    if len(tasks) > 1:
+        fig.supylabel("normalized accuracy (0 = chance)", fontsize=11)
+    fig.legend([handles[n] for n in names], names, loc="lower center", ncol=len(names), fontsize=10, frameon=False)
+    fig.suptitle(f"Accuracy by length, preset {preset}: one line per seed, trained lengths shaded", fontsize=12)
+    fig.tight_layout(rect=(0, 0.06 if len(tasks) > 1 else 0.1, 1, 1))
+    return fig
