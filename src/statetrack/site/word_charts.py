@@ -65,25 +65,26 @@ def step_grid(steps: pd.DataFrame, rows: dict[str, str], keep: Sequence[str], tr
 
 
 def state_lines(states: pd.DataFrame, keep: Sequence[str], title: str, width: int = WIDTH, height: int = 200,
-                ) -> alt.Chart:
+                domain: tuple[float, float] | None = None) -> alt.Chart:
     """``states`` (columns t, coordinate, value, and the ids ``keep`` filters on) as one line per coordinate
-    against the position."""
+    against the position (``domain``: the value axis's fixed range, else the data's)."""
     chart = alt.Chart(states)
     for expr in keep:
         chart = chart.transform_filter(expr)
     return chart.mark_line(point=True).encode(
         x=alt.X("t:O", title="position", axis=alt.Axis(labelAngle=0, labelFontSize=11, titleFontSize=12)),
-        y=alt.Y("value:Q", title=title, axis=alt.Axis(labelFontSize=11, titleFontSize=12)),
+        y=alt.Y("value:Q", title=title, scale=alt.Scale(domain=list(domain)) if domain else alt.Undefined,
+                axis=alt.Axis(labelFontSize=11, titleFontSize=12)),
         color=alt.Color("coordinate:N", title="coordinate", scale=alt.Scale(scheme="dark2"),
                         legend=alt.Legend(labelFontSize=11, titleFontSize=12)),
         tooltip=["t:O", "coordinate:N", alt.Tooltip("value:Q", format=".3f")],
     ).properties(width=width, height=height)
 
 
-def word_note(notes: pd.DataFrame, keep: Sequence[str], width: int = WIDTH) -> alt.Chart:
-    """The ``note`` column of the rows ``keep`` selects, as one line of text (a chart of its own)."""
+def word_note(notes: pd.DataFrame, keep: Sequence[str], width: int = WIDTH, lines: int = 1) -> alt.Chart:
+    """The ``note`` column of the rows ``keep`` selects, as text (a chart of its own; "\\n" breaks a line)."""
     chart = alt.Chart(notes)
     for expr in keep:
         chart = chart.transform_filter(expr)
-    return chart.mark_text(align="left", baseline="middle", fontSize=13, x=0, y=10).encode(
-        text="note:N").properties(width=width, height=20)
+    return chart.mark_text(align="left", baseline="top", fontSize=13, x=0, y=0, lineBreak="\n").encode(
+        text="note:N").properties(width=width, height=18 * lines)
