@@ -125,3 +125,31 @@ def test_a_pilot_beats_the_earlier_cell_only_by_more_than_the_margin(tmp_path, m
 def test_the_tracking_table_has_one_row_per_machine():
     part = bl1.exact_part("smoke")
     assert len(page.tracking(part)) == bl1.EXACT["smoke"][0][0]
+
+
+def test_fsm_explorer_shows_the_one_hot_walked_state_and_the_additive_models_misses():
+    """The pure model's state in the explorer's table is the one-hot code of the state a plain loop over the table
+    visits from state 0, right at every step; the additive model's answers are its argmax against the same walk;
+    the controls are the word and the model."""
+    import torch
+
+    from statetrack.site.pages.bl1 import fsm_explorer, fsm_table
+    from statetrack.tasks import make_task, task_config
+
+    task = make_task(task_config("fsm", num_states=6, alphabet_size=3, num_permutation_letters=3, table_seed=2))
+    states, answers = fsm_table(task, num_words=2, length=7)
+    table = task.table.tolist()
+    for word in dict.fromkeys(states["word"]):
+        q, walked = 0, []
+        for a in map(int, word.split()):
+            q = table[q][a]
+            walked.append(q)
+        pure = states[(states["word"] == word) & (states["model"] == "pure")]
+        grid = pure.pivot(index="t", columns="q", values="h").to_numpy()
+        assert (grid == torch.eye(6)[walked].numpy()).all()
+        rows = answers[answers["word"] == word]
+        assert list(rows[rows["model"] == "pure"]["truth"]) == walked
+        assert rows[rows["model"] == "pure"]["right"].all()
+        add = rows[rows["model"] == "additive"]
+        assert list(add["truth"]) == walked and list(add["right"]) == [a == w for a, w in zip(add["argmax"], walked)]
+    assert [c["name"] for c in fsm_explorer((states, answers)).controls()] == ["word", "model"]

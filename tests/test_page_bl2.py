@@ -86,3 +86,31 @@ def test_modulus_table_draws_every_model_and_modulus():
     assert len(ax.get_yticklabels()) == len(bl2.MODELS)
     assert [t.get_text() for t in ax.get_xticklabels()] == [f"m = {m}" for m in bl2.PAPER_MODULI]
     assert any("ours 0.80" in t.get_text() for t in ax.texts)
+
+
+def test_block_tracker_explorer_reads_the_running_sum_and_a_rotation_done_by_hand():
+    """On Z_5 the true answers are the running sums mod 5 (a loop), the model agrees with them, its first block is
+    the point (cos, sin) of 2π·sum/5 on the circle rotated from its start, and b = 1 has no tracker; the controls
+    are the task, b and the word."""
+    from statetrack.site.block_tracker import EXAMPLES, block_table, block_tracker_explorer
+
+    states, answers, notes = block_table(["Z_5"])
+    for name in EXAMPLES:
+        word = [int(x) for x in notes[(notes["word"] == name)]["note"].iloc[0].split(":")[0].split()[1:]]
+        sums, total = [], 0
+        for x in word:
+            total = (total + x) % 5
+            sums.append(total)
+        rows = answers[answers["word"] == name]
+        assert list(rows[rows["answer"] == "true answer"]["value"]) == sums
+        assert list(rows[rows["answer"] == "model"]["value"]) == sums
+        block = states[states["word"] == name].pivot(index="t", columns="coordinate", values="value").to_numpy()
+        start = math.atan2(block[0, 1], block[0, 0]) - 2 * math.pi * sums[0] / 5
+        for (x, y), s in zip(block, sums):
+            angle = start + 2 * math.pi * s / 5
+            assert abs(x - math.cos(angle) * math.hypot(x, y)) < 2e-3 and abs(y - math.sin(angle) * math.hypot(x, y)) < 2e-3
+    assert "1 1 1 1 1 1 1 1 1 1 1 1" in notes["note"].iloc[0]
+    assert all("no exact tracker" in n for n in notes[notes["b"] == 1]["note"])
+    assert not any("no exact tracker" in n for n in notes[notes["b"] >= 2]["note"])
+    explorer = block_tracker_explorer("Z_5", 2, (states, answers, notes))
+    assert [c["name"] for c in explorer.controls()] == ["task", "b", "word"]

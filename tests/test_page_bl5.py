@@ -65,3 +65,23 @@ def test_sweep_has_one_point_per_run_and_the_papers_numbers_at_the_panels_block_
 def test_sweep_leaves_out_a_papers_block_wider_than_the_model():
     data = page.sweep([_run("Z5", 1, 1, 0.0)])
     assert sorted(p["b"] for p in data["paper"]) == [1, 1]  # b = 1 and the full model at b = H = 1; b = 2 left out
+
+
+def test_block_tracker_explorer_walks_the_machine_as_a_hand_loop_and_needs_b_4():
+    """On bl5's 5-state machine the true answers are the states a plain loop over its table visits from state 0,
+    the model (b ≥ 4) agrees with them, and b < 4 has no tracker."""
+    from statetrack.site.block_tracker import EXAMPLES, MACHINE, block_table, task_of
+
+    table = task_of(MACHINE).table.tolist()
+    states, answers, notes = block_table([MACHINE])
+    for name in EXAMPLES:
+        word = [int(x) for x in notes[notes["word"] == name]["note"].iloc[0].split(":")[0].split()[1:]]
+        q, walked = 0, []
+        for x in word:
+            q = table[q][x]
+            walked.append(q)
+        rows = answers[answers["word"] == name]
+        assert list(rows[rows["answer"] == "true answer"]["value"]) == walked
+        assert list(rows[rows["answer"] == "model"]["value"]) == walked
+    assert all(("no exact tracker" in n) == (b < 4) for b, n in zip(notes["b"], notes["note"]))
+    assert set(states["coordinate"]) == {"h[0]", "h[1]", "h[2]", "h[3]"}

@@ -119,3 +119,27 @@ def test_the_length_figure_draws_a_panel_per_task_and_the_ceiling_on_s3():
     # normalized against chance 1/6: (0.75 − 1/6)/(5/6) = 0.7; held at its last value to length 500
     assert list(bound[0].get_xdata()) == [1, 2, 500]
     assert list(bound[0].get_ydata()) == pytest.approx([1.0, 0.7, 0.7])
+
+
+def test_word_explorer_reads_the_product_of_1_2_and_its_reverse_composed_by_hand():
+    """"1 2" and "2 1": the true products are the permutations composed by hand (each element applied after the
+    product so far), they differ, and the count-only guess is right with chance 1/2 at length 2, so it misses one
+    of the two; the one control is the word."""
+    from statetrack.site.pages.bl7 import word_explorer, word_table
+    from statetrack.tasks import make_task, task_config
+
+    perms = make_task(task_config("word_problem", group="S3")).permutations
+    steps, notes = word_table([[1, 2], [2, 1]])
+    finals = {}
+    for word in ("1 2", "2 1"):
+        product = (0, 1, 2)
+        for g in map(int, word.split()):
+            product = tuple(perms[g][product[i]] for i in range(3))
+        rows = steps[steps["word"] == word]
+        assert rows["product"].iloc[-1] == "".join(map(str, product))
+        assert rows["chance"].iloc[-1] == "0.500"
+        finals[word] = rows
+    assert finals["1 2"]["product"].iloc[-1] != finals["2 1"]["product"].iloc[-1]
+    assert finals["1 2"]["guess"].iloc[-1] == finals["2 1"]["guess"].iloc[-1]
+    assert all("different" in n for n in notes["note"])
+    assert [c["name"] for c in word_explorer().controls()] == ["word"]

@@ -73,3 +73,28 @@ def test_s5_lengths_draws_the_variants_that_ran_with_a_line_per_run():
     assert [ax.get_title() for ax in shown] == [ne5.VARIANT_NAMES["swaps"]]
     assert len(shown[0].get_lines()) == len(swaps)
     assert any("not run at this preset" in t.get_text() for t in fig.texts)
+
+
+def test_group_tracker_explorer_reads_the_running_permutation_composed_by_hand():
+    """The tracker table on the page's swap word ((0 1), (1 2), (0 1), (3 4)) against the permutations composed by
+    hand, each new element applied after the product so far; the readout block starts at (1..5)/√55 permuted; the
+    example words start with the page's word and the 5-cycle five times; the one control is the word."""
+    from statetrack.site.word_problem_figures import group_tracker_explorer, tracker_table, tracker_words
+
+    task = make_task(task_config("word_problem", group="S5"))
+    ids = [24, 6, 24, 1]
+    swaps = [(1, 0, 2, 3, 4), (0, 2, 1, 3, 4), (1, 0, 2, 3, 4), (0, 1, 2, 4, 3)]
+    assert [task.permutations[g] for g in ids] == swaps
+    product, expected = (0, 1, 2, 3, 4), []
+    for p in swaps:
+        product = tuple(p[product[i]] for i in range(5))
+        expected.append("".join(map(str, product)))
+    assert expected == ["10234", "20134", "21034", "21043"]
+    steps, states = tracker_table("S5", 1, [ids])
+    assert list(steps["label"]) == expected and list(steps["tracker"]) == expected
+    assert list(steps["token"]) == ["10234", "02134", "10234", "01243"]
+    assert sorted(states[states["t"] == 1]["value"]) == [round(v / math.sqrt(55), 3) for v in (1, 2, 3, 4, 5)]
+    words = tracker_words("S5")
+    assert len(words) == 8 and words[0] == ids
+    assert words[1] == [task.permutations.index((1, 2, 3, 4, 0))] * 5
+    assert [c["name"] for c in group_tracker_explorer("S5").controls()] == ["word"]

@@ -60,3 +60,26 @@ def test_the_figure_draws_one_panel_per_setting_that_ran_and_one_line_per_run():
     ran = {s: sum(ne6.cell_of(r)["setting"] == s for r in records) for s in ("L32", "2tokens")}
     assert [len(ax.get_lines()) for ax in shown] == [ran["L32"], ran["2tokens"]] == [2, 2]
     assert "preset smoke" in fig._suptitle.get_text()
+
+
+def test_group_tracker_explorer_lands_each_number_at_its_blank_and_wraps_at_60():
+    """Z60 with two tokens per element on 20 20 20: the running sum (a loop mod 60) changes at each blank, one
+    token late; the readout block is the point at the sum's angle on the circle; the one control is the word."""
+    import math
+
+    from statetrack.site.word_problem_figures import group_tracker_explorer, tracker_table
+
+    steps, states = tracker_table("Z60", 2, [[20, 20, 20]])
+    assert list(steps["token"]) == ["20", "blank"] * 3
+    total, expected = 0, []
+    for tok in [20, None, 20, None, 20, None]:
+        expected.append(str(total if tok is not None else (total := (total + 20) % 60)))
+    assert list(steps["label"]) == expected == ["0", "20", "20", "40", "40", "0"]
+    assert list(steps["tracker"]) == expected
+    for t, label in zip(range(1, 7), expected):
+        point = states[states["t"] == t]["value"].to_numpy()
+        angle = 2 * math.pi * int(label) / 60
+        radius = math.hypot(*point)
+        assert abs(point[0] * math.sin(angle) - point[1] * math.cos(angle)) < 2e-3 * max(radius, 1)
+        assert point[0] * math.cos(angle) + point[1] * math.sin(angle) > 0
+    assert [c["name"] for c in group_tracker_explorer("Z60", 2).controls()] == ["word"]

@@ -6,7 +6,9 @@ Its figures and explorers:
 
 - ``fsm_construction``: the hand-built state over time beside the true state, and the scale test.
 - ``fsm_trained``: normalized accuracy by length per seed, and how fast machines synchronise.
-- ``fsm_explorer``: type a word; the hand-built state beside the machine's true state.
+- ``fsm_explorer``: pick a word and the model (pure or with an additive term); the hand-built state beside
+  the machine's true state (Vega-Lite over ``fsm_table``). ``fsm_exercise``: the same on a typed word, in a
+  running kernel.
 
 Used in: notebooks/bl1_bilinear_simulates_any_fsm.md, tests/test_page_bl1.py.
 """
@@ -24,7 +26,8 @@ from matplotlib.figure import Figure
 from statetrack.claims import bl1
 from statetrack.claims.pilots import MARGIN
 from statetrack.runs import store as results
-from statetrack.site.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.explorers import Explorer, exercise, picked
+from statetrack.site.plotting import PAGE_WIDTH, style
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import fsm_simulation as fs
 from statetrack.tasks.fsm import walk
@@ -159,12 +162,15 @@ def pilot_numbers(pilots: pd.DataFrame) -> dict[str, Any]:
             "pilot_perm_ood": f"{pilots.loc[PERMUTATION, ood]:.3f}" if PERMUTATION in pilots.index else "–"}
 
 
-def fsm_construction(trace: pd.DataFrame, scale: pd.DataFrame, title: str | None = None) -> Figure:
+def fsm_construction(trace: pd.DataFrame, scale: pd.DataFrame, title: str | None = None,
+                     additive_norm: float | None = None) -> Figure:
     """BL Prop. 1 (bl1): the hand-built state over time beside the true state, and the scale test.
 
     Args:
         trace: columns t, state, h (the hand-built h_t[state]) and truth (the machine's state at t).
         scale: columns c (h_0 → c·h_0), model ("pure" / "additive") and changed (fraction of predictions changed).
+        additive_norm: the fraction the additive model changes with its state normalized every step, written in
+            the scale panel when given.
     """
     import numpy as np
 
@@ -187,6 +193,8 @@ def fsm_construction(trace: pd.DataFrame, scale: pd.DataFrame, title: str | None
     bx.set_xlabel("scale c of the start state $h_0 \\to c\\,h_0$")
     bx.set_ylabel("predictions changed")
     bx.set_title("scaling the state: pure vs additive", fontsize=10)
+    if additive_norm is not None:  # one number, no curve: named in the legend
+        bx.plot([], [], ls="", label=f"additive, normalized\nevery step: {additive_norm:.3f}")
     bx.legend(fontsize=9.5, loc="upper center", frameon=True)
     if title:
         fig.suptitle(title, fontsize=11)
@@ -196,7 +204,8 @@ def fsm_construction(trace: pd.DataFrame, scale: pd.DataFrame, title: str | None
 
 def fsm_trained(frame: pd.DataFrame, sync: pd.DataFrame, train_max_len: int, test_len: int,
                 title: str | None = None) -> Figure:
-    """bl1 trained part: normalized accuracy by length per seed (log axis), and how fast machines synchronise.
+    """bl1 trained part: normalized accuracy by length per seed (log axis; a marker at every tested length, a line
+    only between neighbouring lengths), and how fast machines synchronise.
 
     Args:
         frame: ``results.tidy`` output of the runs.
@@ -206,7 +215,13 @@ def fsm_trained(frame: pd.DataFrame, sync: pd.DataFrame, train_max_len: int, tes
     style()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.6))
     for seed, run in frame.groupby("seed"):
-        ax.plot(run["length"], run["normalized"], marker="o", ms=4, lw=1.0, label=f"seed {seed}")
+        run = run.sort_values("length")
+        gap = run["length"].diff().fillna(1).gt(1).cumsum()  # a new segment wherever lengths were skipped
+        color = None
+        for i, (_, part) in enumerate(run.groupby(gap)):
+            (line,) = ax.plot(part["length"], part["normalized"], marker="o", ms=4, lw=1.0, color=color,
+                              label=f"seed {seed}" if i == 0 else None)
+            color = line.get_color()
     ax.axvspan(0.8, train_max_len + 0.5, color="0.85", alpha=0.5, lw=0)
     ax.text(3, 0.05, "trained", fontsize=9.5, color="0.35")
     ax.axvline(test_len, color="0.4", ls="--", lw=0.8)
@@ -229,8 +244,69 @@ def fsm_trained(frame: pd.DataFrame, sync: pd.DataFrame, train_max_len: int, tes
     return fig
 
 
-def fsm_explorer(table: torch.Tensor, word: str = "0 1 2 3 1 0 2 2 3 1") -> widgets.Widget:
-    """Live (bl1): type a word; see the hand-built bilinear state h_t beside the machine's true state.
+FSM_MODELS = {"pure": "pure: h_t = A(x_t) h_t−1 (BL Prop. 1)",
+              "additive": "with B x + b added (N(0, 0.3²), seed 0)"}  # the explorer's models
+
+
+def fsm_table(task: Any, num_words: int = 6, length: int = 12, seed: int = 0,
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The hand-built state (``fsm_simulation.fsm_bilinear``, normalized every step) on ``num_words`` words of
+    ``length`` letters of the task (its sampler, ``torch.Generator().manual_seed(seed)``), for the pure model and
+    for the same model with a random additive term (``fsm_simulation.perturbed_additive``, seed 0):
+
+    - ``states``: word (its letters), model (a key of ``FSM_MODELS``), t, q, h (3 decimals);
+    - ``answers``: word, model, t, truth (the machine's state, ``tasks.fsm.walk``), argmax (the state the model
+      reads out), right."""
+    words = task.sample(torch.Generator().manual_seed(seed), num_words, length).inputs  # (N, T)
+    pure = fsm_bilinear(task.table)
+    models = {"pure": pure, "additive": fs.perturbed_additive(fsm_bilinear(task.table, additive=True), 0)}
+    truth = walk(task.table, words)  # (N, T)
+    states, answers = [], []
+    for n, word in enumerate(words):
+        name = " ".join(map(str, word.tolist()))
+        for key, model in models.items():
+            with torch.no_grad():
+                h = model.states(word[None])[0]  # (T, H)
+            states += [{"word": name, "model": key, "t": t + 1, "q": q, "h": round(float(h[t, q]), 3)}
+                       for t in range(h.shape[0]) for q in range(h.shape[1])]
+            answers += [{"word": name, "model": key, "t": t + 1, "truth": int(truth[n, t]),
+                         "argmax": int(h[t].argmax()), "right": bool(h[t].argmax() == truth[n, t])}
+                        for t in range(h.shape[0])]
+    return pd.DataFrame(states), pd.DataFrame(answers)
+
+
+def fsm_explorer(tables: tuple[pd.DataFrame, pd.DataFrame]) -> Explorer:
+    """Pick a word and the model; see the hand-built state h_t (colour) beside the machine's true state (black
+    rings) and the state the model reads out (a cross where it misses), from ``fsm_table`` (computed when the page
+    is built)."""
+    import altair as alt
+
+    from statetrack.site.explorers import WIDTH, radio
+    from statetrack.site.word_charts import word_control
+
+    states, answers = tables
+    word = word_control(list(dict.fromkeys(states["word"])), label="word (letters)")
+    model = radio("model", list(FSM_MODELS), "pure", label="model", labels=list(FSM_MODELS.values()))
+    keep = [picked(word, "word"), picked(model, "model")]
+    x = alt.X("t:O", title="step t (letters read)", axis=alt.Axis(labelAngle=0, labelFontSize=11, titleFontSize=12))
+    y = alt.Y("q:O", title="state q (unit of h)", sort="descending", axis=alt.Axis(labelFontSize=10, titleFontSize=12))
+    heat = alt.Chart(states).transform_filter(keep[0]).transform_filter(keep[1]).mark_rect().encode(
+        x=x, y=y, color=alt.Color("h:Q", title="h_t[q]", scale=alt.Scale(scheme="blueorange", domain=[-1, 1])),
+        tooltip=["t:O", "q:O", alt.Tooltip("h:Q", format=".3f")])
+    base = alt.Chart(answers).transform_filter(keep[0]).transform_filter(keep[1])
+    rings = base.mark_point(shape="circle", filled=False, color="black", size=110, strokeWidth=1.5).encode(
+        x=x, y=alt.Y("truth:O", sort="descending", title="state q (unit of h)"),
+        tooltip=["t:O", alt.Tooltip("truth:O", title="true state"), alt.Tooltip("argmax:O", title="read out")])
+    misses = base.transform_filter("!datum.right").mark_point(shape="cross", filled=True, color="black",
+                                                                size=80).encode(
+        x=x, y=alt.Y("argmax:O", sort="descending", title="state q (unit of h)"))
+    chart = alt.layer(heat, rings, misses).resolve_scale(y="shared").properties(width=WIDTH, height=320)
+    return Explorer(chart.add_params(word, model), "finite-state machine explorer")
+
+
+def fsm_exercise(table: torch.Tensor, word: str = "0 1 2 3 1 0 2 2 3 1"):
+    """Type a word; see the hand-built bilinear state h_t beside the machine's true state (ipywidgets, for a running
+    kernel; in the book a line saying where to run it).
 
     Args:
         table: (m, k) next-state table of the machine (``tasks.fsm``), letters 0..k−1.
@@ -266,10 +342,12 @@ def fsm_explorer(table: torch.Tensor, word: str = "0 1 2 3 1 0 2 2 3 1") -> widg
                      f"{bool((h.argmax(-1) == truth).all())}", fontsize=10)
         plt.show()
 
-    return explorer([text, norm], draw)
+    return exercise([text, norm], draw, "type your own word")
+
+
 
 
 __all__ = ["HAND_SCALES", "PERMUTATION", "PILOT_COLUMNS", "WINDOWS", "construction_trace", "fsm_construction",
-           "fsm_explorer", "fsm_trained", "hand_example", "paper_numbers", "pilot_numbers", "pilot_table",
+           "FSM_MODELS", "fsm_exercise", "fsm_explorer", "fsm_table", "fsm_trained", "hand_example", "paper_numbers", "pilot_numbers", "pilot_table",
            "scale_frame", "scale_numbers", "sync_frame", "sync_numbers", "tracking", "tracking_numbers",
            "trained_numbers"]

@@ -6,7 +6,8 @@ Its figures and explorers:
 
 - ``ceiling_curve``: the best accuracy any count-only model reaches on S3, against the length.
 - ``lengths_with_ceiling``: trained runs' accuracy by length per task, S3's count-only ceiling as their bound.
-- ``word_explorer``: type an S3 word; the true running product beside what token counts allow.
+- ``word_explorer``: pick an S3 word (``word_table``); the true running product beside what token counts
+  allow. ``word_exercise``: the same on a typed word, in a running kernel.
 
 Used in: notebooks/bl7_shared_eigenbasis_forces_commutativity.md, tests/test_page_bl7.py.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import altair as alt
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -24,7 +26,8 @@ from matplotlib.figure import Figure
 from statetrack.claims import bl7
 from statetrack.models import make_model, model_config
 from statetrack.runs import store as results
-from statetrack.site.plotting import accuracy_by_length, explorer, style
+from statetrack.site.explorers import Explorer, exercise, picked
+from statetrack.site.plotting import accuracy_by_length, style
 from statetrack.theory.commuting import (commutator_norms, commuting_pairs, count_only_ceiling, swapped_word_gap,
                                          transitions_fp64)
 from statetrack.evaluate import normalized
@@ -164,19 +167,61 @@ def ceiling_curve(ceiling: pd.DataFrame, chance: float, sign_level: float, title
     return fig
 
 
-def word_explorer(word: str = "1 2") -> widgets.Widget:
-    """Live: type an S3 word (element ids 0–5); see the true running product beside what token counts allow.
+S3_WORDS = ((1, 2), (2, 1), (1, 2, 1), (3, 4, 3, 4), (1, 2, 5, 1, 2, 5))
+"""Hand-picked S3 words: "1 2" and its reverse (the same counts, another product), a swap word whose counts
+decide its product, and powers of the 3-cycles and swaps."""
 
-    For every prefix: the true product (the task's table), the counts a commuting model's state holds,
-    the best count-only guess and its chance of being right. The initial word "1 2" has the same
-    counts as "2 1" but another product, so a commuting model must miss one of the two.
 
-    """
-    from IPython.display import display
-
+def word_table(words=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """For each S3 word (``S3_WORDS`` and four of 8 elements drawn with seed 0 by default), per prefix of length
+    t: the token, the true product (the task's table), the best guess from the token counts alone and its chance of
+    being right (``theory.commuting.product_distribution``) (``steps``: word, t, token, product, guess, chance);
+    and the reversed word's product, which has the same counts (``notes``: word, note)."""
+    from statetrack.site.word_charts import example_words
 
     task = make_task(task_config("word_problem", group="S3"))
     table, perms = task.mul_table, task.permutations
+    words = example_words(S3_WORDS, 6, 4, 8) if words is None else words
+    steps, notes = [], []
+    for ids in words:
+        name = " ".join(map(str, ids))
+        product, counts = 0, [0] * 6
+        for t, x in enumerate(ids, 1):
+            product, counts[x] = int(table[product, x]), counts[x] + 1
+            dist = product_distribution(table, counts)  # (6,)
+            guess = int(dist.argmax())
+            steps.append({"word": name, "t": t, "token": "".join(map(str, perms[x])),
+                          "product": "".join(map(str, perms[product])), "guess": "".join(map(str, perms[guess])),
+                          "chance": f"{float(dist.max()):.3f}"})
+        rev = 0
+        for x in reversed(ids):
+            rev = int(table[rev, x])
+        same = "the same" if rev == product else "different: a commuting model answers both alike"
+        notes.append({"word": name, "note": f"the reversed word has the same counts and product "
+                                            f"{''.join(map(str, perms[rev]))} ({same})"})
+    return pd.DataFrame(steps), pd.DataFrame(notes)
+
+
+def word_explorer(tables: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> Explorer:
+    """Pick an S3 word; see, per prefix, the true running product beside the best guess from token counts and its
+    chance of being right (``word_table``, computed when the page is built). "1 2" and "2 1" have the same counts
+    but another product, so a commuting model must miss one of the two."""
+    from statetrack.site.word_charts import step_grid, word_control, word_note
+
+    steps, notes = word_table() if tables is None else tables
+    word = word_control(list(dict.fromkeys(steps["word"])), label="word (element ids)")
+    keep = [picked(word, "word")]
+    grid = step_grid(steps, {"token": "token read", "product": "true product", "guess": "best count-only guess",
+                             "chance": "P(guess right)"}, keep, truth="product", answers=["guess"])
+    chart = alt.vconcat(word_note(notes, keep), grid.properties(title="S3 (permutations in one-line notation)"))
+    return Explorer(chart.add_params(word), "S3 word explorer")
+
+
+def word_exercise(word: str = "1 2"):
+    """Type an S3 word (element ids 0–5); see the true running product beside what token counts allow (ipywidgets,
+    for a running kernel; in the book a line saying where to run it)."""
+    from IPython.display import display
+
     text = widgets.Text(value=word, description="word", placeholder="ids 0-5, e.g. 1 2 5")
 
     def draw():
@@ -187,22 +232,11 @@ def word_explorer(word: str = "1 2") -> widgets.Widget:
         except ValueError:
             print("type 1 to 12 element ids between 0 and 5, separated by spaces")
             return
-        rows, product, counts = [], 0, [0] * 6
-        for t, x in enumerate(ids, 1):
-            product, counts[x] = int(table[product, x]), counts[x] + 1
-            dist = product_distribution(table, counts)  # (6,)
-            guess = int(dist.argmax())
-            rows.append({"L": t, "token": f"{x} {perms[x]}", "true product": f"{product} {perms[product]}",
-                         "counts": " ".join(map(str, counts)), "best count-only guess": f"{guess} {perms[guess]}",
-                         "P(guess right)": round(float(dist.max()), 3), "right here": guess == product})
-        rev = 0
-        for x in reversed(ids):
-            rev = int(table[rev, x])
-        display(pd.DataFrame(rows).set_index("L"))
-        print(f"reversed word: same counts, product {rev} {perms[rev]}"
-              + (" (the same)" if rev == product else " (different: a commuting model answers both alike)"))
+        steps, notes = word_table([ids])
+        display(steps.drop(columns="word").set_index("t"))
+        print(notes["note"].iloc[0])
 
-    return explorer([text], draw)
+    return exercise([text], draw, "type your own S3 word")
 
 
 def lengths_with_ceiling(frame: pd.DataFrame, ceiling: pd.DataFrame, train_max_len: int,
@@ -225,4 +259,4 @@ def lengths_with_ceiling(frame: pd.DataFrame, ceiling: pd.DataFrame, train_max_l
 
 __all__ = ["CELL_COLUMNS", "ceiling", "ceiling_curve", "ceiling_numbers", "cell_extremes", "cell_table", "commutators",
            "full_s3_clause", "length_frame", "lengths_with_ceiling", "multiplication_table", "paper_numbers",
-           "run_cell", "run_scores", "s3_numbers", "trained_cells", "word_explorer"]
+           "run_cell", "run_scores", "s3_numbers", "trained_cells", "word_exercise", "word_explorer", "word_table"]
