@@ -233,6 +233,7 @@ def frozen_exercise(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1"):
     Shows each unit's two weights, its type (A: flips with every 1, B: with every 0, -: never) and
     sign(h_T) for the word, and the readout's answer beside the true parity.
     """
+    import ipywidgets as widgets
 
     size = widgets.IntSlider(value=H, min=1, max=32, description="H")
     draw_seed = widgets.IntSlider(value=seed, min=0, max=99, description="draw")
