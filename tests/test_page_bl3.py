@@ -85,3 +85,26 @@ def test_figures_draw_three_machines_and_one_panel_per_sampling(monkeypatch):
     assert [ax.get_title() for ax in fig.axes] == ["uniform table", "all letters permutations"]
     assert sum(len(c.get_offsets()) for ax in fig.axes for c in ax.collections if len(c.get_offsets()) > 1) \
         == len(records)
+
+
+def test_machine_table_follows_every_start_state_by_hand():
+    """The explorer's step points against the set of states reached from every start state, stepped letter by letter
+    on the same seeded word; its controls are the number of states and the word."""
+    import torch
+
+    frame = analysis.machine_table(states=(5,), seeds=(3,), length=30)
+    word = torch.randint(0, bl3.ALPHABET, (1, 30), generator=torch.Generator().manual_seed(3))[0].tolist()
+    for name, perms in analysis.MACHINES.items():
+        table = make_task(task_config("fsm", num_states=5, alphabet_size=bl3.ALPHABET, num_permutation_letters=perms,
+                                      table_seed=0)).table.numpy()
+        reached, sizes = set(range(5)), []
+        for a in word:
+            reached = {int(table[q, a]) for q in reached}
+            sizes.append(len(reached))
+        steps = frame[frame["machine"] == name].sort_values("t")
+        curve = [steps[steps["t"] <= t]["size"].iloc[-1] for t in range(1, 31)]  # the step line through the rows
+        assert curve == sizes, name
+        assert steps["t"].iloc[-1] == 30
+    assert frame[frame["machine"] == "all 4 letters permutations"]["size"].eq(5).all()  # a bijection forgets nothing
+    explorer = analysis.machine_explorer(frame, states=5)
+    assert [c["name"] for c in explorer.controls()] == ["states", "seed"]

@@ -10,7 +10,7 @@ from helpers import fake_record  # noqa: E402
 from statetrack.site.pages import bl6 as analysis  # noqa: E402
 from statetrack.claims import bl6  # noqa: E402
 from statetrack.check import Check  # noqa: E402
-from statetrack.site.bilinear_figures import runs_explorer  # noqa: E402
+from statetrack.site.bilinear_figures import runs_explorer, runs_table  # noqa: E402
 from statetrack.site.pages.bl6 import additive_scores, frozen_ablation  # noqa: E402
 from statetrack.theory.additive_terms import AblationRow  # noqa: E402
 
@@ -71,10 +71,34 @@ def test_figures_draw_one_bar_pair_per_h_and_one_panel_per_task():
     assert dots == [6 * 3, 4 * 3, 4 * 3]  # one dot per run of 3 seeds: three pairs on parity, two on Z5 and Z25
 
 
-def test_runs_explorer_names_each_run_by_label_and_task():
+def test_runs_table_names_each_run_by_its_cell_and_the_explorer_offers_the_metric():
     summary = {"id_normalized": 1.0, "chance": 0.5}
     records = [fake_record(c, 0.5, by_length=True, summary=summary, claim="bl6", stale=False)
                for c in bl6.grid("smoke")[:2]]
-    pick = runs_explorer(records, 10, task=True).children[0]  # the run picker
-    assert [key for _, key in pick.options] == [r["key"] for r in records]
-    assert all(", parity" in name for name, _ in pick.options)
+    frame = runs_table(records, bl6.cell_of, bl6.label_of)
+    for r in records:
+        rows = frame[frame["key"] == r["key"]]
+        assert set(rows["model"]) == {bl6.label_of(bl6.cell_of(r))}
+        assert rows["length"].tolist() == r["by_length"]["length"]
+    assert all(", parity, " in name for name in frame["model"])
+    assert [c["name"] for c in runs_explorer(records, 10, bl6.cell_of, bl6.label_of).controls()] == ["metric"]
+
+
+def test_unit_table_steps_the_unit_by_hand():
+    """The explorer's signs against h_t stepped in plain floats from h_0 = 1 on the same seeded word; its controls
+    are w0, w1, u and the word."""
+    import torch
+
+    table = analysis.unit_table(w0s=(0.8,), w1s=(-0.9, 1.1), us=(0.0, 0.5), seeds=(2,), length=40)
+    bits = torch.randint(0, 2, (1, 40), generator=torch.Generator().manual_seed(2))[0].tolist()
+    for w1 in (-0.9, 1.1):
+        for u in (0.0, 0.5):
+            rows = table[(table["w1"] == w1) & (table["u"] == u)].sort_values("t")
+            pure, affine, ones = 1.0, 1.0, 0
+            for t, b in enumerate(bits):
+                w = (0.8, w1)[b]
+                pure, affine, ones = w * pure, w * affine + (u, -u)[b], ones + b
+                assert rows["pure"].iloc[t] == (1 if pure > 0 else -1)
+                assert rows["affine"].iloc[t] == (1 if affine > 0 else -1)
+                assert rows["parity"].iloc[t] == (-1 if ones % 2 else 1)
+    assert [c["name"] for c in analysis.unit_explorer(table).controls()] == ["w0", "w1", "u", "seed"]

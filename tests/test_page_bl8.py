@@ -80,3 +80,30 @@ def test_run_scores_count_the_words_seen():
     r = {"config": {"train": {"num_steps": 300, "batch_size": 128}},
          "summary": {"ood_normalized": 1.0, "id_normalized": 1.0}}
     assert page.run_scores(r)["words seen"] == 38_400
+
+
+def test_frozen_table_signs_are_products_of_weight_signs_and_even_words_are_read_right():
+    """Each unit's sign(h_T) is the product of sign(w_bit) over the word's bits, by hand; on an even-length word a
+    draw with an informative unit (A or B) reads the parity right (the proof's matched case); the controls are H,
+    the draw and the word."""
+    from statetrack.theory.frozen_diagonal import draw_weights
+
+    words = page.example_words()
+    assert words[0] == "0 1 1 0 1 1" and [len(w.split()) for w in words[1:]] == list(page.WORD_LENGTHS)
+    assert all(set(w.split()) <= {"0", "1"} for w in words) and words == page.example_words()
+    units, answers = page.frozen_table(hs=(3,), seeds=(0, 1), words=words[:4])
+    for seed in (0, 1):
+        w = draw_weights(1, 3, seed=seed)[0]  # (2, H)
+        for word in words[:4]:
+            bits = [int(b) for b in word.split()]
+            rows = units[(units["seed"] == seed) & (units["word"] == word)].sort_values("unit")
+            for i in range(3):
+                sign = math.prod(1 if w[b, i] > 0 else -1 for b in bits)
+                assert rows["sign"].iloc[i] == sign
+                assert rows["w0"].iloc[i] == pytest.approx(float(w[0, i]), abs=1e-3)
+            answer = answers[(answers["seed"] == seed) & (answers["word"] == word)].iloc[0]
+            assert answer["parity"] == ("odd" if sum(bits) % 2 else "even")
+            if len(bits) % 2 == 0 and set(rows["kind"]) & {"A", "B"}:
+                assert answer["answer"] == answer["parity"]
+    explorer = page.frozen_explorer((units, answers), H=3)
+    assert [c["name"] for c in explorer.controls()] == ["H", "draw", "word"]

@@ -5,7 +5,8 @@
   claim's table, the paper's number as a bar with its value written out, cells a preset did not
   run marked as such (bl3, bl4, bl6).
 - ``run_dots``, ``paper_marks``: a page's records and verdict rows as ``scores_vs_paper``'s two frames.
-- ``runs_explorer``: ``widgets.run_explorer`` over a page's records (bl4, bl6).
+- ``runs_table``, ``runs_explorer``: a page's records as one table, each run named by its cell, and
+  ``widgets.run_explorer`` over it: every seed's accuracy by length, one panel per cell (bl4, bl6).
 
 Used in: ``pages.bl3``, ``pages.bl4``, ``pages.bl6``, notebooks bl4 and bl6 (``runs_explorer``), tests/test_page_bl6.py.
 """
@@ -14,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from statetrack.site.explorers import Explorer
 from statetrack.site.plotting import PAGE_WIDTH, PAPER, family, fmt, model_color, style
 from statetrack.runs import store as results
 
@@ -105,10 +106,24 @@ def paper_marks(rows: Sequence[dict], x_of: Callable[[dict], str], panel_of: Cal
     return pd.DataFrame(marks, columns=["x", "panel", "value"])
 
 
-def runs_explorer(records: Sequence[dict], train_max_len: int, task: bool = False) -> widgets.Widget:
-    """``widgets.run_explorer`` over the records, each run named by its model label (and its task)."""
+def runs_table(records: Sequence[dict], cell_of: Callable[[dict], dict] | None = None,
+               label_of: Callable[[dict], str] | None = None) -> pd.DataFrame:
+    """``runs.store.tidy`` of the records, one row per (run, test length), with ``model`` the run's name:
+    ``label_of(cell_of(record))`` (a claim's cell label), else the model's config label."""
+    frame = results.tidy(list(records))
+    if cell_of is not None and label_of is not None:
+        names = {r["key"]: label_of(cell_of(r)) for r in records}
+        frame["model"] = frame["key"].map(names)
+    else:
+        frame["model"] = frame["label"]
+    return frame.assign(eig_range="")
+
+
+def runs_explorer(records: Sequence[dict], train_max_len: int, cell_of: Callable[[dict], dict] | None = None,
+                  label_of: Callable[[dict], str] | None = None) -> Explorer:
+    """``widgets.run_explorer`` over ``runs_table``: one panel per cell (in the records' order), one line per seed,
+    test lengths on a log axis (training lengths 1 to ``train_max_len`` beside one long test length)."""
     from statetrack.site.widgets import run_explorer
 
-    frame = results.tidy(list(records))
-    frame["model"] = frame["label"] + (", " + frame["task"] if task else "")
-    return run_explorer(frame, train_max_len=train_max_len)
+    return run_explorer(runs_table(records, cell_of, label_of), train_max_len=train_max_len, log_length=True,
+                        ordered=True)

@@ -21,10 +21,12 @@ from statetrack.claims import PRESETS, holders
 from statetrack.runs.store import load_records, tidy
 
 
-def run_explorer(frame: pd.DataFrame, train_max_len: int) -> Explorer:
+def run_explorer(frame: pd.DataFrame, train_max_len: int, log_length: bool = False,
+                 ordered: bool = False) -> Explorer:
     """Every recorded run's accuracy by length, small multiples: one panel per model and eigenvalue range, one line
     per seed; pick the metric (normalized accuracy, accuracy, sequence accuracy). The dashed rule is the longest
-    training length."""
+    training length. ``log_length``: test lengths on a log axis (short training lengths beside one long test
+    length); ``ordered``: panels in the frame's order (else alphabetical)."""
     runs = frame.assign(run=[f"{MODEL_NAMES.get(m, m)} {e}".strip() for m, e in zip(frame["model"], frame["eig_range"])])
     metrics = {"normalized": "normalized accuracy", "acc": "accuracy", "seq_acc": "sequence accuracy"}
     cols = [c for c in metrics if c in runs]
@@ -32,13 +34,14 @@ def run_explorer(frame: pd.DataFrame, train_max_len: int) -> Explorer:
     metric = radio("metric", cols, "normalized", label="metric", labels=[metrics[c] for c in cols])
     line = alt.Chart().transform_calculate(value=f"datum[{metric.name}]").mark_line(
         point=alt.OverlayMarkDef(size=12)).encode(
-        x=alt.X("length:Q", title="test length"),
+        x=alt.X("length:Q", title="test length", scale=alt.Scale(type="log") if log_length else alt.Undefined),
         y=alt.Y("value:Q", title=None, scale=alt.Scale(domain=[-0.2, 1.05])),
         color=alt.Color("seed:N", title="seed", scale=alt.Scale(scheme="dark2")),
         tooltip=["run:N", "seed:N", "length:Q", alt.Tooltip("value:Q", format=".3f")])
     rule = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(train_max_len))
     panels = alt.layer(line, rule, data=runs).properties(width=230, height=150).facet(
-        facet=alt.Facet("run:N", title=None), columns=3).add_params(metric)
+        facet=alt.Facet("run:N", title=None, sort=list(dict.fromkeys(runs["run"])) if ordered else "ascending"),
+        columns=3).add_params(metric)
     return Explorer(panels, "run explorer")
 
 

@@ -10,8 +10,8 @@ Its figures and explorers:
 
 - ``window_curves``: the best accuracy of a predictor that sees only the last w letters, against w,
   one line per machine (``theory.synchronization``).
-- ``machine_explorer``: a random word through a uniform and a permutation machine; how many states
-  the machine can still be in, from every start state, after each letter.
+- ``machine_table``, ``machine_explorer``: random words (seeds 0–7) through the three machines of 5 to 50 states;
+  how many states each can still be in, from every start state, after each letter (Vega-Lite over the table).
 - ``machine_windows``, ``machine_scores``: the page's two figures.
 
 Used in: notebooks/bl3_random_state_machines.md, tests/test_page_bl3.py.
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
@@ -30,7 +30,8 @@ from matplotlib.figure import Figure
 from statetrack.claims import Verdict, bl1, bl3
 from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.bilinear_figures import COLORS, paper_marks, run_dots, scores_vs_paper
-from statetrack.site.plotting import explorer, style
+from statetrack.site.explorers import WIDTH, Explorer, picked, select
+from statetrack.site.plotting import style
 from statetrack.site.statement_readings import failing, rule_values
 from statetrack.evaluate import normalized
 from statetrack.runs import store as results
@@ -43,6 +44,9 @@ WINDOWS = (1, 2, 5, 10, 20, 40, 80, 160)  # the windows w the figure draws
 #: machine label → letters (of ``bl3.ALPHABET``) that are permutations
 MACHINES = {"uniform table": 0, "2 of 4 letters permutations": 2, "all 4 letters permutations": 4}
 
+
+EXPLORED_STATES = (5, 10, 25, 50)  # the machine sizes the explorer offers
+WORD_SEEDS = tuple(range(8))  # the seeds of the words it offers
 
 SHARED = {"model": "full", "states": 25, "sampling": "permutation"}  # bl1's quick cell, which bl3 does not rerun
 
@@ -108,37 +112,43 @@ def window_curves(curves: pd.DataFrame, chance: float | None = None, title: str 
     return fig
 
 
-def machine_explorer(states: int = 25, letters: int = 4, length: int = 60) -> widgets.Widget:
-    """A random word through a uniform and a permutation machine of the same size: |δ(Q, prefix)| after each letter.
-
-    The image size is the number of states the machine could be in after the prefix if the start
-    state were unknown: 1 means the prefix alone determines the state (the machine has forgotten
-    where it started), ``states`` means it remembers everything.
-    """
+def machine_table(states: Sequence[int] = EXPLORED_STATES, seeds: Sequence[int] = WORD_SEEDS, length: int = 60,
+                  letters: int = bl3.ALPHABET) -> pd.DataFrame:
+    """|δ(Q, prefix)| after each letter of a random word, for every machine of ``MACHINES`` (table seed 0) with each
+    number of states and each word (``letters`` uniform letters, drawn with ``torch.manual_seed(seed)``): columns
+    states, seed, machine, letters read ``t`` and ``size``, the number of states the machine could be in, at the
+    first and last letter and wherever the size changes (a step line through these rows is the whole curve)."""
     import torch
 
+    rows = []
+    for m in states:
+        for seed in seeds:
+            word = torch.randint(0, letters, (1, length), generator=torch.Generator().manual_seed(seed))  # (1, T)
+            for name, perms in MACHINES.items():
+                table = make_task(task_config("fsm", num_states=m, alphabet_size=letters,
+                                              num_permutation_letters=perms, table_seed=0)).table  # (states, letters)
+                sizes = [int(image_sizes(table, word[:, :t])[0]) for t in range(1, length + 1)]
+                rows += [{"states": m, "seed": seed, "machine": name, "t": t, "size": n}
+                         for t, n in enumerate(sizes, 1) if t in (1, length) or n != sizes[t - 2]]
+    return pd.DataFrame(rows)
 
-    seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
-    size = widgets.IntSlider(value=states, min=2, max=50, description="states")
 
-    def draw():
-        m = size.value
-        word = torch.randint(0, letters, (1, length), generator=torch.Generator().manual_seed(seed.value))  # (1, T)
-        fig, ax = plt.subplots(figsize=(7.0, 3.2))
-        for i, (name, p) in enumerate((("uniform table", 0), ("all letters permutations", letters))):
-            table = make_task(task_config("fsm", num_states=m, alphabet_size=letters, num_permutation_letters=p,
-                                          table_seed=0)).table
-            sizes = [int(image_sizes(table, word[:, :t])[0]) for t in range(1, length + 1)]
-            ax.step(range(1, length + 1), sizes, where="post", lw=1.8, color=COLORS[i], label=name)
-        ax.set_xlabel("letters read", fontsize=10.5)
-        ax.set_ylabel("possible states", fontsize=10.5)
-        ax.set_ylim(0, m + 1)
-        ax.legend(loc="center right", frameon=False, fontsize=9.5)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
-
-    return explorer([[seed, size]], draw)
+def machine_explorer(table: pd.DataFrame | None = None, states: int = 25) -> Explorer:
+    """One random word through the machines of ``MACHINES``: how many states each could be in after every letter if
+    its start state were unknown (``machine_table``, computed when the page is built); pick the number of states and
+    the word. 1 means the prefix alone fixes the state (the machine has forgotten its start); the number of states
+    means it remembers everything."""
+    table = machine_table() if table is None else table
+    size = select("states", [int(v) for v in sorted(table["states"].unique())], states, label="states")
+    seed = select("seed", [int(v) for v in sorted(table["seed"].unique())], label="word (seed)")
+    chart = alt.Chart(table).transform_filter(picked(size, "states")).transform_filter(picked(seed, "seed")).mark_line(
+        interpolate="step-after", strokeWidth=2).encode(
+        x=alt.X("t:Q", title="letters read"),
+        y=alt.Y("size:Q", title="states it could be in", scale=alt.Scale(zero=True)),
+        color=alt.Color("machine:N", title="machine", sort=list(MACHINES), scale=alt.Scale(scheme="dark2"),
+                        legend=alt.Legend(orient="top", labelFontSize=12, titleFontSize=12)),
+        tooltip=["machine:N", "t:Q", "size:Q"])
+    return Explorer(chart.add_params(size, seed).properties(width=WIDTH, height=260), "machine explorer")
 
 
 def machine_windows(preset: str) -> Figure:

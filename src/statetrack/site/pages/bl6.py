@@ -10,7 +10,8 @@ Its figures and explorers:
 
 - ``ablation_bars``: success rate of the frozen random diagonal network with and without additive
   terms, per H (``theory.additive_terms``).
-- ``unit_explorer``: one frozen diagonal unit, pure versus affine, beside the parity of a bit word.
+- ``unit_table``, ``unit_explorer``: one frozen diagonal unit, pure versus affine, beside the parity of a bit word,
+  over a grid of weights, additive terms and seeded words (Vega-Lite over the table).
 - ``frozen_ablation``, ``additive_scores``: the page's two figures.
 
 Used in: notebooks/bl6_additive_terms.md, tests/test_page_bl6.py.
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -30,11 +31,16 @@ from matplotlib.figure import Figure
 from statetrack.claims import Verdict, bl6
 from statetrack.claims.statements import PAPER_TOLERANCE
 from statetrack.site.bilinear_figures import COLORS, paper_marks, run_dots, scores_vs_paper
-from statetrack.site.plotting import explorer, style
+from statetrack.site.explorers import WIDTH, Explorer, picked, select
+from statetrack.site.plotting import style
 from statetrack.site.statement_readings import failing
 from statetrack.theory.additive_terms import affine_sign, pure_sign
 
 #: the cell table's columns: verdict row key → heading
+#: the explorer's grid: the transitions (w₀ > 0 > w₁ flips the pure sign with every 1; |w| > 1 lets the product
+#: outgrow an additive term), the additive term (0: the affine unit is the pure one) and the words' seeds
+UNIT_GRID = {"w0": (-0.8, 0.8, 1.1), "w1": (-1.1, -0.9, 0.9), "u": (0.0, 0.1, 0.5), "seed": (0, 1, 2)}
+
 CELL_COLUMNS = {"label": "cell", "ours_best": "ours best", "ours_median": "ours median", "ours_min": "ours lowest",
                 "seeds": "seeds", "diverged": "diverged"}
 
@@ -95,41 +101,57 @@ def ablation_bars(rows: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-def unit_explorer(length: int = 60) -> widgets.Widget:
-    """One frozen diagonal unit on a random bit word: sign(h_t) of the pure and the affine update beside the parity.
+def unit_table(w0s: Sequence[float] = UNIT_GRID["w0"], w1s: Sequence[float] = UNIT_GRID["w1"],
+               us: Sequence[float] = UNIT_GRID["u"], seeds: Sequence[int] = UNIT_GRID["seed"],
+               length: int = 60) -> pd.DataFrame:
+    """One frozen diagonal unit on random bit words, for every (w₀, w₁, u) of the grid and every word (``length``
+    uniform bits drawn with ``torch.manual_seed(seed)``): one row per setting and step ``t`` with the running
+    ``parity`` (+1 even, −1 odd) and sign(h_t) of the ``pure`` unit (h_t = w_{x_t} h_{t−1}) and the ``affine`` one
+    (h_t = w_{x_t} h_{t−1} + u_{x_t}, u₀ = u, u₁ = −u), both from h_0 = 1."""
+    import itertools
 
-    Pure: h_t = w_{x_t} h_{t−1}; affine: h_t = w_{x_t} h_{t−1} + u_{x_t}. With w_0 > 0 > w_1 the pure
-    unit's sign *is* the parity at every step; the affine unit's sign follows the last few bits.
-    """
     import torch
 
+    grid = list(itertools.product(w0s, w1s, us))
+    w = torch.tensor([[[a], [b]] for a, b, _ in grid], dtype=torch.float64)  # (N, 2, 1)
+    u = torch.tensor([[[c], [-c]] for _, _, c in grid], dtype=torch.float64)  # (N, 2, 1)
+    bits = torch.cat([torch.randint(0, 2, (1, length), generator=torch.Generator().manual_seed(s))
+                      for s in seeds])  # (S, T)
+    parity = 1 - 2 * (bits.cumsum(1) % 2)  # (S, T) +1 even, −1 odd
+    pure = torch.stack([pure_sign(w, bits[:, :t])[..., 0] for t in range(1, length + 1)], -1)  # (N, S, T)
+    affine = torch.stack([affine_sign(w, u, bits[:, :t])[..., 0] for t in range(1, length + 1)], -1)  # (N, S, T)
+    rows = [{"w0": a, "w1": b, "u": c, "seed": seed, "t": t + 1, "parity": int(parity[j, t]),
+             "pure": int(pure[i, j, t]), "affine": int(affine[i, j, t])}
+            for i, (a, b, c) in enumerate(grid) for j, seed in enumerate(seeds) for t in range(length)]
+    return pd.DataFrame(rows)
 
-    w0 = widgets.FloatSlider(value=0.8, min=-2.0, max=2.0, step=0.05, description="w₀")
-    w1 = widgets.FloatSlider(value=-0.9, min=-2.0, max=2.0, step=0.05, description="w₁")
-    u = widgets.FloatSlider(value=0.5, min=-2.0, max=2.0, step=0.05, description="u₀ = −u₁")
-    seed = widgets.IntSlider(value=0, min=0, max=20, description="word seed")
 
-    def draw():
-        bits = torch.randint(0, 2, (1, length), generator=torch.Generator().manual_seed(seed.value))  # (1, T)
-        w = torch.tensor([[[w0.value], [w1.value]]], dtype=torch.float64)  # (1, 2, 1)
-        uu = torch.tensor([[[u.value], [-u.value]]], dtype=torch.float64)  # (1, 2, 1)
-        t = range(1, length + 1)
-        pure = [float(pure_sign(w, bits[:, :k])[0, 0, 0]) for k in t] if w0.value and w1.value else [0.0] * length
-        affine = [float(affine_sign(w, uu, bits[:, :k])[0, 0, 0]) for k in t]
-        parity = (1 - 2 * (bits[0].cumsum(0) % 2)).tolist()  # +1 even, −1 odd
-        fig, axes = plt.subplots(3, 1, figsize=(7.0, 3.6), sharex=True)
-        for ax, y, name, c in zip(axes, (parity, pure, affine), ("parity (+1 even)", "pure sign(h)", "affine sign(h)"),
-                                  ("0.2", COLORS[0], COLORS[1])):
-            ax.step(t, y, where="mid", color=c, lw=1.6)
-            ax.set_ylim(-1.4, 1.4)
-            ax.set_yticks([-1, 1])
-            ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9.5)
-        axes[-1].set_xlabel("bits read", fontsize=10)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
+def unit_explorer(table: pd.DataFrame | None = None) -> Explorer:
+    """One frozen diagonal unit on a random bit word: sign(h_t) of the pure and the affine update beside the parity
+    (``unit_table``, computed when the page is built); pick w₀, w₁, u and the word.
 
-    return explorer([[w0, w1], [u, seed]], draw)
+    With w₀ > 0 > w₁ the pure unit's sign *is* the parity at every step; the affine unit's sign follows the last
+    few bits unless |w| > 1 lets the product outgrow the additive terms.
+    """
+    table = unit_table() if table is None else table
+    options = {name: [int(v) if name == "seed" else float(v) for v in sorted(table[name].unique())]
+               for name in UNIT_GRID}
+    w0, w1, u, seed = (select(name, options[name], value if value in options[name] else None, label=label)
+                       for name, value, label in (("w0", 0.8, "w₀"), ("w1", -0.9, "w₁"), ("u", 0.5, "u₀ = −u₁"),
+                                                  ("seed", 0, "word (seed)")))
+    rows = {"parity": "parity (+1 even)", "pure": "pure: sign(h)", "affine": "affine: sign(h)"}
+    chart = alt.Chart(table).transform_filter(
+        " && ".join(picked(p, p.name) for p in (w0, w1, u, seed))).transform_fold(
+        list(rows), as_=["row", "sign"]).transform_calculate(
+        name=f"{rows}[datum.row]").mark_line(interpolate="step-after", strokeWidth=2).encode(
+        x=alt.X("t:Q", title="bits read"),
+        y=alt.Y("sign:Q", title=None, scale=alt.Scale(domain=[-1.3, 1.3]), axis=alt.Axis(values=[-1, 1])),
+        color=alt.Color("name:N", sort=list(rows.values()), legend=None,
+                        scale=alt.Scale(range=["#333333", "#1b9e77", "#d95f02"])),
+        tooltip=["name:N", "t:Q", "sign:Q"]).properties(width=WIDTH - 130, height=60).facet(
+        row=alt.Row("name:N", sort=list(rows.values()), title=None,
+                    header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12))).add_params(w0, w1, u, seed)
+    return Explorer(chart, "unit explorer")
 
 
 def frozen_ablation(frozen: pd.DataFrame, preset: str) -> Figure:

@@ -6,7 +6,9 @@ Its figures and explorers:
 
 - ``frozen_success``: the success rate over draws against H, with the proof's rate.
 - ``frozen_signs``: sign(h_t) of every frozen unit along one word.
-- ``frozen_explorer``: draw a network, fit its readout, classify a typed word.
+- ``example_words``, ``frozen_table``, ``frozen_explorer``: a grid of draws (H, seed) and seeded words; each unit's
+  weights, type and final sign, and the readout's answer (Vega-Lite over the two tables).
+- ``frozen_exercise``: the same for a typed word, in a running kernel.
 
 Used in: notebooks/bl8_frozen_random_diagonal_parity.md, tests/test_page_bl8.py.
 """
@@ -14,9 +16,10 @@ Used in: notebooks/bl8_frozen_random_diagonal_parity.md, tests/test_page_bl8.py.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import pandas as pd
 import torch
@@ -24,13 +27,18 @@ from matplotlib.figure import Figure
 
 from statetrack.claims import bl8
 from statetrack.site.page import normalized_scores
-from statetrack.site.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.explorers import WIDTH, Explorer, exercise, picked, select
+from statetrack.site.plotting import PAGE_WIDTH, style
 from statetrack.theory import frozen_diagonal as fd
 from statetrack.theory.frozen_diagonal import draw_weights, features, fit_readout, log_state, predict
 
 #: each setting of ``bl8.SETTINGS`` as the sweep table and its figure name it.
 LABELS = {"main": "'00','01' -> even T", "odd test": "'0','1' -> odd T", "even test": "'0','1' -> even T (trap)",
           "normalized": "h/|h| features (trap)"}
+
+EXPLORED_H = (1, 2, 4, 8, 16)  # the hidden sizes the explorer offers
+DRAW_SEEDS = tuple(range(5))  # the draws it offers
+WORD_LENGTHS = (3, 7, 10, 11, 20, 21, 40)  # its seeded words' lengths, odd and even
 
 
 def settings(preset: str) -> pd.DataFrame:
@@ -153,12 +161,79 @@ def frozen_signs(signs: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-def frozen_explorer(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1") -> widgets.Widget:
-    """Live (bl8): draw a frozen random diagonal network, fit the readout on '00', '01', classify a typed word.
+def example_words(lengths: Sequence[int] = WORD_LENGTHS, seed: int = 0) -> list[str]:
+    """The explorer's words: "0 1 1 0 1 1", then one word of uniform bits per length in ``lengths`` (odd and even,
+    drawn in turn from one generator seeded with ``seed``), as bits separated by spaces."""
+    gen = torch.Generator().manual_seed(seed)
+    return ["0 1 1 0 1 1"] + [" ".join(map(str, torch.randint(0, 2, (n,), generator=gen).tolist())) for n in lengths]
+
+
+def frozen_table(hs: Sequence[int] = EXPLORED_H, seeds: Sequence[int] = DRAW_SEEDS,
+                 words: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """For every H, draw seed (``draw_weights(1, H, seed)``) and word (``example_words``): the readout fitted on
+    '00' (even) and '01' (odd) with sign features, and what it says of the word. Two tables: ``units``, one row per
+    (H, seed, word, unit) with the unit's weights ``w0``, ``w1``, its ``kind`` (``unit_kinds``) and ``sign``
+    (sign(h_T) after the word); ``answers``, one row per (H, seed, word) with the readout's ``answer`` and the
+    word's ``parity`` ("even" or "odd") and ``length``."""
+    words = example_words() if words is None else list(words)
+    units, answers = [], []
+    for H in hs:
+        for seed in seeds:
+            w = draw_weights(1, H, seed=seed)  # (1, 2, H)
+            weights, bias = fit_readout(features(*log_state(w, torch.tensor([[0, 0], [0, 1]])), "sign"),
+                                        torch.tensor([0, 1]))
+            kinds = unit_kinds(w)
+            for word in words:
+                bits = [int(b) for b in word.split()]
+                x = features(*log_state(w, torch.tensor([bits])), "sign")  # (1, 1, H)
+                units += [{"H": H, "seed": seed, "word": word, "unit": i, "w0": round(float(w[0, 0, i]), 3),
+                           "w1": round(float(w[0, 1, i]), 3), "kind": kind, "sign": int(x[0, 0, i])}
+                          for i, kind in enumerate(kinds)]
+                answers.append({"H": H, "seed": seed, "word": word, "length": len(bits),
+                                "answer": "odd" if int(predict(x, weights, bias)[0, 0]) else "even",
+                                "parity": "odd" if sum(bits) % 2 else "even"})
+    return pd.DataFrame(units), pd.DataFrame(answers)
+
+
+def frozen_explorer(tables: tuple[pd.DataFrame, pd.DataFrame] | None = None, H: int = 8) -> Explorer:
+    """A frozen random diagonal network on parity (``frozen_table``, computed when the page is built): pick H, the
+    draw and a word; see each unit's two weights, its type (A: flips with every 1, B: with every 0, -: never),
+    sign(h_T) after the word, and the readout's answer (fitted on '00', '01') beside the true parity."""
+    units, answers = frozen_table() if tables is None else tables
+    size = select("H", [int(h) for h in sorted(units["H"].unique())], H, label="H")
+    seed = select("draw", [int(s) for s in sorted(units["seed"].unique())], label="draw (seed)")
+    word = select("word", list(dict.fromkeys(answers["word"])), label="word")
+    keep = " && ".join((picked(size, "H"), picked(seed, "seed"), picked(word, "word")))
+    unit = alt.X("unit:O", title="unit", axis=alt.Axis(labelAngle=0))
+    bars = alt.Chart(units).transform_filter(keep).transform_fold(["w0", "w1"], as_=["weight", "value"]).mark_bar(
+        ).encode(x=unit, xOffset=alt.XOffset("weight:N"), y=alt.Y("value:Q", title="weight"),
+                 color=alt.Color("weight:N", title=None, scale=alt.Scale(scheme="dark2"),
+                                 legend=alt.Legend(orient="top", labelExpr="datum.label == 'w0' ? 'w₀ (bit 0)' : "
+                                                                           "'w₁ (bit 1)'", labelFontSize=12)),
+                 tooltip=["unit:O", "weight:N", alt.Tooltip("value:Q", format=".3f"), "kind:N"]
+                 ).properties(width=WIDTH, height=170)
+    strip = alt.Chart(units).transform_filter(keep).encode(x=unit, y=alt.Y("row:N", title=None)).transform_calculate(
+        row="'sign(h_T), type'", shown="(datum.sign > 0 ? '+' : '−') + ' ' + datum.kind")
+    cells = strip.mark_rect(stroke="white").encode(color=alt.Color(
+        "sign:N", title="sign(h_T)", scale=alt.Scale(domain=[-1, 1], range=["#e15759", "#4e79a7"]), legend=None))
+    letters = strip.mark_text(fontSize=12, color="white", fontWeight="bold").encode(text="shown:N")
+    verdict = alt.Chart(answers).transform_filter(keep).transform_calculate(
+        line="'readout says: ' + datum.answer + ';  true parity: ' + datum.parity + '  (length ' + datum.length + "
+             "(datum.length % 2 ? ', odd: the proof needs an even length' : ', even') + ')'").mark_text(
+        align="left", fontSize=13, x=0, y=8).encode(text="line:N").properties(width=WIDTH, height=16)
+    chart = alt.vconcat(bars, (cells + letters).properties(width=WIDTH, height=30), verdict).resolve_scale(
+        color="independent", x="independent").add_params(size, seed, word)
+    return Explorer(chart, "frozen explorer")
+
+
+def frozen_exercise(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1"):
+    """The exercise (bl8, a running kernel): draw a frozen random diagonal network, fit the readout on '00', '01',
+    classify a typed word (``explorers.exercise``; on the book's pages, a line saying where to run it).
 
     Shows each unit's two weights, its type (A: flips with every 1, B: with every 0, -: never) and
     sign(h_T) for the word, and the readout's answer beside the true parity.
     """
+    import ipywidgets as widgets
 
     size = widgets.IntSlider(value=H, min=1, max=32, description="H")
     draw_seed = widgets.IntSlider(value=seed, min=0, max=99, description="draw")
@@ -185,8 +260,8 @@ def frozen_explorer(H: int = 8, seed: int = 0, word: str = "0 1 1 0 1 1") -> wid
         print(f"readout says: {'odd' if answer else 'even'};  true parity: {'odd' if sum(bits) % 2 else 'even'}"
               f"  (length {len(bits)}: the proof needs an even length for training words of length 2)")
 
-    return explorer([[size, draw_seed], text], draw)
+    return exercise([[size, draw_seed], text], draw, "type your own word of bits")
 
 
-__all__ = ["LABELS", "frozen_explorer", "frozen_signs", "frozen_success", "rate_numbers", "run_scores", "settings",
+__all__ = ["LABELS", "example_words", "frozen_exercise", "frozen_explorer", "frozen_table", "frozen_signs", "frozen_success", "rate_numbers", "run_scores", "settings",
            "sign_trace", "sweep_frame", "sweep_numbers", "unit_kinds"]
