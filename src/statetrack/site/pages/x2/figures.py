@@ -6,7 +6,8 @@ roots of unity for Z_m (NE Thm 3, BL Prop 2). Nothing here shows or saves a figu
 
 - ``learned_spectra``: one complex-plane panel per trained model; ``spectrum_panel`` draws one.
 - ``rotation_angles``: the rotation models' angles per token against the homomorphism.
-- ``spectrum_explorer``: pick a trained run and the tokens to show.
+- ``spectrum_explorer``: pick a trained run and the eigenvalues to show (Vega-Lite over ``spectrum_table`` and
+  ``theory_points``, so it works on the site without a kernel).
 - ``explorer_figure``: the records browser's starting selection, drawn statically.
 
 Used in: notebooks/x2_eigenvalue_explorer.md, tests/test_page_x2.py.
@@ -14,7 +15,7 @@ Used in: notebooks/x2_eigenvalue_explorer.md, tests/test_page_x2.py.
 
 from __future__ import annotations
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -22,7 +23,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.site.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.explorers import Explorer, picked, radio, select
+from statetrack.site.plotting import PAGE_WIDTH, style
 
 TOKEN_COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B2", "#CCB974", "#64B5CD", "#937860", "#DA8BC3"]
 
@@ -141,30 +143,61 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
     return fig
 
 
-def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
-    """Pick a trained run (model, task, seed) and the tokens to show; see its learned spectrum on the complex plane.
+def _run(panel: str, seed: int) -> str:
+    return f"{panel}, seed {seed}"
+
+
+def spectrum_table(eig: pd.DataFrame) -> pd.DataFrame:
+    """Every eigenvalue as the spectrum explorer draws it, to 3 decimals: run ("<panel>, seed <s>"), token, x and y
+    (λ on parity, where its size matters; λ/ρ on Z_m, where its angle does), leading, flip."""
+    parity = eig["panel"].str.contains("parity")
+    return pd.DataFrame({
+        "run": [_run(p, s) for p, s in zip(eig["panel"], eig["seed"])], "token": eig["token"].astype(str),
+        "x": eig["re"].where(parity, eig["scaled_re"]).astype(float).round(3),
+        "y": eig["im"].where(parity, eig["scaled_im"]).astype(float).round(3) + 0.0,
+        "leading": eig["leading"].astype(bool), "flip": eig["flip"].astype(bool)})
+
+
+def theory_points(eig: pd.DataFrame) -> pd.DataFrame:
+    """The points each run's theory predicts: ±1 for parity, the m-th roots of unity for Z_m; columns run, x, y."""
+    rows = []
+    for panel, seed in eig[["panel", "seed"]].drop_duplicates().itertuples(index=False):
+        m = _modulus(panel)
+        rows += [{"run": _run(panel, seed), "x": round(float(np.cos(2 * np.pi * k / m)), 3),
+                  "y": round(float(np.sin(2 * np.pi * k / m)), 3) + 0.0} for k in range(m)]
+    return pd.DataFrame(rows, columns=["run", "x", "y"])
+
+
+def spectrum_explorer(eig: pd.DataFrame) -> Explorer:
+    """Pick a trained run (model, task, seed) and whether to show every eigenvalue or the leading ones only; see
+    its learned spectrum on the complex plane against the theory's points (``spectrum_table``,
+    ``theory_points``). Vega-Lite: works without a kernel.
 
     Args:
         eig: ``readings.eigen_frame`` rows of every run, concatenated.
     """
-    runs = eig[["panel", "seed"]].drop_duplicates()
-    pick = widgets.Dropdown(options=[(f"{r.panel}, seed {r.seed}", (r.panel, r.seed)) for r in runs.itertuples()],
-                            description="run", layout=widgets.Layout(width="420px"))
-    only = widgets.ToggleButtons(options=[("all eigenvalues", False), ("leading only", True)], description="show")
-
-    def draw():
-        panel, seed = pick.value
-        sub = eig[(eig["panel"] == panel) & (eig["seed"] == seed)]
-        if only.value:
-            sub = sub[sub["leading"] | sub["flip"]]
-        style()
-        fig, ax = plt.subplots(figsize=(4.4, 4.9))
-        spectrum_panel(ax, sub, panel)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
-
-    return explorer([pick, only], draw)
+    table, theory = spectrum_table(eig), theory_points(eig)
+    runs = list(dict.fromkeys(table["run"]))
+    run = select("run", runs, runs[0] if runs else None, label="run")
+    only = radio("only", [False, True], False, label="show", labels=["all eigenvalues", "leading (or flip) only"])
+    axis = {"scale": alt.Scale(domain=[-1.3, 1.3], nice=False), "axis": alt.Axis(labelFontSize=11, titleFontSize=12)}
+    t = np.linspace(0, 2 * np.pi, 121)
+    circle = alt.Chart(pd.DataFrame({"x": np.cos(t).round(3), "y": np.sin(t).round(3), "i": range(len(t))})).mark_line(
+        color="#999999", strokeWidth=1).encode(x=alt.X("x:Q", title="real part", **axis),
+                                                y=alt.Y("y:Q", title="imaginary part", **axis), order="i:Q")
+    predicted = alt.Chart(theory).transform_filter(picked(run, "run")).mark_point(
+        shape="diamond", size=220, color="black", strokeWidth=1.2).encode(x="x:Q", y="y:Q")
+    points = alt.Chart(table).transform_filter(picked(run, "run")).transform_filter(
+        f"!{only.name} || datum.leading || datum.flip").mark_point(filled=True, opacity=0.6).encode(
+        x="x:Q", y="y:Q", color=alt.Color("token:N", title="token", scale=alt.Scale(scheme="dark2")),
+        size=alt.condition("datum.leading || datum.flip", alt.value(70), alt.value(25)),
+        tooltip=["token:N", alt.Tooltip("x:Q", title="real part", format=".3f"),
+                 alt.Tooltip("y:Q", title="imaginary part", format=".3f"), "leading:N", "flip:N"])
+    title = alt.Title(alt.ExprRef(run.name), subtitle="diamonds: the theory's points (±1 for parity, the roots "
+                      "of unity for Z_m); Z_m runs are scaled by the largest modulus ρ", fontSize=13,
+                      subtitleFontSize=11)
+    chart = alt.layer(circle, predicted, points).add_params(run, only).properties(width=380, height=380, title=title)
+    return Explorer(chart.configure_legend(labelFontSize=11, titleFontSize=12), "spectrum explorer")
 
 
 def explorer_figure(frame: pd.DataFrame, start: dict[str, str]) -> Figure:
