@@ -4,7 +4,8 @@ Input is ``readings.eigen_frame`` output (one row per eigenvalue). Every panel h
 and the points the theorems predict: −1 and +1 for parity (NE Thm 1, Thm 3 with A ∈ {−1, 1}), the m-th
 roots of unity for Z_m (NE Thm 3, BL Prop 2). Nothing here shows or saves a figure.
 
-- ``learned_spectra``: one complex-plane panel per trained model; ``spectrum_panel`` draws one.
+- ``learned_spectra``: one panel per trained model; ``spectrum_panel`` draws one: a real spectrum on the real axis
+  with the ranges [0,1] and [-1,1] marked (``real_panel``), any other on the complex plane.
 - ``rotation_angles``: the rotation models' angles per token against the homomorphism.
 - ``spectrum_explorer``: pick a trained run and the eigenvalues to show (Vega-Lite over ``spectrum_table`` and
   ``theory_points``, so it works on the site without a kernel).
@@ -35,8 +36,55 @@ def _modulus(panel: str) -> int:
     return int(last[1:]) if last.startswith("Z") and last[1:].isdigit() else 2
 
 
+def is_real(eig: pd.DataFrame) -> bool:
+    """Whether every eigenvalue of ``eig`` is real (|Im λ| below 1e-6): such a spectrum is drawn on the real axis."""
+    return bool((eig["im"].abs() < 1e-6).all())
+
+
+#: the eigenvalue ranges a real spectrum's panel marks: (lo, hi, what it is)
+RANGES = [(0.0, 1.0, "range [0,1]"), (-1.0, 1.0, "range [-1,1]: negative eigenvalues allowed")]
+
+
+def real_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True) -> None:
+    """Draw one model's real eigenvalues (``eig``: one panel's rows) on the real axis, one row per token, with the
+    ranges [0,1] and [-1,1] marked below and the points ±1 the theory asks for (diamonds)."""
+    tokens = sorted(eig["token"].unique(), key=int)
+    for i, tok in enumerate(tokens):
+        sub = eig[eig["token"] == tok]
+        color = TOKEN_COLORS[int(tok) % len(TOKEN_COLORS)]
+        y = len(tokens) - i
+        ax.axhline(y, color="0.85", lw=0.8, zorder=0)
+        ax.scatter(sub["re"], np.full(len(sub), y), marker="|", s=260, color=color, alpha=0.5, lw=1.4, zorder=3)
+        flip = sub[sub["flip"]]
+        ax.scatter(flip["re"], np.full(len(flip), y), s=170, marker="o", facecolor="none", edgecolor=color, lw=2.0,
+                   zorder=5)
+        ax.scatter([-1, 1], [y, y], s=150, marker="D", facecolor="none", edgecolor="black", lw=1.0, zorder=4)
+    for j, (lo, hi, what) in enumerate(RANGES):
+        y = 0.2 - 0.6 * j
+        ax.plot([lo, hi], [y, y], color="0.35", lw=3, solid_capstyle="butt")
+        ax.text((lo + hi) / 2, y + 0.08, what, va="bottom", ha="center", fontsize=10, color="0.25")
+    ax.set_xlim(-1.25, 1.25)
+    ax.set_ylim(-0.55, len(tokens) + 0.5)
+    ax.set_xticks([-1, -0.5, 0, 0.5, 1])
+    ax.set_yticks(range(1, len(tokens) + 1), [f'token "{t}"' for t in reversed(tokens)])
+    ax.tick_params(labelsize=10)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel("λ (every eigenvalue is real)", fontsize=11)
+    seed = int(eig["seed"].iloc[0]) if len(eig) else 0
+    ax.set_title(f"{panel}, seed {seed}", fontsize=11.5)
+    if legend:
+        handles = [Line2D([], [], marker="D", ls="", mfc="none", mec="black", label="±1 (theory)"),
+                   Line2D([], [], marker="o", ls="", mfc="none", mec="0.3", ms=9, mew=2, label="flip direction")]
+        ax.legend(handles=handles, fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
+                  frameon=False, handletextpad=0.3, columnspacing=1.0)
+
+
 def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True) -> None:
-    """Draw one model's eigenvalues (``eig``: one panel's rows) on ``ax`` against the predicted points."""
+    """Draw one model's eigenvalues (``eig``: one panel's rows) on ``ax`` against the predicted points: on the real
+    axis where they are all real (``real_panel``), else on the complex plane."""
+    if len(eig) and "parity" in panel and is_real(eig):
+        return real_panel(ax, eig, panel, legend)
     m = _modulus(panel)
     parity = "parity" in panel
     t = np.linspace(0, 2 * np.pi, 400)
@@ -62,11 +110,11 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
     ax.set_aspect("equal")
-    ax.tick_params(labelsize=8)
-    ax.set_xlabel("Re λ" if parity else "Re λ / ρ", fontsize=9)
-    ax.set_ylabel("Im λ" if parity else "Im λ / ρ", fontsize=9)
+    ax.tick_params(labelsize=10)
+    ax.set_xlabel("Re λ" if parity else "Re λ / ρ", fontsize=11)
+    ax.set_ylabel("Im λ" if parity else "Im λ / ρ", fontsize=11)
     seed = int(eig["seed"].iloc[0]) if len(eig) else 0
-    ax.set_title(f"{panel}, seed {seed}", fontsize=9.5)
+    ax.set_title(f"{panel}, seed {seed}", fontsize=11.5)
     if legend:
         tokens = sorted(eig["token"].unique(), key=int)
         handles = [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)], label=f'token "{k}"')
@@ -78,12 +126,13 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
         if parity:
             handles.append(Line2D([], [], marker="o", ls="", mfc="none", mec="0.3", ms=9, mew=2,
                                   label="flip direction"))
-        ax.legend(handles=handles, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+        ax.legend(handles=handles, fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
                   frameon=False, handletextpad=0.3, columnspacing=0.8)
 
 
 def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
-    """One complex-plane panel per model (``eig['panel']``), side by side, each with its legend below.
+    """One panel per model (``eig['panel']``), side by side, each with its legend below: a real spectrum on the real
+    axis, any other on the complex plane (``spectrum_panel``).
 
     Args:
         eig: ``readings.eigen_frame`` rows of one seed per panel, concatenated.
@@ -93,13 +142,15 @@ def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
     n = len(panels)
     ncols = n if n <= 2 else 2  # at most two side by side: the page's width, fonts readable
     nrows = -(-n // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, 5.2 * nrows), squeeze=False)
+    real = n > 0 and all("parity" in p and is_real(eig[eig["panel"] == p]) for p in panels)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, (3.4 if real else 5.4) * nrows),
+                             squeeze=False)
     for ax, panel in zip(axes.flat, panels):
         spectrum_panel(ax, eig[eig["panel"] == panel], panel)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     if title:
-        fig.suptitle(title, fontsize=11)
+        fig.suptitle(title, fontsize=12)
     fig.tight_layout()
     return fig
 
@@ -133,10 +184,11 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
         ax.set_xticks(range(m))
         ax.set_yticks(range(m + 1))
         ax.set_ylim(-0.3, m + 0.3)
-        ax.set_xlabel("token v", fontsize=9)
-        ax.set_ylabel("θ_v / (2π/m)", fontsize=9)
-        ax.set_title(panel, fontsize=9.5)
-        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1, frameon=False)
+        ax.set_xlabel("token v", fontsize=11)
+        ax.set_ylabel("θ_v / (2π/m)", fontsize=11)
+        ax.tick_params(labelsize=10)
+        ax.set_title(panel, fontsize=11.5)
+        ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
