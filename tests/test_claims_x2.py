@@ -348,12 +348,12 @@ def committed(monkeypatch):
 
 
 def test_results_explorer_draws_every_claim_and_task(committed):
-    import ipywidgets
     import matplotlib.pyplot as plt
 
     from statetrack.claims import CLAIMS
     from statetrack.runs.store import load_records
-    from statetrack.site.widgets import first_selection, results_explorer, results_figure, results_frame
+    from statetrack.site.widgets import (first_selection, results_choices, results_explorer, results_figure,
+                                         results_frame, results_table)
 
     built = [c for c, info in CLAIMS.items() if info.notebook]
     assert load_records()  # every committed record loads (a corrupt one raises, naming it)
@@ -367,22 +367,22 @@ def test_results_explorer_draws_every_claim_and_task(committed):
         fig = results_figure(frame, r.claim, r.task, r.label, r.setting)
         assert fig.axes[0].lines, (r.claim, r.task, r.label, r.setting)
         plt.close(fig)
-    widget = results_explorer(frame, start)
-    menus = [w for box in widget.children[:2] for w in box.children]
-    claim, task, model, setting = menus
-    assert (claim.value, task.value, model.value, setting.value) == ("ne1", "parity", "deltanet-neg", "–")
-    for c in claim.options:  # every claim, and under it every task; the menus offer only what the records have
-        claim.value = c
-        for t in task.options:
-            task.value = t
-            assert set(model.options) == set(frame[(frame["claim"] == c) & (frame["task"] == t)]["label"])
-            for m in model.options[:1]:  # each selection redraws; one model per task keeps this test short
-                model.value = m
-                for s in setting.options:
-                    setting.value = s
-                    assert not frame[(frame["claim"] == c) & (frame["task"] == t) & (frame["label"] == m)
-                                     & (frame["setting"] == s)].empty
-    assert isinstance(widget, ipywidgets.VBox)
+    explorer = results_explorer(frame, start)
+    choices = results_choices(frame)
+    (menu, metric) = explorer.controls()
+    assert (menu["name"], metric["name"]) == ("choice", "metric")
+    assert choices[menu["value"]] == ("ne1", "parity", "deltanet-neg", "–")
+    assert len(choices) == len(frame[["claim", "task", "label", "setting"]].drop_duplicates())
+    table = results_table(frame)
+    for key, run in frame.groupby("key"):  # every run keeps its first and last length, at most 25 in all
+        one = run.drop_duplicates("length")
+        shown = table[(table["choice"] == choices.index(tuple(run.iloc[0][["claim", "task", "label", "setting"]])))
+                      & table["line"].str.startswith(f"seed {run['seed'].iloc[0]}")]
+        assert {one["length"].min(), one["length"].max()} <= set(shown["length"])
+        last = one[one["length"] == one["length"].max()]["normalized"].iloc[0]
+        assert round(float(last), 3) in set(shown[shown["length"] == one["length"].max()]["normalized"])
+    per_run = table.groupby(["choice", "line"])["length"].nunique()
+    assert per_run.max() <= 25
     plt.close("all")
 
 
@@ -391,7 +391,7 @@ def test_results_explorer_without_records_says_so():
 
     frame = results_frame()  # the test's empty results folder
     assert frame.empty and first_selection(frame) == {}
-    results_explorer(frame)
+    assert results_explorer(frame).controls() == []
 
 
 def test_sweep_keeps_x2_weights_and_retrains_a_record_without_them():

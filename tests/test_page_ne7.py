@@ -22,7 +22,8 @@ from helpers import fake_record
 from statetrack.site.pages.ne7 import lm_summary
 from statetrack.site.pages.ne7 import readings as lm
 from statetrack.claims import ne7
-from statetrack.site.pages.ne7.figures import position_perplexity, records_explorer, training_loss
+from statetrack.site.pages.ne7 import lm_curves
+from statetrack.site.pages.ne7.figures import lm_table, position_perplexity, records_explorer, training_loss
 from statetrack.runs.store import paper_dir
 from statetrack.tasks import byte_lm
 
@@ -121,4 +122,16 @@ def test_the_figures_draw_a_panel_per_corpus_and_a_line_per_run():
         for ax, corpus in zip(fig.axes, corpora):
             runs = sum(ne7.cell_of(r)["corpus"] == corpus for r in records)
             assert sum(len(line.get_xdata()) > 2 for line in ax.get_lines()) == runs
-    assert records_explorer(records, 8) is not None
+    assert [c["name"] for c in records_explorer(records, 8).controls()] == ["view"]
+
+
+def test_the_explorer_table_holds_every_run_in_both_views():
+    records = _records()
+    table = lm_table(pd.DataFrame(lm_curves.loss_points(records)), pd.DataFrame(lm_curves.position_points(records)))
+    # every run: 4 position bins (perplexity) and 8 logged steps (loss)
+    assert (table["view"] == "ppl").sum() == 4 * len(records) and (table["view"] == "loss").sum() == 8 * len(records)
+    first = ne7.cell_of(records[0])
+    name = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}[first["model"]]
+    panel = f"{first['corpus']}: {name} {first['eig_range']}".strip()
+    at16 = table[(table["view"] == "ppl") & (table["panel"] == panel) & (table["x"] == 16)]
+    assert list(at16["y"].unique()) == [round(math.exp(4.5), 3)]

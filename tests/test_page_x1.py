@@ -67,3 +67,20 @@ def test_figures_draw_every_family_and_task():
     for fig in (board_predictions(board, "quick"), board_heatmap(board, "quick")):
         ax = fig.axes[0]
         assert len(ax.get_yticklabels()) == len(x1.ROWS) and len(ax.get_xticklabels()) == len(x1.TASKS)
+
+
+def test_board_explorer_table_keeps_every_cell_and_blanks_the_cells_not_run():
+    from statetrack.site.pages.x1 import board_explorer, board_table
+
+    board = pd.DataFrame([
+        {"model": "Mamba [0,1]", "task": "parity", "theory": "cannot", "statement": "s1", "kind": "", "ours": False,
+         "rule": "r", "paper": None, "median": 0.123456, "min": 0.1, "max": 0.2004, "seeds": 3, "pass": "PASS",
+         "source": "ne1", "why": "w", "row": "mamba_pos", "column": "parity"},
+        {"model": "LSTM", "task": "parity", "theory": "open", "statement": "", "kind": "", "ours": False,
+         "rule": "shown, not judged", "paper": None, "median": None, "min": None, "max": None, "seeds": 0,
+         "pass": "not run", "source": "", "why": "w", "row": "lstm", "column": "parity"}])
+    table = board_table(board)
+    assert len(table) == 2 and list(table["family"]) == ["Mamba [0,1]", "LSTM"]
+    assert table.loc[0, "median"] == 0.123 and table.loc[0, "max"] == 0.2 and table.loc[0, "verdict"] == "PASS"
+    assert table.loc[1, ["median", "min", "max"]].isna().all() and table.loc[1, "verdict"] == "not run"
+    assert [c["name"] for c in board_explorer(board).controls()] == ["score", "task", "verdict"]

@@ -158,3 +158,41 @@ def test_the_browser_figure_draws_a_line_per_seed_or_says_there_is_no_record():
         f"seed {s}: mean 0.50" for s in (0, 1, 2)]
     (empty,) = explorer_figure(frame.iloc[:0], {}).axes
     assert [t.get_text() for t in empty.texts] == ["no recorded runs"]
+
+
+def _spectra():
+    """Two hand-made runs: a real parity spectrum and a Z3 one with its leading eigenvalues on the roots."""
+    rows = [{"panel": "Mamba [-1,1] parity", "seed": 0, "token": "0", "re": 0.9, "im": 0.0, "scaled_re": 0.9,
+             "scaled_im": 0.0, "leading": False, "flip": False},
+            {"panel": "Mamba [-1,1] parity", "seed": 0, "token": "1", "re": -0.98765, "im": 0.0,
+             "scaled_re": -0.98765, "scaled_im": 0.0, "leading": False, "flip": True}]
+    rows += [{"panel": "bilinear rotation Z3", "seed": 1, "token": "1", "re": 2 * math.cos(a), "im": 2 * math.sin(a),
+              "scaled_re": math.cos(a), "scaled_im": math.sin(a), "leading": True, "flip": False}
+             for a in (2 * math.pi / 3, -2 * math.pi / 3)]
+    return pd.DataFrame(rows)
+
+
+def test_the_spectrum_explorer_plots_lambda_on_parity_and_lambda_over_rho_on_zm():
+    from statetrack.site.pages.x2.figures import spectrum_explorer, spectrum_table, theory_points
+
+    eig = _spectra()
+    table = spectrum_table(eig)
+    assert list(table["run"].unique()) == ["Mamba [-1,1] parity, seed 0", "bilinear rotation Z3, seed 1"]
+    assert table.loc[1, "x"] == -0.988 and table.loc[1, "flip"]
+    assert table.loc[2, ["x", "y"]].tolist() == [-0.5, 0.866]  # λ/ρ, not λ
+    points = theory_points(eig)
+    assert sorted(points[points["run"].str.startswith("Mamba")]["x"]) == [-1.0, 1.0]
+    z3 = points[points["run"].str.startswith("bilinear")]
+    assert sorted(zip(z3["x"], z3["y"])) == [(-0.5, -0.866), (-0.5, 0.866), (1.0, 0.0)]
+    assert [c["name"] for c in spectrum_explorer(eig).controls()] == ["run", "only"]
+
+
+def test_a_real_spectrum_is_drawn_on_the_real_axis():
+    from statetrack.site.pages.x2.figures import is_real, learned_spectra
+
+    eig = _spectra()
+    parity = eig[eig["panel"].str.endswith("parity")]
+    assert is_real(parity) and not is_real(eig)
+    (ax,) = learned_spectra(parity).axes
+    assert "real" in ax.get_xlabel() and ax.get_ylim()[1] < 4  # one row per token, not a complex plane
+    assert all(t.get_fontsize() >= 10 for t in ax.get_xticklabels() + ax.texts)

@@ -1,8 +1,8 @@
 """The records browser: every recorded run's accuracy by length, one run or one (claim, task, model, setting) at a time.
 
-``run_explorer`` is a Vega-Lite explorer (``site.explorers``): it works on the site without a kernel.
-``results_explorer`` is an ipywidgets browser over every record, for a running kernel. Each claim's own explorers
-live in its page module (``statetrack.site.pages``).
+``run_explorer`` and ``results_explorer`` (every record, one menu over its (claim, task, model, setting)) are
+Vega-Lite explorers (``site.explorers``): they work on the site without a kernel. Each claim's own explorers live
+in its page module (``statetrack.site.pages``).
 
 Used in: ne1, ne3, ne4, bl4, bl6 (``run_explorer``); x2 (``results_explorer``).
 """
@@ -10,13 +10,12 @@ Used in: ne1, ne3, ne4, bl4, bl6 (``run_explorer``); x2 (``results_explorer``).
 from __future__ import annotations
 
 import altair as alt
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from statetrack.claims.names import MODEL_NAMES
-from statetrack.site.explorers import Explorer, radio, thin
-from statetrack.site.plotting import explorer, style
+from statetrack.site.explorers import WIDTH, Explorer, picked, radio, select, thin
+from statetrack.site.plotting import style
 from statetrack.claims import PRESETS, holders
 from statetrack.runs.store import load_records, tidy
 
@@ -121,64 +120,68 @@ def results_figure(frame: pd.DataFrame, claim: str, task: str, model: str, setti
     return fig
 
 
-def results_explorer(frame: pd.DataFrame, initial: dict[str, str] | None = None) -> widgets.Widget:
-    """Pick a claim, a task, a model and a setting (modulus, group, ...); see accuracy by length of its recorded runs.
+#: what a line of ``results_explorer`` is: the columns that pick one run series
+CHOICE = ("claim", "task", "label", "setting")
 
-    Each menu offers only what the menus above it leave. It starts at ``initial`` (keys claim, task,
-    model, setting; ``first_selection(frame, initial)`` says what that resolves to), which is what a
-    page without a kernel shows: draw the same selection with ``results_figure`` as the page's static
-    figure.
+
+def results_choices(frame: pd.DataFrame) -> list[tuple[str, str, str, str]]:
+    """Every (claim, task, model label, setting) the records hold, sorted: the explorer's menu."""
+    return sorted(frame[list(CHOICE)].drop_duplicates().itertuples(index=False, name=None)) if len(frame) else []
+
+
+def results_table(frame: pd.DataFrame, most: int = 25) -> pd.DataFrame:
+    """``results_frame`` as the explorer reads it: columns choice (the index of the run's (claim, task, model,
+    setting) in ``results_choices``), line ("seed s", with ", lr l" where a choice ran several learning rates and
+    " (run <key>)" where one seed ran in several configurations),
+    length, normalized, acc (3 decimals); each run at no more than ``most`` test lengths (``explorers.thin``)."""
+    index = {c: i for i, c in enumerate(results_choices(frame))}
+    parts = []
+    for _, run in frame.groupby("key", sort=True):
+        run = thin(run, "length", most=most)
+        parts.append(run)
+    cols = ["choice", "line", "length", "normalized", "acc"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    rows = pd.concat(parts, ignore_index=True)
+    choice = [index[c] for c in rows[list(CHOICE)].itertuples(index=False, name=None)]
+    rows = rows.assign(choice=choice)
+    several = rows.groupby("choice")["lr"].transform("nunique") > 1
+    twins = rows.groupby(["choice", "seed", "lr"])["key"].transform("nunique") > 1  # runs of one seed, other configs
+    line = [f"seed {s}" + (f", lr {lr:g}" if many else "") + (f" (run {k})" if twin else "")
+            for s, lr, k, many, twin in zip(rows["seed"], rows["lr"], rows["key"], several, twins)]
+    return pd.DataFrame({"choice": choice, "line": line, "length": rows["length"],
+                         "normalized": rows["normalized"].astype(float).round(3),
+                         "acc": rows["acc"].astype(float).round(3)})[cols]
+
+
+def results_explorer(frame: pd.DataFrame, initial: dict[str, str] | None = None) -> Explorer:
+    """Accuracy by length of every recorded run: one menu over the (claim · task · model · setting) the records
+    hold, one line per seed, and the metric (``results_table``: each run thinned to 25 test lengths, so the whole
+    record fits in the page). It starts at ``first_selection(frame, initial)``. Vega-Lite: works without a kernel.
+
     Used in: x2.
     """
-    menus = {name: widgets.Dropdown(description=name, layout=widgets.Layout(width="420px"))
-             for name in ("claim", "task", "model", "setting")}
-    column = {"claim": "claim", "task": "task", "model": "label", "setting": "setting"}
-    metric = widgets.ToggleButtons(options=[("normalized", "normalized"), ("accuracy", "acc")], description="metric")
-    out = widgets.Output()
-    busy = [False]
-
-    def refill(start: int) -> None:
-        names = list(menus)
-        for i, name in enumerate(names[start:], start):
-            fixed = {column[n]: menus[n].value for n in names[:i]}
-            opts = _choices(frame, **fixed)
-            busy[0] = True
-            menus[name].options = opts
-            want = (initial or {}).get(name)
-            menus[name].value = want if want in opts else (opts[0] if opts else None)
-            busy[0] = False
-
-    def draw(*_):
-        if busy[0]:
-            return
-        with out:
-            out.clear_output(wait=True)
-            if any(m.value is None for m in menus.values()):
-                print("no recorded runs")
-                return
-            fig = results_figure(frame, menus["claim"].value, menus["task"].value, menus["model"].value,
-                                 menus["setting"].value, metric.value)
-            plt.show()
-            plt.close(fig)
-
-    def changed(name: str):
-        def on_change(_):
-            if busy[0]:
-                return
-            names = list(menus)
-            if names.index(name) + 1 < len(names):
-                refill(names.index(name) + 1)
-            draw()
-        return on_change
-
-    refill(0)
-    initial = None  # only the first fill follows it
-    for name, menu in menus.items():
-        menu.observe(changed(name), "value")
-    metric.observe(draw, "value")
-    draw()
-    return widgets.VBox([widgets.HBox([menus["claim"], menus["task"]]), widgets.HBox([menus["model"], menus["setting"]]),
-                         metric, out])
+    choices = results_choices(frame)
+    if not choices:
+        return Explorer(alt.Chart(pd.DataFrame({"text": ["no recorded runs"]})).mark_text(fontSize=13).encode(
+            text="text:N"), "records explorer")
+    start = first_selection(frame, initial)
+    first = choices.index(tuple(start[k] for k in ("claim", "task", "model", "setting")))
+    run = select("choice", range(len(choices)), first, label="claim · task · model · setting",
+                 labels=[" · ".join(c) for c in choices])
+    metrics = {"normalized": "normalized accuracy", "acc": "accuracy"}
+    metric = radio("metric", list(metrics), "normalized", label="metric", labels=list(metrics.values()))
+    table = results_table(frame)
+    rows = alt.Data(values=table.astype(object).where(table.notna(), None).to_dict("records"))  # past Altair's row cap
+    line = alt.Chart(rows).transform_filter(picked(run, "choice")).transform_calculate(
+        value=f"datum[{metric.name}]").mark_line(point=alt.OverlayMarkDef(size=14)).encode(
+        x=alt.X("length:Q", title="test length", axis=alt.Axis(labelFontSize=11, titleFontSize=12)),
+        y=alt.Y("value:Q", title="accuracy (the metric picked)", scale=alt.Scale(domain=[-0.35, 1.05]),
+                axis=alt.Axis(labelFontSize=11, titleFontSize=12)),
+        color=alt.Color("line:N", title="run", scale=alt.Scale(scheme="tableau10")),
+        tooltip=[alt.Tooltip("line:N", title="run"), "length:Q", alt.Tooltip("value:Q", format=".3f")])
+    chart = line.add_params(run, metric).properties(width=WIDTH, height=260)
+    return Explorer(chart.configure_legend(labelFontSize=11, titleFontSize=12), "records explorer")
 
 
 def first_selection(frame: pd.DataFrame, initial: dict[str, str] | None = None) -> dict[str, str]:

@@ -21,7 +21,8 @@ Its figures and explorers:
   ``prediction_cells`` computes the cells.
 - ``styled_board``: the board as a pandas Styler (sorted, coloured by the median), a table that
   needs no kernel.
-- ``board_explorer``: sort and filter the board (by task, theory or verdict) with a kernel.
+- ``board_explorer``: the board as a families × tasks grid, the score picked (median, best or worst seed), one task
+  or one verdict kept (Vega-Lite over ``board_table``, so it works on the site without a kernel).
 - ``board_predictions``, ``board_heatmap``: the two figures over x1's families and tasks.
 
 Used in: notebooks/x1_leaderboard.md, ``statetrack.tools.leaderboard``, tests/test_page_x1.py.
@@ -32,14 +33,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Callable
 
-import ipywidgets as widgets
+import altair as alt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from statetrack.claims import Verdict, x1
 from statetrack.claims.statements import PAPER_TOLERANCE
-from statetrack.site.plotting import annotated_heatmap, explorer, fmt
+from statetrack.site.explorers import Explorer, picked, radio, select
+from statetrack.site.plotting import annotated_heatmap, fmt
 
 def plan() -> pd.DataFrame:
     """Every statement of ``claims.x1.statements`` with its rule, the presets that judge it and why."""
@@ -247,24 +249,62 @@ def styled_board(board: pd.DataFrame, by: str = "median", ascending: bool = Fals
             .hide(axis="index"))
 
 
-def board_explorer(board: pd.DataFrame) -> widgets.Widget:
-    """Sort the board by any column and keep only one task, one theory verdict or one outcome (needs a kernel)."""
-    sort = widgets.Dropdown(options=_SHOWN, value="median", description="sort by")
-    order = widgets.ToggleButtons(options=["descending", "ascending"], value="descending")
-    task = widgets.Dropdown(options=["all", *dict.fromkeys(board["task"])], value="all", description="task")
-    theory = widgets.Dropdown(options=["all", "can", "cannot", "open"], value="all", description="theory")
-    outcome = widgets.Dropdown(options=["all", "PASS", "FAIL", "–", "not run"], value="all", description="verdict")
+#: the board's outcome column → words for the explorer's verdict control
+VERDICTS = {"PASS": "holds (PASS)", "FAIL": "fails (FAIL)", "–": "shown, not judged", "not run": "not run"}
 
-    def draw():
-        frame = board
-        for w, col in ((task, "task"), (theory, "theory"), (outcome, "pass")):
-            if w.value != "all":
-                frame = frame[frame[col] == w.value]
-        from IPython.display import display
+#: the explorer's scores: board column → words
+SCORES = {"median": "median over seeds", "max": "best seed", "min": "worst seed"}
 
-        display(styled_board(frame, sort.value, order.value == "ascending"))
 
-    return explorer([[sort, order], [task, theory, outcome]], draw)
+def board_table(board: pd.DataFrame) -> pd.DataFrame:
+    """The board as the explorer reads it: one row per cell with human column names (family, task, theory,
+    verdict, statement, rule, seeds, runs of) and the scores (median, max, min) to 3 decimals, empty where the
+    cell did not run."""
+    table = board.rename(columns={"model": "family", "pass": "verdict", "source": "runs of"})
+    table = table[["family", "task", "theory", "verdict", "statement", "rule", "median", "max", "min", "seeds",
+                   "runs of"]].copy()
+    for col in SCORES:
+        table[col] = pd.to_numeric(table[col], errors="coerce").round(3)
+    return table
+
+
+def board_explorer(board: pd.DataFrame) -> Explorer:
+    """The board as a grid of families × tasks (``board_table``), coloured by the score picked (median over seeds,
+    best or worst seed); keep one task or one verdict. A cell not run is grey and shows "–"; a failing statement's
+    cell has a red frame. Vega-Lite: works without a kernel."""
+    table = board_table(board)
+    tasks, families = list(dict.fromkeys(table["task"])), list(dict.fromkeys(table["family"]))
+    score = radio("score", list(SCORES), "median", label="score", labels=list(SCORES.values()))
+    task = select("task", ["all", *tasks], "all", label="task", labels=["every task", *tasks])
+    verdict = select("verdict", ["all", *VERDICTS], "all", label="verdict",
+                     labels=["every verdict", *VERDICTS.values()])
+    mark = " + ".join(f"(datum.theory == '{k}' ? '{v} ' : '')" for k, v in MARK.items())
+    base = alt.Chart(table).transform_filter(f"{task.name} == 'all' || {picked(task, 'task')}").transform_filter(
+        f"{verdict.name} == 'all' || {picked(verdict, 'verdict')}").transform_calculate(
+        value=f"datum[{score.name}]").transform_calculate(
+        shown=f"{mark} + (isValid(datum.value) ? format(datum.value, '.3f') : '–')").encode(
+        x=alt.X("task:N", sort=tasks, title=None,
+                axis=alt.Axis(orient="bottom", labelAngle=0, labelFontSize=11, labelLimit=120,
+                              labelExpr="split(replace(datum.label, ' (', '|('), '|')")),
+        y=alt.Y("family:N", sort=families, title=None, axis=alt.Axis(labelFontSize=11, labelLimit=300)),
+        tooltip=["family:N", "task:N", alt.Tooltip("theory:N", title="theory predicts"), "verdict:N",
+                 "statement:N", "rule:N", alt.Tooltip("median:Q", title="median over seeds", format=".3f"),
+                 alt.Tooltip("max:Q", title="best seed", format=".3f"),
+                 alt.Tooltip("min:Q", title="worst seed", format=".3f"), "seeds:Q", "runs of:N"])
+    cell = base.mark_rect(color="#f2f2f2", stroke="white")
+    colour = base.transform_filter("isValid(datum.value)").mark_rect().encode(
+        color=alt.Color("value:Q", title="normalized accuracy", scale=alt.Scale(scheme="viridis", domain=[0, 1])))
+    fails = base.transform_filter("datum.verdict == 'FAIL'").mark_rect(
+        fill=None, stroke="#d62728", strokeWidth=2.5)
+    text = base.mark_text(fontSize=11).encode(
+        text="shown:N",
+        color=alt.condition("isValid(datum.value) && datum.value < 0.5", alt.value("white"), alt.value("black")))
+    grid = alt.layer(cell, colour, fails, text).add_params(score, task, verdict).properties(
+        width=alt.Step(96), height=alt.Step(22),
+        title=alt.Title("Every family on every task", subtitle="✓ the theory says it can, ✗ it cannot, ? open; "
+                        "red frame: the cell's statement fails; grey “–”: not run at this preset", fontSize=13,
+                        subtitleFontSize=11))
+    return Explorer(grid.configure_legend(labelFontSize=11, titleFontSize=12), "leaderboard explorer")
 
 
 def board_predictions(board: pd.DataFrame, preset: str) -> Figure:

@@ -4,8 +4,9 @@
   step), colour by model and eigenvalue range: the stability picture of NE Fig. 9.
 - ``ppl_by_position``: one panel per corpus, test perplexity against the position in a window longer
   than the training context, which is shaded: NE Figs. 5 and 10 in miniature.
-- ``lm_explorer``: a widget over the same two frames: pick a corpus, the runs and the view.
-- ``training_loss``, ``position_perplexity``, ``records_explorer``: the two figures and the widget drawn from run
+- ``lm_explorer``: the same two frames as small multiples of every run and seed (Vega-Lite, no kernel needed;
+  ``lm_table`` is its data); one control picks the view.
+- ``training_loss``, ``position_perplexity``, ``records_explorer``: the two figures and the explorer drawn from run
   records (``lm_curves``), as the page shows them.
 
 The first three take tidy frames of run records; nothing here reads files.
@@ -17,12 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from statetrack.site.plotting import PAGE_WIDTH, explorer, model_color, style
+from statetrack.site.explorers import Explorer, picked, radio
+from statetrack.site.plotting import PAGE_WIDTH, model_color, style
 from statetrack.claims import ne7
 
 NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}
@@ -108,49 +110,50 @@ def ppl_by_position(frame: pd.DataFrame, corpora: Sequence[str], context: int, t
     return _finish(fig, axes, title)
 
 
-def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> widgets.Widget:
-    """Pick a corpus, some runs and a view (training loss or test perplexity by position) over recorded runs.
+VIEWS = {"ppl": "test perplexity by position", "loss": "training loss by step"}
+
+
+def lm_table(curves: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """Both views of every run as one tidy table, numbers to 3 decimals: columns view (a key of ``VIEWS``), panel
+    (corpus, model and range in words), seed, x (the position in bytes, or the step) and y (the perplexity, or the
+    smoothed loss).
 
     Args:
-        curves: the frame of ``loss_curves``; points: the frame of ``ppl_by_position``; context: the
-            training context (bytes), marked in the position view.
+        curves: the frame of ``loss_curves``; points: the frame of ``ppl_by_position``.
     """
-    corpora = list(dict.fromkeys(points["corpus"]))
-    corpus = widgets.Dropdown(options=corpora, description="corpus")
-    view = widgets.ToggleButtons(options=[("perplexity by position", "ppl"), ("training loss", "loss")],
-                                 description="view")
-    runs = widgets.SelectMultiple(description="runs", rows=6)
+    parts = []
+    for view, frame, x, y in (("ppl", points, "position", "ppl"), ("loss", curves, "step", "loss")):
+        if len(frame):
+            parts.append(pd.DataFrame({
+                "view": view, "seed": frame["seed"].astype(int), "x": frame[x], "y": frame[y].round(3),
+                "panel": [f"{c}: {_series(m, e)}" for c, m, e in zip(frame["corpus"], frame["model"],
+                                                                       frame["eig_range"])]}))
+    cols = ["view", "panel", "seed", "x", "y"]
+    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
-    def names(c: str) -> list[tuple[str, tuple]]:
-        sub = points[points["corpus"] == c].drop_duplicates(["model", "eig_range", "seed"])
-        return [(f"{_series(r.model, r.eig_range)}, seed {r.seed}", (r.model, r.eig_range, r.seed))
-                for r in sub.itertuples()]
 
-    def set_runs(*_):
-        opts = names(corpus.value)
-        runs.options = opts
-        runs.value = tuple(v for _, v in opts)
-
-    def draw():
-        frame = points if view.value == "ppl" else curves
-        x, y = ("position", "ppl") if view.value == "ppl" else ("step", "loss")
-        fig, ax = plt.subplots(figsize=(6.5, 3.2))
-        for model, eig, seed in runs.value:
-            run = frame[(frame["corpus"] == corpus.value) & (frame["model"] == model)
-                        & (frame["eig_range"] == eig) & (frame["seed"] == seed)]
-            ax.plot(run[x], run[y], color=model_color(f"{model} {eig}"), ls=STYLES[int(seed) % len(STYLES)],
-                    lw=1.4, label=f"{_series(model, eig)}, seed {seed}")
-        if view.value == "ppl":
-            ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
-        ax.set_xlabel("position in the test window (bytes)" if view.value == "ppl" else "training step")
-        ax.set_ylabel("test perplexity (per byte)" if view.value == "ppl" else "training loss (nats/byte)")
-        if runs.value:
-            ax.legend(fontsize=9.5, frameon=False)
-        plt.show()
-
-    corpus.observe(set_runs, "value")
-    set_runs()
-    return explorer([corpus, view, runs], draw)
+def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> Explorer:
+    """Every run as small multiples, one panel per corpus, model and range, one line per seed; one control picks
+    the view: test perplexity by position (the training ``context`` dashed) or the smoothed training loss by step
+    (``lm_table``)."""
+    table = lm_table(curves, points)
+    view = radio("view", list(VIEWS), "ppl", label="show", labels=list(VIEWS.values()))
+    line = alt.Chart().transform_filter(picked(view, "view")).mark_line(strokeWidth=1.4).encode(
+        x=alt.X("x:Q", title=None),
+        y=alt.Y("y:Q", title=None, scale=alt.Scale(zero=False)),
+        color=alt.Color("seed:N", title="seed", scale=alt.Scale(scheme="dark2")),
+        tooltip=[alt.Tooltip("panel:N", title="run"), "seed:N", alt.Tooltip("x:Q", title="position or step"),
+                 alt.Tooltip("y:Q", title="perplexity or loss", format=".3f")])
+    rule = alt.Chart().transform_filter(picked(view, "view")).mark_rule(strokeDash=[4, 3], color="gray").encode(
+        x=alt.datum(context), opacity=alt.condition(f"{view.name} == 'ppl'", alt.value(1), alt.value(0)))
+    title = alt.Title(alt.ExprRef(f"{view.name} == 'ppl' ? 'Test perplexity (per byte) by position in the test "
+                                  f"window (bytes); dashed: the training context, {context} bytes' : "
+                                  "'Training loss (nats per byte, smoothed) by training step'"), fontSize=13)
+    panels = alt.layer(line, rule, data=table).properties(width=250, height=160).facet(
+        facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12)), columns=2,
+    ).resolve_scale(x="independent").properties(title=title).add_params(view).configure_axis(
+        labelFontSize=11).configure_legend(labelFontSize=11, titleFontSize=12)
+    return Explorer(panels, "language-model runs")
 
 
 def _corpora(records: list[dict]) -> list[str]:
@@ -177,7 +180,7 @@ def position_perplexity(records: list[dict], context: int, preset: str) -> Figur
                            title=f"Test perplexity by position, preset {preset}")
 
 
-def records_explorer(records: list[dict], context: int) -> widgets.Widget:
+def records_explorer(records: list[dict], context: int) -> Explorer:
     """``lm_explorer`` over the records' training losses and test perplexity by position."""
     from statetrack.site.pages.ne7 import lm_curves
 

@@ -4,9 +4,11 @@ Input is ``readings.eigen_frame`` output (one row per eigenvalue). Every panel h
 and the points the theorems predict: −1 and +1 for parity (NE Thm 1, Thm 3 with A ∈ {−1, 1}), the m-th
 roots of unity for Z_m (NE Thm 3, BL Prop 2). Nothing here shows or saves a figure.
 
-- ``learned_spectra``: one complex-plane panel per trained model; ``spectrum_panel`` draws one.
+- ``learned_spectra``: one panel per trained model; ``spectrum_panel`` draws one: a real spectrum on the real axis
+  with the ranges [0,1] and [-1,1] marked (``real_panel``), any other on the complex plane.
 - ``rotation_angles``: the rotation models' angles per token against the homomorphism.
-- ``spectrum_explorer``: pick a trained run and the tokens to show.
+- ``spectrum_explorer``: pick a trained run and the eigenvalues to show (Vega-Lite over ``spectrum_table`` and
+  ``theory_points``, so it works on the site without a kernel).
 - ``explorer_figure``: the records browser's starting selection, drawn statically.
 
 Used in: notebooks/x2_eigenvalue_explorer.md, tests/test_page_x2.py.
@@ -14,7 +16,7 @@ Used in: notebooks/x2_eigenvalue_explorer.md, tests/test_page_x2.py.
 
 from __future__ import annotations
 
-import ipywidgets as widgets
+import altair as alt
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -22,7 +24,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from statetrack.site.plotting import PAGE_WIDTH, explorer, style
+from statetrack.site.explorers import Explorer, picked, radio, select
+from statetrack.site.plotting import PAGE_WIDTH, style
 
 TOKEN_COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B2", "#CCB974", "#64B5CD", "#937860", "#DA8BC3"]
 
@@ -33,8 +36,55 @@ def _modulus(panel: str) -> int:
     return int(last[1:]) if last.startswith("Z") and last[1:].isdigit() else 2
 
 
+def is_real(eig: pd.DataFrame) -> bool:
+    """Whether every eigenvalue of ``eig`` is real (|Im λ| below 1e-6): such a spectrum is drawn on the real axis."""
+    return bool((eig["im"].abs() < 1e-6).all())
+
+
+#: the eigenvalue ranges a real spectrum's panel marks: (lo, hi, what it is)
+RANGES = [(0.0, 1.0, "range [0,1]"), (-1.0, 1.0, "range [-1,1]: negative eigenvalues allowed")]
+
+
+def real_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True) -> None:
+    """Draw one model's real eigenvalues (``eig``: one panel's rows) on the real axis, one row per token, with the
+    ranges [0,1] and [-1,1] marked below and the points ±1 the theory asks for (diamonds)."""
+    tokens = sorted(eig["token"].unique(), key=int)
+    for i, tok in enumerate(tokens):
+        sub = eig[eig["token"] == tok]
+        color = TOKEN_COLORS[int(tok) % len(TOKEN_COLORS)]
+        y = len(tokens) - i
+        ax.axhline(y, color="0.85", lw=0.8, zorder=0)
+        ax.scatter(sub["re"], np.full(len(sub), y), marker="|", s=260, color=color, alpha=0.5, lw=1.4, zorder=3)
+        flip = sub[sub["flip"]]
+        ax.scatter(flip["re"], np.full(len(flip), y), s=170, marker="o", facecolor="none", edgecolor=color, lw=2.0,
+                   zorder=5)
+        ax.scatter([-1, 1], [y, y], s=150, marker="D", facecolor="none", edgecolor="black", lw=1.0, zorder=4)
+    for j, (lo, hi, what) in enumerate(RANGES):
+        y = 0.2 - 0.6 * j
+        ax.plot([lo, hi], [y, y], color="0.35", lw=3, solid_capstyle="butt")
+        ax.text((lo + hi) / 2, y + 0.08, what, va="bottom", ha="center", fontsize=10, color="0.25")
+    ax.set_xlim(-1.25, 1.25)
+    ax.set_ylim(-0.55, len(tokens) + 0.5)
+    ax.set_xticks([-1, -0.5, 0, 0.5, 1])
+    ax.set_yticks(range(1, len(tokens) + 1), [f'token "{t}"' for t in reversed(tokens)])
+    ax.tick_params(labelsize=10)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel("λ (every eigenvalue is real)", fontsize=11)
+    seed = int(eig["seed"].iloc[0]) if len(eig) else 0
+    ax.set_title(f"{panel}, seed {seed}", fontsize=11.5)
+    if legend:
+        handles = [Line2D([], [], marker="D", ls="", mfc="none", mec="black", label="±1 (theory)"),
+                   Line2D([], [], marker="o", ls="", mfc="none", mec="0.3", ms=9, mew=2, label="flip direction")]
+        ax.legend(handles=handles, fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
+                  frameon=False, handletextpad=0.3, columnspacing=1.0)
+
+
 def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True) -> None:
-    """Draw one model's eigenvalues (``eig``: one panel's rows) on ``ax`` against the predicted points."""
+    """Draw one model's eigenvalues (``eig``: one panel's rows) on ``ax`` against the predicted points: on the real
+    axis where they are all real (``real_panel``), else on the complex plane."""
+    if len(eig) and "parity" in panel and is_real(eig):
+        return real_panel(ax, eig, panel, legend)
     m = _modulus(panel)
     parity = "parity" in panel
     t = np.linspace(0, 2 * np.pi, 400)
@@ -60,11 +110,11 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
     ax.set_aspect("equal")
-    ax.tick_params(labelsize=8)
-    ax.set_xlabel("Re λ" if parity else "Re λ / ρ", fontsize=9)
-    ax.set_ylabel("Im λ" if parity else "Im λ / ρ", fontsize=9)
+    ax.tick_params(labelsize=10)
+    ax.set_xlabel("Re λ" if parity else "Re λ / ρ", fontsize=11)
+    ax.set_ylabel("Im λ" if parity else "Im λ / ρ", fontsize=11)
     seed = int(eig["seed"].iloc[0]) if len(eig) else 0
-    ax.set_title(f"{panel}, seed {seed}", fontsize=9.5)
+    ax.set_title(f"{panel}, seed {seed}", fontsize=11.5)
     if legend:
         tokens = sorted(eig["token"].unique(), key=int)
         handles = [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)], label=f'token "{k}"')
@@ -76,12 +126,13 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
         if parity:
             handles.append(Line2D([], [], marker="o", ls="", mfc="none", mec="0.3", ms=9, mew=2,
                                   label="flip direction"))
-        ax.legend(handles=handles, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+        ax.legend(handles=handles, fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
                   frameon=False, handletextpad=0.3, columnspacing=0.8)
 
 
 def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
-    """One complex-plane panel per model (``eig['panel']``), side by side, each with its legend below.
+    """One panel per model (``eig['panel']``), side by side, each with its legend below: a real spectrum on the real
+    axis, any other on the complex plane (``spectrum_panel``).
 
     Args:
         eig: ``readings.eigen_frame`` rows of one seed per panel, concatenated.
@@ -91,13 +142,15 @@ def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
     n = len(panels)
     ncols = n if n <= 2 else 2  # at most two side by side: the page's width, fonts readable
     nrows = -(-n // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, 5.2 * nrows), squeeze=False)
+    real = n > 0 and all("parity" in p and is_real(eig[eig["panel"] == p]) for p in panels)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, (3.4 if real else 5.4) * nrows),
+                             squeeze=False)
     for ax, panel in zip(axes.flat, panels):
         spectrum_panel(ax, eig[eig["panel"] == panel], panel)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     if title:
-        fig.suptitle(title, fontsize=11)
+        fig.suptitle(title, fontsize=12)
     fig.tight_layout()
     return fig
 
@@ -131,40 +184,72 @@ def rotation_angles(angles: pd.DataFrame, title: str | None = None) -> Figure:
         ax.set_xticks(range(m))
         ax.set_yticks(range(m + 1))
         ax.set_ylim(-0.3, m + 0.3)
-        ax.set_xlabel("token v", fontsize=9)
-        ax.set_ylabel("θ_v / (2π/m)", fontsize=9)
-        ax.set_title(panel, fontsize=9.5)
-        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1, frameon=False)
+        ax.set_xlabel("token v", fontsize=11)
+        ax.set_ylabel("θ_v / (2π/m)", fontsize=11)
+        ax.tick_params(labelsize=10)
+        ax.set_title(panel, fontsize=11.5)
+        ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
 
 
-def spectrum_explorer(eig: pd.DataFrame) -> widgets.Widget:
-    """Pick a trained run (model, task, seed) and the tokens to show; see its learned spectrum on the complex plane.
+def _run(panel: str, seed: int) -> str:
+    return f"{panel}, seed {seed}"
+
+
+def spectrum_table(eig: pd.DataFrame) -> pd.DataFrame:
+    """Every eigenvalue as the spectrum explorer draws it, to 3 decimals: run ("<panel>, seed <s>"), token, x and y
+    (λ on parity, where its size matters; λ/ρ on Z_m, where its angle does), leading, flip."""
+    parity = eig["panel"].str.contains("parity")
+    return pd.DataFrame({
+        "run": [_run(p, s) for p, s in zip(eig["panel"], eig["seed"])], "token": eig["token"].astype(str),
+        "x": eig["re"].where(parity, eig["scaled_re"]).astype(float).round(3),
+        "y": eig["im"].where(parity, eig["scaled_im"]).astype(float).round(3) + 0.0,
+        "leading": eig["leading"].astype(bool), "flip": eig["flip"].astype(bool)})
+
+
+def theory_points(eig: pd.DataFrame) -> pd.DataFrame:
+    """The points each run's theory predicts: ±1 for parity, the m-th roots of unity for Z_m; columns run, x, y."""
+    rows = []
+    for panel, seed in eig[["panel", "seed"]].drop_duplicates().itertuples(index=False):
+        m = _modulus(panel)
+        rows += [{"run": _run(panel, seed), "x": round(float(np.cos(2 * np.pi * k / m)), 3),
+                  "y": round(float(np.sin(2 * np.pi * k / m)), 3) + 0.0} for k in range(m)]
+    return pd.DataFrame(rows, columns=["run", "x", "y"])
+
+
+def spectrum_explorer(eig: pd.DataFrame) -> Explorer:
+    """Pick a trained run (model, task, seed) and whether to show every eigenvalue or the leading ones only; see
+    its learned spectrum on the complex plane against the theory's points (``spectrum_table``,
+    ``theory_points``). Vega-Lite: works without a kernel.
 
     Args:
         eig: ``readings.eigen_frame`` rows of every run, concatenated.
     """
-    runs = eig[["panel", "seed"]].drop_duplicates()
-    pick = widgets.Dropdown(options=[(f"{r.panel}, seed {r.seed}", (r.panel, r.seed)) for r in runs.itertuples()],
-                            description="run", layout=widgets.Layout(width="420px"))
-    only = widgets.ToggleButtons(options=[("all eigenvalues", False), ("leading only", True)], description="show")
-
-    def draw():
-        panel, seed = pick.value
-        sub = eig[(eig["panel"] == panel) & (eig["seed"] == seed)]
-        if only.value:
-            sub = sub[sub["leading"] | sub["flip"]]
-        style()
-        fig, ax = plt.subplots(figsize=(4.4, 4.9))
-        spectrum_panel(ax, sub, panel)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
-
-    return explorer([pick, only], draw)
+    table, theory = spectrum_table(eig), theory_points(eig)
+    runs = list(dict.fromkeys(table["run"]))
+    run = select("run", runs, runs[0] if runs else None, label="run")
+    only = radio("only", [False, True], False, label="show", labels=["all eigenvalues", "leading (or flip) only"])
+    axis = {"scale": alt.Scale(domain=[-1.3, 1.3], nice=False), "axis": alt.Axis(labelFontSize=11, titleFontSize=12)}
+    t = np.linspace(0, 2 * np.pi, 121)
+    circle = alt.Chart(pd.DataFrame({"x": np.cos(t).round(3), "y": np.sin(t).round(3), "i": range(len(t))})).mark_line(
+        color="#999999", strokeWidth=1).encode(x=alt.X("x:Q", title="real part", **axis),
+                                                y=alt.Y("y:Q", title="imaginary part", **axis), order="i:Q")
+    predicted = alt.Chart(theory).transform_filter(picked(run, "run")).mark_point(
+        shape="diamond", size=220, color="black", strokeWidth=1.2).encode(x="x:Q", y="y:Q")
+    points = alt.Chart(table).transform_filter(picked(run, "run")).transform_filter(
+        f"!{only.name} || datum.leading || datum.flip").mark_point(filled=True, opacity=0.6).encode(
+        x="x:Q", y="y:Q", color=alt.Color("token:N", title="token", scale=alt.Scale(scheme="dark2")),
+        size=alt.condition("datum.leading || datum.flip", alt.value(70), alt.value(25)),
+        tooltip=["token:N", alt.Tooltip("x:Q", title="real part", format=".3f"),
+                 alt.Tooltip("y:Q", title="imaginary part", format=".3f"), "leading:N", "flip:N"])
+    title = alt.Title(alt.ExprRef(run.name), subtitle="diamonds: the theory's points (±1 for parity, the roots "
+                      "of unity for Z_m); Z_m runs are scaled by the largest modulus ρ", fontSize=13,
+                      subtitleFontSize=11)
+    chart = alt.layer(circle, predicted, points).add_params(run, only).properties(width=380, height=380, title=title)
+    return Explorer(chart.configure_legend(labelFontSize=11, titleFontSize=12), "spectrum explorer")
 
 
 def explorer_figure(frame: pd.DataFrame, start: dict[str, str]) -> Figure:
