@@ -75,7 +75,7 @@ def test_no_table_of_the_built_site_hides_a_row_an_index_or_a_missing_value(buil
     assert not bad, "; ".join(f"{name}: {', '.join(p)}" for name, p in bad.items())
 
 
-def test_the_cell_papermill_injects_is_folded_like_the_parameters_cell(tmp_path):
+def test_the_page_shows_the_parameters_it_ran_with_once_folded(tmp_path):
     import nbformat
 
     from statetrack.site.book import fold_injected
@@ -87,8 +87,10 @@ def test_the_cell_papermill_injects_is_folded_like_the_parameters_cell(tmp_path)
     path = tmp_path / "page.ipynb"
     nbformat.write(nb, path)
     fold_injected(path)
-    tags = [c.metadata.get("tags", []) for c in nbformat.read(path, as_version=4).cells]
-    assert tags == [["parameters", "hide-cell"], ["injected-parameters", "hide-cell"], []]
+    cells = nbformat.read(path, as_version=4).cells
+    tags = [c.metadata.get("tags", []) for c in cells]
+    assert tags == [["parameters", "hide-cell", "remove-cell"], ["injected-parameters", "hide-cell"], []]
+    assert cells[1].metadata["mystnb"]["code_prompt_show"] == "Show the parameters this page ran with"
 
 
 def test_a_truth_value_is_a_word_and_a_missing_one_a_dash():
@@ -103,3 +105,10 @@ def test_a_styled_table_can_be_folded_whole():
     shown = tables.Folded(styler, "all 30 cells")._repr_html_()
     (t,) = tables.tables_in(shown)
     assert t.folded and len(t.body) == 30 and not tables.long_open(t) and "<summary>all 30 cells</summary>" in shown
+
+
+@pytest.mark.parametrize("x,shown", [(44964.5247, "45,000"), (14.458, "14.5"), (99.96, "100"), (1230.0, "1,230"),
+                                     (-0.00164, "-0.002"), (1.0, "1.000"), (7.991, "7.991"), (-25.55, "-25.6")])
+def test_a_table_prints_scores_to_3_decimals_and_larger_numbers_to_3_significant_figures(x, shown):
+    frame = pd.DataFrame({"what": ["x"], "value": [x]})
+    assert [text for row in _one(tables.html(frame)).body for _, text in row] == ["x", shown]

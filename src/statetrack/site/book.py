@@ -149,15 +149,21 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
 
 
 def fold_injected(path: Path) -> None:
-    """Fold the cell papermill injects with the page's parameters (tag ``injected-parameters``) like the parameters
-    cell it overrides (``hide-cell``), in the executed notebook at ``path``."""
+    """On the page, the parameters the notebook ran with appear once, folded: the cell papermill injects (tag
+    ``injected-parameters``) is folded under "Show the parameters this page ran with", and the ``parameters`` cell
+    it overrides, whose values are the defaults, is left out of the page (it stays in the notebook). Edits the
+    executed notebook at ``path``."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
+    injected = any("injected-parameters" in c.get("metadata", {}).get("tags", []) for c in nb.cells)
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags", [])
-        if "injected-parameters" in tags and "hide-cell" not in tags:
-            cell.metadata["tags"] = [*tags, "hide-cell"]
+        if "injected-parameters" in tags:
+            cell.metadata["tags"] = [*tags, "hide-cell"] if "hide-cell" not in tags else tags
+            cell.metadata.setdefault("mystnb", {})["code_prompt_show"] = "Show the parameters this page ran with"
+        elif "parameters" in tags and injected:
+            cell.metadata["tags"] = [*tags, "remove-cell"]
     nbformat.write(nb, path)
 
 

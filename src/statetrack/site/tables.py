@@ -22,7 +22,10 @@ TRUTH = {True: "yes", False: "no"}  # what a page writes for a truth value
 FOLD_ROWS = 20  # a table with more rows than this is folded (shown on a click), never cut
 RAW_MISSING = ("NaN", "nan", "None", "NaT", "<NA>")  # what pandas or Python print for a missing value
 #: Configuration field names as a table's heading says them.
-HEADINGS = {"eig_range": "eigenvalues", "d_model": "width", "num_layers": "layers", "num_heads": "heads"}
+HEADINGS = {"eig_range": "eigenvalues", "d_model": "width", "num_layers": "layers", "num_heads": "heads",
+            "ood_normalized": "test (normalized)", "id_normalized": "in-dist (normalized)", "normalized": "normalized",
+            "acc": "accuracy", "seq_acc": "sequence accuracy", "lr": "learning rate", "key": "run key",
+            "train_s": "train s", "num_steps": "steps", "batch_size": "batch", "j1": "J1"}
 
 
 # ----------------------------------------------------------------------------- showing
@@ -72,6 +75,20 @@ def _fold(body: str, summary: str) -> str:
     return f"<details><summary>{_html.escape(summary)}</summary>\n{body}\n</details>"
 
 
+def figure(x: float) -> str:
+    """A number as a table prints it: below 10 in size (scores, accuracies, their differences) to 3 decimals, larger
+    ones to 3 significant figures with thousands separators (44,964.52 → "45,000"; 14.458 → "14.5")."""
+    import math
+
+    if not math.isfinite(x):
+        return str(x)
+    if abs(x) < 10:
+        return f"{x:.3f}"
+    x = float(f"{x:.3g}")  # 3 significant figures (99.96 → 100)
+    decimals = max(0, 2 - int(math.floor(math.log10(abs(x)))))
+    return f"{x:,.{decimals}f}"
+
+
 def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -> str:
     """A frame's HTML as a page shows it: all rows and columns, no index column, ``MISSING`` for a missing value,
     ``TRUTH`` for a truth value; folded under ``summary`` (default "all N rows") when it has more than ``fold`` rows
@@ -91,6 +108,10 @@ def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -
         if col.dtype.kind not in "biufc" or whole:
             t.isetitem(i, pd.Series([MISSING if _missing(v) else int(v) if whole else v for v in col],
                                     index=t.index, dtype=object))
+    for i in range(t.shape[1]):
+        if t.iloc[:, i].dtype.kind == "f":
+            t.isetitem(i, pd.Series([MISSING if _missing(v) else figure(v) for v in t.iloc[:, i]], index=t.index,
+                                    dtype=object))
     body = t.to_html(index=False, na_rep=MISSING, max_rows=None, max_cols=None, border=1)
     if fold is not None and len(t) > fold:
         return _fold(body, summary or f"all {len(t)} rows")
