@@ -30,6 +30,7 @@ def test_book_builds_and_pages_are_complete(built_site):
         assert "_static/mathjax/tex-mml-chtml.js" in page
         explorers = page.count('class="statetrack-explorer"')
         assert ("_static/vega/vega-embed.min.js" in page) == (explorers > 0)  # Vega on the pages that use it only
+        assert not re.search(r'<img alt="[^"]*\.png"', page), f"{claim}: a figure's alt text is its file name"
         cdn = [u for u in re.findall(r'https?://[^"\'\s)]+', page) if "jsdelivr" in u or "cdnjs" in u]
         assert cdn == [], f"scripts must be served by the book, found {cdn}"
 

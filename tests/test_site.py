@@ -112,3 +112,14 @@ def test_a_styled_table_can_be_folded_whole():
 def test_a_table_prints_scores_to_3_decimals_and_larger_numbers_to_3_significant_figures(x, shown):
     frame = pd.DataFrame({"what": ["x"], "value": [x]})
     assert [text for row in _one(tables.html(frame)).body for _, text in row] == ["x", shown]
+
+
+def test_a_figures_source_line_counts_the_runs_it_reads():
+    from statetrack.site.page import source_line
+
+    records = [{"key": "a"}, {"key": "b"}, {"key": "a"}]
+    assert source_line(records) == "From 2 trained runs (run records in data/results/)."
+    rows = pd.DataFrame({"panel": ["p", "p", "q", "q"], "seed": [0, 0, 0, 1], "token": [0, 1, 0, 0]})
+    assert source_line(rows).startswith("From 3 trained runs")  # (p, 0), (q, 0), (q, 1)
+    assert source_line(rows.head(1)).startswith("From 1 trained run ")
+    assert "no trained run" in source_line(None)

@@ -11,6 +11,9 @@
 - Wide tables ran past the article (bl3's verdict table cut its last column at 1,400 px) and printed tables ran many
   screens tall: ``static/tables.css`` makes each scroll inside its own box.
 
+- A figure's image had its file name for alt text: an image without one gets its figure's caption (up to its
+  first 300 characters), so a screen reader reads what the figure shows.
+
 Used in: _config.yml (``sphinx.local_extensions``); tested by tests/test_browser.py.
 """
 
@@ -40,6 +43,19 @@ def _explorer_scripts(app, pagename, templatename, context, doctree):
             app.add_js_file(script, priority=600 + i)  # called here, Sphinx adds it to this page only
 
 
+def _alt_from_captions(app, doctree, docname):
+    from docutils import nodes
+
+    for figure in doctree.findall(nodes.figure):
+        captions = list(figure.findall(nodes.caption))
+        if not captions:
+            continue
+        text = " ".join(captions[0].astext().split())
+        for image in figure.findall(nodes.image):
+            if not image.get("alt"):
+                image["alt"] = text if len(text) <= 300 else text[:299].rsplit(" ", 1)[0] + "…"
+
+
 def _no_figure_numbers(app, config):
     config.numfig = False  # Jupyter Book 1 turns it on after reading _config.yml
 
@@ -56,4 +72,5 @@ def setup(app):
     # would stop the chain before a late handler; the duplicates are app-level, present from the start.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
     app.connect("html-page-context", _explorer_scripts, priority=200)
+    app.connect("doctree-resolved", _alt_from_captions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

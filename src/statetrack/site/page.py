@@ -364,6 +364,23 @@ def show_cells(v: Verdict, paper: dict[str, str] | None = None, digits: int = 3,
     return tables.Shown(trained if len(trained) else None, after=lines, then=below)
 
 
+#: the columns that tell one run from another in a frame without run keys (``source_line``)
+RUN_COLUMNS = ("claim", "panel", "task", "model", "label", "eig_range", "setting", "seed", "lr")
+
+
+def source_line(reads: Any = None) -> str:
+    """The line under a figure naming its source: "From N trained runs (run records in data/results/)." for the
+    records (or a frame with a ``key`` column) it ``reads``; with none, the computation made when the page is built."""
+    if reads is None:
+        return "Computed from the theory when the page is built; it reads no trained run."
+    if hasattr(reads, "columns"):  # a frame: a run is a key, else a (panel or model, ..., seed) combination
+        ident = ["key"] if "key" in reads.columns else [c for c in RUN_COLUMNS if c in reads.columns]
+        keys = set(map(tuple, reads[ident].drop_duplicates().to_numpy()))
+    else:
+        keys = {r["key"] for r in reads}
+    return f"From {len(keys)} trained run{'s' if len(keys) != 1 else ''} (run records in data/results/)."
+
+
 class Page:
     """One claim page at the parameters its notebook was given: the parameters checked, the grid, the records."""
 
@@ -437,10 +454,14 @@ class Page:
         """Glue each value under its name for the page's prose (``glue_values``)."""
         glue_values(**values)
 
-    def figure(self, name: str, fig: Any) -> None:
-        """Glue a figure under ``name`` for the page's ``{glue:figure}`` directive, and close it."""
+    def figure(self, name: str, fig: Any, reads: Any = None) -> None:
+        """Glue a figure under ``name`` for the page's ``{glue:figure}`` directive, and close it. A line under the
+        figure names its source (``source_line``): the trained runs it ``reads`` (records, or a frame with a
+        ``key`` column) or, with none, the computation the page makes."""
         import matplotlib.pyplot as plt
         from myst_nb import glue
 
+        # Below everything drawn: the saved image's tight bounding box grows to hold it.
+        fig.text(0.01, -0.005, source_line(reads), ha="left", va="top", fontsize=9, color="0.3")
         glue(name, fig, display=False)
         plt.close(fig)
