@@ -83,4 +83,4 @@ def test_board_explorer_table_keeps_every_cell_and_blanks_the_cells_not_run():
     assert len(table) == 2 and list(table["family"]) == ["Mamba [0,1]", "LSTM"]
     assert table.loc[0, "median"] == 0.123 and table.loc[0, "max"] == 0.2 and table.loc[0, "verdict"] == "PASS"
     assert table.loc[1, ["median", "min", "max"]].isna().all() and table.loc[1, "verdict"] == "not run"
-    assert [c["name"] for c in board_explorer(board).controls()] == ["score", "task", "verdict"]
+    assert [c["name"] for c in board_explorer(board).controls()] == ["task", "score", "verdict"]

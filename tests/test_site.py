@@ -81,13 +81,16 @@ def test_the_page_shows_the_parameters_it_ran_with_once_folded(tmp_path):
     from statetrack.site.book import fold_injected
 
     nb = nbformat.v4.new_notebook()
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
     nb.cells = [nbformat.v4.new_code_cell("PRESET = 'quick'", metadata={"tags": ["parameters", "hide-cell"]}),
                 nbformat.v4.new_code_cell("# Parameters\nPRESET = 'smoke'", metadata={"tags": ["injected-parameters"]}),
                 nbformat.v4.new_code_cell("x = 1")]
     path = tmp_path / "page.ipynb"
     nbformat.write(nb, path)
     fold_injected(path)
-    cells = nbformat.read(path, as_version=4).cells
+    shaped = nbformat.read(path, as_version=4)
+    cells = shaped.cells
+    assert "widgets" not in shaped.metadata  # no page loads the ipywidgets runtime
     tags = [c.metadata.get("tags", []) for c in cells]
     assert tags == [["parameters", "hide-cell", "remove-cell"], ["injected-parameters", "hide-cell"], []]
     assert cells[1].metadata["mystnb"]["code_prompt_show"] == "Show the parameters this page ran with"

@@ -151,11 +151,13 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
 def fold_injected(path: Path) -> None:
     """On the page, the parameters the notebook ran with appear once, folded: the cell papermill injects (tag
     ``injected-parameters``) is folded under "Show the parameters this page ran with", and the ``parameters`` cell
-    it overrides, whose values are the defaults, is left out of the page (it stays in the notebook). Edits the
-    executed notebook at ``path``."""
+    it overrides, whose values are the defaults, is left out of the page (it stays in the notebook). The widget
+    state nbclient saves (an exercise cell builds its ipywidgets controls before it finds no kernel to serve them)
+    is dropped, so no page loads the ipywidgets runtime. Edits the executed notebook at ``path``."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("widgets", None)
     injected = any("injected-parameters" in c.get("metadata", {}).get("tags", []) for c in nb.cells)
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags", [])
