@@ -19,9 +19,9 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from statetrack.site.explorers import WIDTH, Explorer, exercise, picked, select, slider
+from statetrack.site.explorers import RIGHT, WIDTH, Explorer, exercise, picked, select, slider
 from statetrack.site.plotting import OURS, PAGE_WIDTH, PAPER, style
-from statetrack.site.word_charts import RIGHT, example_words, state_lines, word_control, word_note
+from statetrack.site.word_charts import example_words, state_lines, word_control, word_note
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import block_size as bs
 

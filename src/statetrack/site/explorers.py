@@ -11,7 +11,8 @@ reader types belongs to an exercise cell, which needs a kernel (Colab, Binder, `
   Colab get Altair's own HTML as well.
 - ``select``, ``radio``, ``slider``: a named control bound to a parameter; ``picked(param, field)``: the
   filter that keeps the rows the control names; ``thin``: at most so many test lengths (or steps) per line;
-  ``step_grid``: a table of text per step (a model's state and answer after every token) for a chosen input.
+  ``text_grid``/``step_grid``: a table of text per step (a model's state and answer after every token) for a
+  chosen input.
 - ``VegaLitePlugin``: MyST-NB's MIME renderer for the Vega-Lite output (entry point
   ``myst_nb.mime_renderers``, pyproject.toml).
 
@@ -20,7 +21,6 @@ Used in: the page modules (``statetrack.site.pages``), ``site.widgets``.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -108,16 +108,31 @@ def picked(param: alt.Parameter, field: str) -> str:
     return f"datum[{json.dumps(field)}] == {param.name}"
 
 
+WRONG, RIGHT = "#C44E52", "#222222"  # a text grid's answer that differs from the truth, and one that agrees
+
+
+def text_grid(long, keep: Sequence[str], rows: Sequence[str], step: str = "step", step_title: str = "step",
+              width: int = WIDTH) -> alt.Chart:
+    """A table drawn as text, one column per step and one row per quantity: the rows of ``long`` (columns ``step``,
+    quantity, value, and optionally ``wrong``, drawn red) that pass the Vega filters ``keep`` (the controls'
+    ``picked``), the quantities in the order ``rows``."""
+    chart = alt.Chart(long)
+    for expr in keep:
+        chart = chart.transform_filter(expr)
+    colour = {"color": alt.Color("wrong:N", scale=alt.Scale(domain=[False, True], range=[RIGHT, WRONG]),
+                                 legend=None)} if "wrong" in long.columns else {}
+    return chart.mark_text(fontSize=12).encode(
+        x=alt.X(f"{step}:O", title=step_title, axis=alt.Axis(orient="top", labelAngle=0, labelFontSize=11,
+                                                            titleFontSize=12)),
+        y=alt.Y("quantity:N", title=None, sort=list(rows), axis=alt.Axis(labelFontSize=12, labelLimit=220)),
+        text="value:N", **colour).properties(width=width, height=26 * len(rows))
+
+
 def step_grid(frame, param: alt.Parameter, field: str, rows: Sequence[str], step_title: str = "step",
               width: int = WIDTH) -> alt.Chart:
-    """A table drawn as text, one column per step, one row per quantity: ``frame``'s rows (columns ``field``, step,
-    quantity, value) whose ``field`` is the control's value, the quantities in the order ``rows``; the control is
-    added to the chart."""
-    return alt.Chart(frame).transform_filter(picked(param, field)).mark_text(fontSize=12).encode(
-        x=alt.X("step:O", title=step_title, axis=alt.Axis(orient="top", labelAngle=0, labelFontSize=11,
-                                                         titleFontSize=12)),
-        y=alt.Y("quantity:N", title=None, sort=list(rows), axis=alt.Axis(labelFontSize=12, labelLimit=220)),
-        text="value:N").add_params(param).properties(width=width, height=28 * len(rows))
+    """``text_grid`` of ``frame``'s rows (columns ``field``, step, quantity, value) whose ``field`` is the control's
+    value; the control is added to the chart."""
+    return text_grid(frame, [picked(param, field)], rows, "step", step_title, width).add_params(param)
 
 
 class VegaLitePlugin:
@@ -135,11 +150,6 @@ class VegaLitePlugin:
         spec = spec.replace("</", "<\\/")  # a string in the data cannot close the script element
         return [nodes.raw("", f'<div class="{CSS_CLASS}"><script type="application/json">{spec}</script></div>',
                           format="html")]
-
-
-def has_explorer(body: str) -> bool:
-    """Whether a rendered page body holds an explorer (the book then loads the Vega scripts on that page)."""
-    return f'class="{html.escape(CSS_CLASS)}"' in body
 
 
 #: set while ``site.book.execute_notebook`` runs a page for the book: exercise cells then show how to open a kernel

@@ -5,8 +5,8 @@ position ``t``; these charts draw the picked word's rows.
 
 - ``example_words``: hand-picked words followed by words drawn with a fixed seed.
 - ``word_control``: the drop-down over a table's example words.
-- ``step_grid``: a grid of text, one column per position and one row per quantity (token, true answer, the
-  model's answer), an answer that differs from the truth in red.
+- ``step_grid``: ``explorers.text_grid`` of a table with one row per position: a row per quantity (token, true
+  answer, the model's answer), an answer that differs from the truth in red.
 - ``state_lines``: state coordinates against the position, one line per coordinate.
 - ``word_note``: one line of text per picked word (and any other control), above a chart.
 
@@ -21,10 +21,7 @@ import altair as alt
 import pandas as pd
 import torch
 
-from statetrack.site.explorers import WIDTH, select
-
-WRONG, RIGHT = "#C44E52", "#222222"  # an answer that differs from the truth, and one that agrees
-
+from statetrack.site.explorers import WIDTH, select, text_grid
 
 def example_words(hand: Sequence[Sequence[int]], vocab: int, count: int, length: int, seed: int = 0,
                   ) -> list[list[int]]:
@@ -49,19 +46,10 @@ def step_grid(steps: pd.DataFrame, rows: dict[str, str], keep: Sequence[str], tr
         keep: Vega filter expressions (the controls' ``picked``) that select one word's rows.
     """
     ids = [c for c in steps.columns if c not in rows]
-    parts = [steps[ids].assign(row=heading, text=steps[col].astype(str),
+    parts = [steps[ids].assign(quantity=heading, value=steps[col].astype(str),
                                wrong=(steps[col] != steps[truth]) if col in answers else False)
              for col, heading in rows.items()]
-    long = pd.concat(parts, ignore_index=True)
-    chart = alt.Chart(long)
-    for expr in keep:
-        chart = chart.transform_filter(expr)
-    return chart.mark_text(fontSize=12).encode(
-        x=alt.X("t:O", title="position", axis=alt.Axis(labelAngle=0, labelFontSize=11, titleFontSize=12)),
-        y=alt.Y("row:N", sort=list(rows.values()), title=None, axis=alt.Axis(labelFontSize=12)),
-        text="text:N",
-        color=alt.Color("wrong:N", scale=alt.Scale(domain=[False, True], range=[RIGHT, WRONG]), legend=None),
-    ).properties(width=width, height=24 * len(rows))
+    return text_grid(pd.concat(parts, ignore_index=True), keep, list(rows.values()), "t", "position", width)
 
 
 def state_lines(states: pd.DataFrame, keep: Sequence[str], title: str, width: int = WIDTH, height: int = 200,
