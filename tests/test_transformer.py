@@ -4,7 +4,8 @@ Ground truth for attention is ``causal_attention_reference`` in fp64 (the explic
 a hand-worked case (q = 0 gives running means of v) pins the reference itself. RoPE is checked by
 its defining property: rotated dot products depend only on the position difference.
 
-Tolerances (norm-relative): fp32 SDPA vs fp64 reference ``1e-5`` (measured ~1e-7), fp64 vs fp64 ``1e-12``.
+Tolerances (norm-relative): fp32 SDPA vs fp64 reference ``1e-5`` (measured ~1e-7), fp64 vs fp64 ``1e-12``;
+a gradient whose reference is exactly zero is held to the same numbers times the size of the terms that cancel.
 
 Runtime: about 2 s on 2 CPU threads.
 """
@@ -41,12 +42,16 @@ def test_attention_fast_matches_fp64_reference(B, H, T, S, d, causal):
     o_ref = causal_attention_reference(*leaves, causal=causal)
     up = torch.randn_like(o_ref)
     g_ref = torch.autograd.grad(o_ref, leaves, up)
+    # ∂o/∂k is exactly zero when every query sees one key (softmax over one score is constant): the fast
+    # path returns its rounding there, the cancellation of p ⊙ (up·v − Σ p up·v) times q/√d, so its
+    # bound is absolute, on the size of the terms that cancel.
+    cancelling = (up.norm() * v.norm() * q.norm() / d ** 0.5).item()
     for dtype, tol in ((torch.float32, 1e-5), (torch.float64, 1e-12)):
         fl = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
         o = causal_attention(*fl, causal=causal)
         assert o.dtype == dtype and rel_err(o, o_ref) < tol
         for g, gr in zip(torch.autograd.grad(o, fl, up.to(dtype)), g_ref):
-            assert rel_err(g, gr) < tol
+            assert rel_err(g, gr, scale=None if gr.norm() > 0 else cancelling) < tol
 
 
 @pytest.mark.parametrize("fn", [causal_attention_reference, causal_attention], ids=["reference", "fast"])
