@@ -21,7 +21,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
 from statetrack.site.book import executed_dir
-from statetrack.claims import CLAIMS, all_verdicts, get_claim, implemented
+from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim
 from statetrack.runs.store import run_key
 
 PRESETS = ("smoke", "quick", "paper")
@@ -79,7 +79,7 @@ def glued(notebook: Path) -> dict:
 def main(folder: str, ids: list[str]) -> None:
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    for claim_id in ids or implemented():
+    for claim_id in ids or list(CLAIMS):
         (root / f"{claim_id}.json").write_text(json.dumps(snapshot(claim_id), indent=1, sort_keys=True,
                                                           default=repr) + "\n")
         print(f"{claim_id}: written", flush=True)

@@ -21,7 +21,7 @@ def _json_files(folder: Path) -> set[str]:
 @pytest.fixture(autouse=True)
 def _isolated_results(tmp_path, monkeypatch):
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path / "results"))
-    # Kept exact checks (claims.check_cache) in the test's own folder: a test that patches a claim's sizes or
+    # Kept exact checks (verdicts.check_cache) in the test's own folder: a test that patches a claim's sizes or
     # checks computes them afresh and keeps them from every other test and from the checkout's _build/cache.
     monkeypatch.setenv("STATETRACK_CACHE_DIR", str(tmp_path / "cache"))
     # One intra-op thread, as every CPU run of the package trains (runs.cpu_threads) and the theory checks
@@ -79,16 +79,16 @@ class SmokeRuns:
 
     def all(self):
         """Every implemented claim executed, two at a time; returns (folder of executed notebooks, results folder)."""
-        from statetrack.claims import implemented
+        from statetrack.verdicts.registry import CLAIMS
 
-        self._execute([c for c in implemented() if c not in self._done], workers=2)
+        self._execute([c for c in list(CLAIMS) if c not in self._done], workers=2)
         return self.folder, self.results
 
 
 class SmokeTrained:
     """Each claim's smoke grid trained once per test session, in the folder the smoke notebooks use.
 
-    ``smoke_trained(claim)`` trains the claim's grid at the smoke preset (``claims.run_claim`` on the CPU, with the
+    ``smoke_trained(claim)`` trains the claim's grid at the smoke preset (``verdicts.registry.run_claim`` on the CPU, with the
     claim's default parameters) the first time this session asks, and returns its records in grid order: fresh
     copies each call, so a test may change them. The records live in ``smoke_trained.results`` (the folder of
     ``smoke_runs``), so a smoke notebook executed by ``smoke_runs`` loads them instead of training, and the other
@@ -109,7 +109,7 @@ class SmokeTrained:
     def __call__(self, claim: str) -> list[dict]:
         import copy
 
-        from statetrack.claims import run_claim
+        from statetrack.verdicts.registry import CLAIMS, run_claim
 
         if claim not in self._records:
             with pytest.MonkeyPatch.context() as mp:
@@ -118,9 +118,9 @@ class SmokeTrained:
         return copy.deepcopy(self._records[claim])
 
     def all(self) -> dict[str, list[dict]]:
-        from statetrack.claims import implemented
+        from statetrack.verdicts.registry import CLAIMS
 
-        return {claim: self(claim) for claim in implemented()}
+        return {claim: self(claim) for claim in list(CLAIMS)}
 
     def copy_to(self, claims, dest=None):
         import shutil
@@ -135,15 +135,6 @@ class SmokeTrained:
                 (dest / path.relative_to(self.results)).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, dest / path.relative_to(self.results))
         return dest
-
-
-@pytest.fixture
-def planned_claim(monkeypatch):
-    """A registered claim without a notebook ("zz1"), as every claim was before it was built."""
-    from statetrack.claims import CLAIMS, ClaimInfo
-
-    monkeypatch.setitem(CLAIMS, "zz1", ClaimInfo("zz1", "NE", "Fig 0", "A claim not built yet"))
-    return "zz1"
 
 
 @pytest.fixture(scope="session")

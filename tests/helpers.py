@@ -44,7 +44,7 @@ def fake_record(cfg, value: float | None, status: str | None = None, *, summary:
         summary: the summary's other numbers (default ``{"id_normalized": 1.0}``; ``chance`` 0 unless given).
         by_length: add accuracy by length: ``acc`` and ``seq_acc`` equal ``value`` at every length
             1..cfg.eval.max_len, except where ``at`` (length → accuracy) says otherwise.
-        fitted: whether the run fitted its training lengths (``claims.fit``): accuracy 1 (else ``value``) at
+        fitted: whether the run fitted its training lengths (``verdicts.seed_statistics``): accuracy 1 (else ``value``) at
             the longest training length, unless ``at`` sets it; a language model's validation loss 0 (else 99).
         fields: further top-level keys (``claim``, ``stale``, ``provenance``, ``history``, ...).
     """

@@ -1,4 +1,4 @@
-"""The readings pages report beside their verdicts (``statetrack.site.pages.ne7`` and ``statetrack.site.pages.x2``), each against an independent
+"""The readings pages report beside their verdicts (``statetrack.claims.ne7.page`` and ``statetrack.claims.x2.page``), each against an independent
 computation: DeltaNet heads set by hand and read by numpy, a rotation's drift horizon against a simulated count,
 the shown runs and the language-model summaries of hand-built records recomputed with the standard library."""
 
@@ -13,9 +13,10 @@ import torch
 from helpers import fake_record
 
 from statetrack import spectra as sp
-from statetrack.site.pages.ne7 import corpus_splits, lm_curves, lm_summary
-from statetrack.site.pages.x2 import householder_heads, rotation_drift, shown_runs
-from statetrack.claims import ne7, x2
+from statetrack.claims.ne7.page import corpus_splits, lm_curves, lm_summary
+from statetrack.claims.x2.page import householder_heads, rotation_drift, shown_runs
+from statetrack.claims.ne7 import claim as ne7
+from statetrack.claims.x2 import claim as x2
 from statetrack.models import make_model, model_config
 from statetrack.tasks import byte_lm
 

@@ -82,7 +82,7 @@ def test_a_recorded_run_estimates_its_size_from_its_fastest_record(tmp_path, mon
     from dataclasses import replace
 
     from statetrack.runs import cost
-    from statetrack.claims import get_claim
+    from statetrack.verdicts.registry import get_claim
     from statetrack.config import RunConfig
     from statetrack.runs.provenance import repo_root
     from statetrack.runs.store import record_path, results_dir, run_key
@@ -124,7 +124,7 @@ def test_an_unrecorded_size_is_read_between_the_recorded_sizes_of_its_model_batc
     two nearest (computed here as s0 · (P / p0) ** slope); below every recorded size, the smallest's rate; above
     every one, the larger of the largest's and the scaled benchmark; records at another batch are not read."""
     from statetrack.runs import cost
-    from statetrack.claims import get_claim
+    from statetrack.verdicts.registry import get_claim
 
     cfg = get_claim("bl1").grid("paper", seeds=[0], lrs=[1e-4])[0]  # full bilinear, batch 64, lengths 2-10
     P = cost._num_params(cfg.model, cfg.task)
@@ -157,7 +157,7 @@ def test_a_grid_costs_the_sum_of_its_runs_and_times_each_uncovered_setting_once(
     """bl7's paper grid mixes cells of different cost: the total is the sum over runs, not the first run times the
     count; a setting no measurement covers is timed once for all its seeds and learning rates."""
     from statetrack.runs import cost
-    from statetrack.claims import get_claim
+    from statetrack.verdicts.registry import get_claim
 
     grid = get_claim("bl7").grid("paper", seeds=[0, 1])
     each = {k: 10.0 * (i % 3 + 1) for i, k in enumerate(dict.fromkeys(map(_setting, grid)))}
@@ -176,7 +176,7 @@ def test_measured_estimates_time_every_setting_here_and_read_no_record(monkeypat
     """``measure_steps`` (the dry run's ``--measure``): every setting is timed for that many steps, once, and neither
     the records nor the benchmark are read."""
     from statetrack.runs import cost
-    from statetrack.claims import get_claim
+    from statetrack.verdicts.registry import get_claim
 
     grid = get_claim("bl6").grid("paper", seeds=[0, 1])
     each = {k: float(i + 1) for i, k in enumerate(dict.fromkeys(map(_setting, grid)))}

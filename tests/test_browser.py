@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from statetrack.claims import CLAIMS, implemented
+from statetrack.verdicts.registry import CLAIMS
 from statetrack.runs.store import repo_root
 
 pytestmark = pytest.mark.book
@@ -144,7 +144,7 @@ def test_intro_scoreboard(browser, site):
     assert not any(s.startswith("vega") for s in WEIGHTS["/book/intro.html"]["scripts"]), "a page without explorers loads Vega"
 
 
-@pytest.mark.parametrize("claim", implemented())
+@pytest.mark.parametrize("claim", list(CLAIMS))
 def test_claim_page(browser, site, claim):
     page, errors, hosts = _open(browser, f"{site}/notebooks/{CLAIMS[claim].notebook}.html")
     images = page.locator("img[src*='_images/']")

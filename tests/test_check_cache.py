@@ -1,4 +1,4 @@
-"""The kept exact checks (``claims.check_cache``): a verdict judged from a kept entry is the one computed; editing
+"""The kept exact checks (``verdicts.check_cache``): a verdict judged from a kept entry is the one computed; editing
 code the checks execute misses the entry; an entry that is not well formed is recomputed; fields round-trip with
 their types. Each test's cache folder is its own (``conftest._isolated_results`` sets ``$STATETRACK_CACHE_DIR``)."""
 
@@ -13,9 +13,10 @@ import pytest
 
 from helpers import fake_record
 from statetrack.check import Check
-from statetrack.claims import bl7, check_cache
+from statetrack.claims.bl7 import claim as bl7
+from statetrack.verdicts import check_cache
 
-MODULE = "statetrack.claims.bl7"
+MODULE = "statetrack.claims.bl7.claim"
 PRESET = "smoke"  # bl7's smoke checks: about a second
 
 
@@ -78,12 +79,14 @@ def test_the_key_covers_what_the_checks_import():
     files on the way count; x1 loads other claims by id (``get_claim``), so every claim module is in its files."""
     names = {f.relative_to(check_cache.code_files(MODULE)[0].parent).as_posix()
              for f in check_cache.code_files(MODULE)}
-    assert {"__init__.py", "config.py", "claims/__init__.py", "claims/bl7.py", "claims/statements.py",
+    assert {"__init__.py", "config.py", "claims/__init__.py", "claims/bl7/claim.py", "verdicts/statements.py",
             "theory/__init__.py", "theory/commuting.py", "models/__init__.py", "models/bilinear.py",
             "tasks/groups.py"} <= names
-    assert not any(n.startswith(("site/", "tools/")) or n == "cli.py" for n in names)
-    x1 = {f.name for f in check_cache.code_files("statetrack.claims.x1")}
-    assert {f"{c}.py" for c in ("ne1", "ne4", "bl3", "bl8", "x2")} <= x1
+    assert not any(n.startswith(("display/", "site/", "tools/")) or n == "cli.py" for n in names)
+    root = check_cache.code_files(MODULE)[0].parent
+    x1 = {f.relative_to(root).as_posix() for f in check_cache.code_files("statetrack.claims.x1.claim")}
+    assert {f"claims/{c}/claim.py" for c in ("ne1", "ne4", "bl3", "bl8", "x2")} <= x1
+    assert not any(n.startswith(("display/", "site/", "tools/")) or n.endswith("/page.py") for n in x1)
 
 
 @pytest.mark.parametrize("text", [b"\xff\xfe not text", b"{\"key\": ", b"[]", b"null",

@@ -5,9 +5,10 @@ import math
 import pytest
 
 from helpers import fake_record
-from statetrack.claims.paper import paper_lookup
-from statetrack.claims.recipes import Cell, check_choice, check_lrs, check_seeds, expand
-from statetrack.claims.statements import Statement, Verdict, at_least, at_most, decide, score, select_lr, summary
+from statetrack.verdicts.claim import paper_lookup
+from statetrack.verdicts.registry import CLAIMS
+from statetrack.verdicts.recipes import Cell, check_choice, check_lrs, check_seeds, expand
+from statetrack.verdicts.statements import Statement, Verdict, at_least, at_most, decide, score, select_lr, summary
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.runs.store import run_key
@@ -73,12 +74,12 @@ def test_bad_arguments_are_named(call, needle):
 
 
 def test_notebook_parameters_accept_what_papermill_passes():
-    from statetrack.site.parameters import parameters
+    from statetrack.display.parameters import parameters
 
-    p = parameters("ne1", PRESET="smoke", SEEDS="[0, 1, 2]", DEVICE="cpu", FORCE="True", MODELS="['mamba']")
+    p = parameters(CLAIMS["ne1"], PRESET="smoke", SEEDS="[0, 1, 2]", DEVICE="cpu", FORCE="True", MODELS="['mamba']")
     assert (p.preset, p.seeds, p.device, p.force, p.confirm_long, p.models) == (
         "smoke", [0, 1, 2], "cpu", True, False, ["mamba"])
-    assert parameters("ne1", SEEDS=[3], MODELS=None).seeds == [3]
+    assert parameters(CLAIMS["ne1"], SEEDS=[3], MODELS=None).seeds == [3]
 
 
 @pytest.mark.parametrize("kwargs,needle", [
@@ -91,10 +92,10 @@ def test_notebook_parameters_accept_what_papermill_passes():
     pytest.param(dict(MODELS="[mamba"), "bad MODELS '[mamba'", id="extra-list"),
 ])
 def test_bad_notebook_parameters_are_named_before_anything_runs(kwargs, needle):
-    from statetrack.site.parameters import parameters
+    from statetrack.display.parameters import parameters
 
     with pytest.raises(ConfigError) as e:
-        parameters("ne1", **kwargs)
+        parameters(CLAIMS["ne1"], **kwargs)
     assert needle in str(e.value)
 
 
@@ -104,13 +105,13 @@ def test_cells_not_run_at_a_preset_are_neither_pass_nor_fail():
     v = decide("xx", "quick", recs, [st], cell_of=lambda r: {"task": "parity"}, not_run=[{"task": "mod_arith"}])
     assert v.reproduced and v.line.startswith("xx verdict (quick): REPRODUCED: experiments: 1/1 of the paper's hold")
     assert v.rows[-1]["rule"] == "not run at this preset" and v.rows[-1]["pass"] is None
-    from statetrack.site.page import cell_frame
+    from statetrack.display.page import cell_frame
 
     assert list(cell_frame(v)["note"]) == ["", "not run at this preset"]
 
 
 def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
-    from statetrack.claims import CLAIMS, select
+    from statetrack.verdicts.registry import CLAIMS, select
 
     built = [c.id for c in CLAIMS.values() if c.notebook]  # independent of ``implemented``
     assert select([]) == built and select(["all"]) == built
@@ -120,13 +121,13 @@ def test_all_or_nothing_selects_every_implemented_claim_in_registry_order():
 def test_a_page_shows_every_row_of_a_long_table():
     import pandas as pd
 
-    from statetrack.site.parameters import parameters
+    from statetrack.display.parameters import parameters
 
     frame = pd.DataFrame({"outcome": ["holds"] * 50 + ["fails"] + ["holds"] * 50})  # a failing row in the middle
     try:
         pd.reset_option("display.max_rows")
         assert "fails" not in repr(frame)  # pandas' default cuts it to its first and last rows
-        parameters("bl2", PRESET="quick")
+        parameters(CLAIMS["bl2"], PRESET="quick")
         assert "fails" in repr(frame) and repr(frame).count("holds") == 100
     finally:
         pd.reset_option("display.max_rows")
@@ -134,9 +135,9 @@ def test_a_page_shows_every_row_of_a_long_table():
 
 
 def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_not_run_in_one_line():
-    from statetrack.site import tables
+    from statetrack.display import tables
     from statetrack.check import Check
-    from statetrack.site.page import show_cells, show_statements, statement_frame
+    from statetrack.display.page import show_cells, show_statements, statement_frame
 
     recs = [fake_record(c, 1.0) for c in expand([_cell("[-1,1]")], [0, 1, 2])]
     st = Statement("s", "x", "T", "paper text", "learns", "best", at_least(0.9), "test", where={"task": "parity"})
@@ -153,3 +154,19 @@ def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_n
     assert [r[0][1] for r in judged.body] == ["s"] and "1 of 2 statements not run at this preset" in statements
     assert not judged.folded and full.folded and [r[0][1] for r in full.body] == ["s"]  # the statistics, folded
     assert list(statement_frame(v)["statement"]) == ["s", "t"]  # the frame keeps every statement
+
+
+def test_the_table_of_contents_is_the_claims_declarations_in_order():
+    """``_toc.yml`` lists each claim's notebook once, in the registry's order, under the part of its paper."""
+    import yaml
+
+    from statetrack.runs.store import repo_root
+
+    toc = yaml.safe_load((repo_root() / "_toc.yml").read_text())
+    listed = [(part["caption"], ch["file"]) for part in toc["parts"] for ch in part["chapters"]
+              if ch["file"].startswith("notebooks/")]
+    assert [f for _, f in listed] == [f"notebooks/{c.notebook}" for c in CLAIMS.values()]
+    part_of = {"NE": "NE ·", "BL": "BL ·", "both": "Across both"}
+    for (caption, _), claim in zip(listed, CLAIMS.values()):
+        assert caption.startswith(part_of[claim.paper]), (claim.id, caption)
+        assert (repo_root() / f"notebooks/{claim.notebook}.md").read_text().count(f"({claim.id})=") == 1

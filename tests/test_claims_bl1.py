@@ -8,7 +8,7 @@ and the construction statements' check groups.
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import bl1
+from statetrack.claims.bl1 import claim as bl1
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key

@@ -7,8 +7,8 @@ out here: the paper's number per cell, and the threshold it implies with the tol
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import bl2
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.bl2 import claim as bl2
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import ConfigError
 

@@ -7,8 +7,8 @@ out here: full bilinear 1.00 and LSTM 0.00 at 25 states, LSTM 0.09 at 50, each w
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import bl3
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.bl3 import claim as bl3
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
@@ -36,7 +36,7 @@ S0, S1, S2 = QUICK_SEEDS
 
 
 def test_quick_grid_is_three_cells_at_three_seeds_and_leaves_bl1s_cell_to_bl1():
-    from statetrack.claims import bl1
+    from statetrack.claims.bl1 import claim as bl1
 
     cfgs = bl3.grid("quick")
     assert len(cfgs) == 3 * 3 and sorted({c.seed for c in cfgs}) == [1000, 1001, 1002]

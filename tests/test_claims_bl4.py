@@ -10,8 +10,8 @@ import dataclasses
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import bl4
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.bl4 import claim as bl4
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import ConfigError
 

@@ -5,8 +5,8 @@ not results) and tampered exact parts."""
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import bl5
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.bl5 import claim as bl5
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import ConfigError
 

@@ -6,8 +6,8 @@ import dataclasses
 import pytest
 
 from helpers import fake_record
-from statetrack.claims import bl6
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.bl6 import claim as bl6
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
@@ -52,7 +52,7 @@ def _failing(v):
 
 
 def test_grid_is_one_knob_and_shares_bl8s_cell():
-    from statetrack.claims import bl8
+    from statetrack.claims.bl8 import claim as bl8
 
     cfgs = bl6.grid("quick")
     # parity: three variants, Z5 and Z25: full and block; pure and affine; 3 seeds

@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 
 from helpers import fake_record
-from statetrack.claims import bl7
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.bl7 import claim as bl7
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
@@ -158,7 +158,7 @@ def test_exact_checks_hold_at_smoke_and_match_the_exact_statements():
 
 
 def test_ours_full_s3_is_the_paper_presets():
-    from statetrack.claims.statements import OURS_AT_PAPER
+    from statetrack.verdicts.statements import OURS_AT_PAPER
 
     (full_s3,) = [s for s in bl7.statements() if s.id == "full-S3"]
     assert full_s3.ours and full_s3.reason_not_run("quick") == OURS_AT_PAPER and full_s3.reason_not_run("paper") is None

@@ -11,8 +11,8 @@ import math
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import bl8
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.bl8 import claim as bl8
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import ConfigError
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import ne1
+from statetrack.claims.ne1 import claim as ne1
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
-from statetrack.claims import ne2
+from statetrack.claims.ne2 import claim as ne2
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from helpers import fake_record, outcome_objects as _outcomes
-from statetrack.claims import ne3
+from statetrack.claims.ne3 import claim as ne3
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key

@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import ne1, ne4
+from statetrack.claims.ne1 import claim as ne1
+from statetrack.claims.ne4 import claim as ne4
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key

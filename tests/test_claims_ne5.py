@@ -4,7 +4,8 @@ and App. E.2, written out in ``_paper_good``) and failed by a violating record s
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import ne3, ne5
+from statetrack.claims.ne3 import claim as ne3
+from statetrack.claims.ne5 import claim as ne5
 from statetrack.check import Check
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key

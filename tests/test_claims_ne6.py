@@ -6,7 +6,7 @@ import re
 import pytest
 
 from helpers import fake_record, outcomes as _outcomes
-from statetrack.claims import ne6
+from statetrack.claims.ne6 import claim as ne6
 from statetrack.check import Check
 from statetrack.config import ConfigError
 

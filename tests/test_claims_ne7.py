@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from helpers import fake_record
-from statetrack.site.pages.ne7 import lm_summary
-from statetrack.claims import ne7
+from statetrack.claims.ne7.page import lm_summary
+from statetrack.claims.ne7 import claim as ne7
 from statetrack.config import ConfigError, EvalConfig, TrainConfig
 from statetrack.models import make_model, model_config
 from statetrack.runs.store import run_key
@@ -152,7 +152,7 @@ def test_smoke_run_is_recorded_as_json_with_provenance(tmp_path):
 
 
 def test_grid_pairs_differ_only_in_eig_range_and_sweep_expands_it():
-    from statetrack.claims.sweep import plan
+    from statetrack.verdicts.plan import plan
 
     for preset in ("smoke", "quick", "paper"):
         cfgs = ne7.grid(preset)

@@ -12,9 +12,9 @@ import math
 import pytest
 
 from helpers import fake_record, outcome_objects as _outcomes
-from statetrack.site.pages import x1 as analysis
-from statetrack.claims import x1
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.x1 import page as analysis
+from statetrack.claims.x1 import claim as x1
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
 
@@ -91,7 +91,7 @@ def test_quick_runs_three_seeds_in_every_cell_and_drops_block2_on_swaps(quick):
 
 
 def test_owned_cells_are_the_owners_runs_exactly(quick):
-    from statetrack.claims import get_claim
+    from statetrack.verdicts.registry import get_claim
 
     owners = {col: {run_key(c) for o in (claim, *x1._ALSO.get(col, ())) for c in get_claim(o).grid("quick",
                                                                                                     seeds=QUICK_SEEDS)}
@@ -281,8 +281,8 @@ def test_smoke_judges_the_exact_statements_only():
 
 
 def test_owner_outcomes_are_the_owners_statements_on_the_cells_runs(quick):
-    from statetrack.claims import get_claim
-    from statetrack.claims.statements import matches
+    from statetrack.verdicts.registry import get_claim
+    from statetrack.verdicts.statements import matches
 
     def verdict_of(cid):  # each owner's whole quick grid, every run scoring 1 on every metric it reads
         claim = get_claim(cid)
@@ -308,7 +308,7 @@ def _cell_of(record):
 
 
 def test_board_frame_and_exact_checks(quick):
-    from statetrack.claims.statements import Outcome, Statement, at_most
+    from statetrack.verdicts.statements import Outcome, Statement, at_most
 
     checks = x1.checks("smoke")
     assert checks and all(c.passed for c in checks)

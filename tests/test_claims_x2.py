@@ -15,9 +15,9 @@ import torch
 from helpers import fake_record
 
 from statetrack import spectra as sp
-from statetrack.site.pages.x2 import readings as page
-from statetrack.claims import x2
-from statetrack.claims.recipes import QUICK_SEEDS
+from statetrack.claims.x2.page import readings as page
+from statetrack.claims.x2 import claim as x2
+from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
 from statetrack.config import EvalConfig, RunConfig, TrainConfig
 from statetrack.models import make_model, model_config
@@ -256,7 +256,9 @@ def test_the_instrument_checks_hold_at_every_preset():
 
 
 def test_grid_reuses_the_source_claims_configurations():
-    from statetrack.claims import bl7, ne1, ne2
+    from statetrack.claims.bl7 import claim as bl7
+    from statetrack.claims.ne1 import claim as ne1
+    from statetrack.claims.ne2 import claim as ne2
     from statetrack.runs.store import run_key
 
     for preset in ("smoke", "quick", "paper"):
@@ -350,9 +352,9 @@ def committed(monkeypatch):
 def test_results_explorer_draws_every_claim_and_task(committed):
     import matplotlib.pyplot as plt
 
-    from statetrack.claims import CLAIMS
+    from statetrack.verdicts.registry import CLAIMS
     from statetrack.runs.store import load_records
-    from statetrack.site.widgets import (first_selection, results_choices, results_explorer, results_figure,
+    from statetrack.display.records_browser import (first_selection, results_choices, results_explorer, results_figure,
                                          results_frame, results_table)
 
     built = [c for c, info in CLAIMS.items() if info.notebook]
@@ -387,7 +389,7 @@ def test_results_explorer_draws_every_claim_and_task(committed):
 
 
 def test_results_explorer_without_records_says_so():
-    from statetrack.site.widgets import first_selection, results_explorer, results_frame
+    from statetrack.display.records_browser import first_selection, results_explorer, results_frame
 
     frame = results_frame()  # the test's empty results folder
     assert frame.empty and first_selection(frame) == {}
@@ -397,7 +399,8 @@ def test_results_explorer_without_records_says_so():
 def test_sweep_keeps_x2_weights_and_retrains_a_record_without_them():
     from statetrack.runs.store import checkpoint_path, stored
     from statetrack.runs.execute import load_or_run
-    from statetrack.claims.sweep import Item, is_done, run_item
+    from statetrack.tools.sweep import run_item
+    from statetrack.verdicts.plan import Item, is_done
 
     cfg = x2.grid("smoke")[2]  # the Z5 rotation model: 10 steps
     load_or_run(cfg, "bl7", device="cpu")  # the source claim's record, without weights

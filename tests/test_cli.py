@@ -47,9 +47,8 @@ def test_train_prints_a_record(capsys, tmp_path):
                   "--set", "train.max_len=3"], "empty", id="inverted-range"),
     pytest.param(["train", "--task", "parity", "--model", "mamba", "--device", "tpu"], "'tpu'", id="bad-device"),
     pytest.param(["reproduce", "ne9", "--preset", "smoke"], "unknown claim id 'ne9'", id="unknown-claim"),
-    pytest.param(["reproduce", "zz1", "--preset", "smoke"], "no notebook yet", id="planned-claim"),
 ])
-def test_bad_input_exits_2_and_names_the_value(capsys, tmp_path, planned_claim, argv, needle):
+def test_bad_input_exits_2_and_names_the_value(capsys, tmp_path, argv, needle):
     assert main(argv) == 2
     assert needle in capsys.readouterr().err
     assert not (tmp_path / "results").exists()  # nothing written
@@ -67,7 +66,7 @@ def test_python_dash_m_entry_point():
 
 
 def test_verify_names_a_corrupt_record(capsys, tmp_path):
-    from statetrack.claims import ne1
+    from statetrack.claims.ne1 import claim as ne1
     from statetrack.runs.store import record_path
 
     bad = record_path(ne1.grid("quick")[0])  # where verify looks for ne1's first run
@@ -79,10 +78,10 @@ def test_verify_names_a_corrupt_record(capsys, tmp_path):
     assert "corrupt result record" in err and bad.name in err
 
 
-def test_verify_without_records(capsys, planned_claim):
+def test_verify_without_records(capsys):
     assert main(["verify", "--json"]) == 0
     rows = {r["claim"]: r["status"] for r in json.loads(capsys.readouterr().out)}
-    assert rows["ne1"] == "not run" and rows[planned_claim] == "planned"
+    assert rows["ne1"] == "not run"
 
 
 def test_verify_names_claims_and_refuses_an_unknown_one(capsys):
@@ -96,7 +95,7 @@ def test_scoreboard_counts_the_paper_presets_recorded_runs(monkeypatch):
     from helpers import fake_record
 
     from statetrack.runs import store as results
-    from statetrack.claims import bl8
+    from statetrack.claims.bl8 import claim as bl8
     from statetrack.site.scoreboard import paper_preset
 
     paper = list(dict.fromkeys(bl8.grid("paper")))
@@ -115,7 +114,7 @@ def _orphan(tmp_path, name="parity/deltanet-s0-0123abcd.json", text='{"claim": "
 
 
 def test_retire_orphans_moves_each_record_byte_for_byte_and_indexes_it(capsys, tmp_path):
-    from statetrack.claims import ne1
+    from statetrack.claims.ne1 import claim as ne1
     from statetrack.runs.store import record_path
 
     orphan = _orphan(tmp_path)

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from statetrack.check import Check
-from statetrack.claims import CLAIMS, get_claim
+from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task, task_config
 from statetrack.tasks.base import IGNORE
@@ -178,7 +178,7 @@ def ne4_automaton(mutated: bool) -> list[Check]:
 
 def ne4_word_spectra(mutated: bool) -> list[Check]:
     """ne4's own checks on the words '× 4' and '+ 1'; mutated: '× 1' in place of '× 4' (no eigenvalue −1)."""
-    from statetrack.claims import ne4
+    from statetrack.claims.ne4 import claim as ne4
 
     mach, words = ma.machine(ne4.MODULUS), {}
     for name, (first, op, digit) in ne4.WORDS.items():
@@ -205,7 +205,7 @@ def bl1_construction(mutated: bool) -> list[Check]:
 
 def bl1_additive(mutated: bool) -> list[Check]:
     """With B x + b drawn ~ N(0, 0.3²), h_0 → c·h_0 changes predictions; mutated: B = 0, b = 0 (no additive term)."""
-    from statetrack.claims import bl1
+    from statetrack.claims.bl1 import claim as bl1
 
     task = fs.random_machines(2, seed=99)[1]
     words = task.sample(torch.Generator().manual_seed(7), 32, 100).inputs
@@ -285,7 +285,7 @@ def bl2_diagonal_limit(mutated: bool) -> list[Check]:
 
 def bl5_trackers(mutated: bool) -> list[Check]:
     """The hand-set block model at b* = 2 tracks Z5; mutated: its blocks cut to their diagonals (b = 1)."""
-    from statetrack.claims import bl5
+    from statetrack.claims.bl5 import claim as bl5
 
     task = make_task(bl5.task_of("Z5"))
     b = bs.smallest_block(task)
@@ -296,7 +296,7 @@ def bl5_trackers(mutated: bool) -> list[Check]:
 
 def bl5_b1_limits(mutated: bool) -> list[Check]:
     """A random block-1 model's prediction on 1^k is 1- or 2-periodic; mutated: the hand-set block b = 2 model."""
-    from statetrack.claims import bl5
+    from statetrack.claims.bl5 import claim as bl5
 
     task = make_task(bl5.task_of("Z5"))
     torch.manual_seed(0)
@@ -311,7 +311,7 @@ def bl5_b1_limits(mutated: bool) -> list[Check]:
 
 def _bl3(sampling: str, mutated: bool) -> list[Check]:
     """bl3's check of a ``sampling`` machine; mutated: the row is computed on the other sampling's table."""
-    from statetrack.claims import bl3
+    from statetrack.claims.bl3 import claim as bl3
 
     table_of = "permutation" if (sampling == "uniform") == mutated else "uniform"
     table = make_task(task_config("fsm", **bl3.machine_fields(5, table_of))).table
@@ -322,7 +322,7 @@ def _bl3(sampling: str, mutated: bool) -> list[Check]:
 def bl6_frozen_helps(mutated: bool) -> list[Check]:
     """Pure beats affine by ≥ 0.1 at the even test length; mutated: tested at the odd length one longer, where the
     pure sign readout fitted on words of even length reads the parity the wrong way round."""
-    from statetrack.claims import bl6
+    from statetrack.claims.bl6 import claim as bl6
 
     hs, draws, words, length = bl6.FROZEN[PRESET]
     part = at.ablation(hs, draws, test_len=length + 1 if mutated else length, num_test=words, seed=0,
@@ -344,7 +344,7 @@ def bl7_full(mutated: bool) -> list[Check]:
 def _bl8(setting: str, mutated: bool) -> list[Check]:
     """bl8's checks on its sweep; mutated: ``setting``'s success measured through the other features (sign ↔
     normalized), each row judged against the interval the proof gives for ``setting``."""
-    from statetrack.claims import bl8
+    from statetrack.claims.bl8 import claim as bl8
 
     def run(words, offset, feature):
         return fd.sweep(bl8.HS[PRESET], bl8.DRAWS[PRESET], words, bl8.TEST_LEN[PRESET] + offset, feature,
@@ -364,7 +364,7 @@ def _bl8(setting: str, mutated: bool) -> list[Check]:
 def x2_reads(mutated: bool) -> list[Check]:
     """The spectral readings tell constructions from near misses; mutated: the Z_m readings judged at length 2, not
     the grid's test length."""
-    from statetrack.claims import x2
+    from statetrack.claims.x2 import claim as x2
 
     firsts = x2.first_configs(PRESET)
     longest = {t: c.eval.max_len for (t, _), c in reversed(firsts.items())}

@@ -58,7 +58,7 @@ def _cli(argv):
 
 def _smoke_path():
     """Where ``verify`` / ``reproduce ne1 --preset smoke`` look for ne1's first smoke run (the results folder in use)."""
-    from statetrack.claims import ne1
+    from statetrack.claims.ne1 import claim as ne1
     from statetrack.runs.store import record_path
 
     return record_path(ne1.grid("smoke")[0])
@@ -109,7 +109,6 @@ CLI_CASES = [
     (["train", "--task", "parity", "--model", "bilinear", "--set", "model.variant=block",
       "--set", "model.block_size=5"], "block_size=5"),
     (["reproduce", "ne9", "--preset", "smoke"], "'ne9'"),
-    (["reproduce", "zz1", "--preset", "smoke"], "no notebook yet"),  # conftest.planned_claim
     (["reproduce", "ne1", "--preset", "smoke", "--device", "tpu"], "'tpu'"),
     (TRAIN + ["--set", "train.batch_size=0"], "batch_size=0"),
     (TRAIN + ["--set", "train.max_len=100000000"], "train.max_len=100000000"),  # memory, before any tensor
@@ -145,7 +144,7 @@ CLI_CASES = [
 
 @pytest.mark.parametrize("argv,needle", [pytest.param(a, n, id=" ".join(a[4:] if a[0] == "train" else a)[:60])
                                          for a, n in CLI_CASES])
-def test_cli_bad_input(capsys, results, planned_claim, argv, needle):
+def test_cli_bad_input(capsys, results, argv, needle):
     folder, _ = results
     before = _snapshot(folder)
     code = _cli(argv)
@@ -228,31 +227,32 @@ def test_read_only_results_folder_fails_before_training(capsys, tmp_path, monkey
 def _api_cases():
     import torch
 
-    from statetrack import claims
-    from statetrack.claims import sweep
-    from statetrack.site import book, parameters
+    from statetrack.verdicts import registry
+    from statetrack.tools import sweep
+    from statetrack.site import book
+    from statetrack.display import parameters
     from statetrack.tools import bench
     from statetrack.runs.memory import check_memory
-    from statetrack.claims import ne1
+    from statetrack.claims.ne1 import claim as ne1
     from statetrack.config import RunConfig
     from statetrack.models import model_config
-    from statetrack.runs.store import paper_numbers
+    from statetrack.verdicts.claim import paper_numbers
     from statetrack.tasks import task_config
 
     base = RunConfig(task=task_config("parity"), model=model_config("mamba"))
     return [
-        (lambda: parameters.parameters("ne1", PRESET="huge"), "'huge'"),
-        (lambda: parameters.parameters("ne1", SEEDS="abc"), "'abc'"),
-        (lambda: parameters.parameters("ne1", SEEDS="[0, -1]"), "[0, -1]"),
-        (lambda: parameters.parameters("ne1", DEVICE="tpu9"), "'tpu9'"),
-        (lambda: parameters.parameters("ne1", DEVICE=3), "DEVICE 3"),
-        (lambda: parameters.parameters("ne1", FORCE="yes please"), "'yes please'"),
-        (lambda: parameters.parameters("ne1", CONFIRM_LONG=2), "CONFIRM_LONG 2"),
-        (lambda: parameters.parameters("ne9"), "'ne9'"),
-        (lambda: claims.run_claim("ne1", "smoke", seeds=[-3]), "[-3]"),
-        (lambda: claims.run_claim("ne1", "smoke", models=["gru"]), "'gru'"),
-        (lambda: claims.run_claim("ne1", "smoke", device="tpu"), "'tpu'"),
-        (lambda: claims.run_claim("ne1", "tiny"), "'tiny'"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], PRESET="huge"), "'huge'"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], SEEDS="abc"), "'abc'"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], SEEDS="[0, -1]"), "[0, -1]"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], DEVICE="tpu9"), "'tpu9'"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], DEVICE=3), "DEVICE 3"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], FORCE="yes please"), "'yes please'"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], CONFIRM_LONG=2), "CONFIRM_LONG 2"),
+        (lambda: registry.CLAIMS["ne9"], "'ne9'"),
+        (lambda: registry.run_claim("ne1", "smoke", seeds=[-3]), "[-3]"),
+        (lambda: registry.run_claim("ne1", "smoke", models=["gru"]), "'gru'"),
+        (lambda: registry.run_claim("ne1", "smoke", device="tpu"), "'tpu'"),
+        (lambda: registry.run_claim("ne1", "tiny"), "'tiny'"),
         (lambda: ne1.grid("quick", lrs=[0.0]), "[0.0]"),
         (lambda: ne1.grid("quick", lrs=[float("nan")]), "[nan]"),
         (lambda: base.override({"train.lr": "inf"}), "'inf'"),
@@ -261,12 +261,12 @@ def _api_cases():
         (lambda: task_config("modular_addition", modulus=0), "modulus=0"),
         (lambda: model_config("deltanet", num_heads=3), "num_heads=3"),
         (lambda: paper_numbers("ne_table9"), "'ne_table9'"),
-        (lambda: parameters.parameters("ne1", PRESET=None), "PRESET None"),
-        (lambda: parameters.parameters("ne1", FORCE=1), "FORCE 1"),
-        (lambda: parameters.parameters("ne1", SEEDS=[0.5]), "0.5"),
-        (lambda: parameters.parameters("ne1", MODELS="[gru"), "'[gru'"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], PRESET=None), "PRESET None"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], FORCE=1), "FORCE 1"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], SEEDS=[0.5]), "0.5"),
+        (lambda: parameters.parameters(registry.CLAIMS["ne1"], MODELS="[gru"), "'[gru'"),
         (lambda: parameters.check_parameter_names("ne1", {"SEED": "3"}, ["PRESET", "SEEDS"]), "did you mean 'SEEDS'"),
-        (lambda: claims.preflight("ne1", "smoke", device="tpu"), "'tpu'"),
+        (lambda: registry.preflight("ne1", "smoke", device="tpu"), "'tpu'"),
         (lambda: book.execute_notebook("ne1", "smoke", extra={"SEED": 3}), "'SEED' (= 3) for ne1"),
         (lambda: book.execute_notebook("bl1", "smoke", extra={"MODELS": ["gru"]}), "'MODELS'"),
         (lambda: list(book.execute_notebooks(["ne1"], "smoke", extra={"PRESTE": "smoke"})), "did you mean 'PRESET'"),

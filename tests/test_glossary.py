@@ -7,7 +7,7 @@ import re
 
 from statetrack.config import PRESET_SECTIONS
 from statetrack.runs.store import repo_root
-from statetrack.site.page import COLOURS, OUTCOME_COLOURS
+from statetrack.display.page import COLOURS, OUTCOME_COLOURS
 
 GLOSSARY = repo_root() / "book" / "glossary.md"
 

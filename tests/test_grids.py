@@ -1,11 +1,11 @@
-"""What a page reads off a grid (``site.grids``), against settings counted by hand."""
+"""What a page reads off a grid (``display.grids``), against settings counted by hand."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from statetrack.site.grids import recipe_values, train_lengths
-from statetrack.claims import ne6
+from statetrack.display.grids import recipe_values, train_lengths
+from statetrack.claims.ne6 import claim as ne6
 
 
 def test_recipe_values_join_the_distinct_settings():

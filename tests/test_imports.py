@@ -104,14 +104,17 @@ def test_from_dict_without_registries_says_what_to_import():
 #: Every top-level module or package of ``statetrack``, by layer: each imports (at any depth, lazily too) only
 #: from layers below its own, so no cycle can form. The folders are the layers: the core modules (``config``, then
 #: the ``tasks`` and ``models`` registries, then ``training``, ``evaluate`` and ``spectra``), ``theory``, ``runs``
-#: (the store), ``claims``, ``site`` (the book), ``tools``, ``cli``. The package root (version, path;
-#: ``register_model``) may be imported from anywhere and is not ranked.
+#: (the store), ``verdicts`` (the engine and the registry), ``display`` (the page kit), ``claims`` (one folder per
+#: claim), ``site`` (the book build), ``tools``, ``cli``. The package root (version, path; ``register_model``) may be
+#: imported from anywhere and is not ranked.
 LAYERS = [
     ("config",),
     ("tasks", "models"),
     ("training", "evaluate", "spectra", "check"),  # the core over the registries: one fit, scores, a model's A(x), a check
     ("theory",),
     ("runs",),
+    ("verdicts",),
+    ("display",),
     ("claims",),
     ("site",),
     ("tools",),
@@ -144,17 +147,34 @@ def test_each_layer_imports_only_from_below(top):
     assert not bad, f"imports against the layers (a cycle waiting to happen): {sorted(set(bad))}"
 
 
-def test_pages_import_no_other_page_and_shared_site_modules_import_no_page():
-    """Inside ``site``: a page (``site/pages/<id>``) imports only its own modules among the pages, and a shared site
-    module imports no page, so what two pages share lives outside ``pages``."""
-    pages = PACKAGE / "site" / "pages"
+def test_a_claim_folder_keeps_its_declaration_apart_from_the_page_kit_and_other_pages():
+    """Inside ``claims``: a declaration (``claims/<id>/claim.py``) imports no page and nothing of the page kit
+    (``display``), so judging a claim loads no plotting library; a page (``claims/<id>/page``) imports no other
+    claim's page, so what two pages share lives in ``display``."""
     bad = []
-    for f in sorted((PACKAGE / "site").rglob("*.py")):
-        rel = f.relative_to(pages).parts if f.is_relative_to(pages) else None
-        own = f"statetrack.site.pages.{rel[0].removesuffix('.py')}" if rel and rel[0] != "__init__.py" else None
+    for f in sorted((PACKAGE / "claims").rglob("*.py")):
+        parts = f.relative_to(PACKAGE / "claims").parts
+        if len(parts) < 2:
+            continue
+        own, declaration = parts[0], parts[1] == "claim.py"
         for name in _imported(f):
-            if not _allowed(name, ("statetrack.site.pages",)) or name == "statetrack.site.pages":
-                continue
-            if own is None or not _allowed(name, (own,)):
+            bits = name.split(".")
+            page_of = bits[2] if len(bits) > 3 and bits[1] == "claims" and bits[3] == "page" else None
+            if declaration and (_allowed(name, ("statetrack.display",)) or page_of is not None):
                 bad.append(f"{f.relative_to(PACKAGE)} imports {name}")
-    assert not bad, f"a page's code that another module needs belongs in a shared site module: {sorted(set(bad))}"
+            elif page_of is not None and page_of != own:
+                bad.append(f"{f.relative_to(PACKAGE)} imports {name}")
+    assert not bad, f"a declaration imports a page or the page kit, or a page another claim's page: {sorted(set(bad))}"
+
+
+PLOTTING = ("matplotlib", "seaborn", "altair", "ipywidgets", "IPython")
+
+
+def test_verify_loads_no_plotting_library():
+    """``statetrack verify`` judges a claim from its declaration and the engine alone."""
+    code = ("import json, sys; from statetrack.cli import main; rc = main(['verify', 'ne1', '--preset', 'quick', '--json']); "
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not set(PLOTTING) & set(loaded), sorted(set(PLOTTING) & set(loaded))

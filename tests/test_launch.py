@@ -11,7 +11,7 @@ import jupytext
 import pytest
 import yaml
 
-from statetrack.claims import CLAIMS, implemented
+from statetrack.verdicts.registry import CLAIMS
 from statetrack.runs.store import repo_root
 from statetrack.site.launch import (SETUP_CELL, SETUP_TAG, LAUNCH_BRANCH, add_launch_buttons, fill_setup_cells,
                                     launch_target)
@@ -19,7 +19,7 @@ from statetrack.site.launch import (SETUP_CELL, SETUP_TAG, LAUNCH_BRANCH, add_la
 NOTEBOOKS = repo_root() / "notebooks"
 
 
-@pytest.mark.parametrize("claim", implemented())
+@pytest.mark.parametrize("claim", list(CLAIMS))
 def test_each_notebook_starts_with_the_folded_set_up_cell(claim):
     nb = jupytext.read(NOTEBOOKS / f"{CLAIMS[claim].notebook}.md")
     first = next(c for c in nb.cells if c.cell_type == "code")

@@ -19,7 +19,7 @@ import jupytext
 import nbformat
 import pytest
 
-from statetrack.claims import CLAIMS, implemented
+from statetrack.verdicts.registry import CLAIMS
 from statetrack.runs.store import repo_root
 
 pytestmark = pytest.mark.notebooks
@@ -28,7 +28,7 @@ VERDICT = re.compile(r"^(\w+) verdict \((smoke|quick|paper)\): (REPRODUCED|PARTL
                      r"THIS PRESET|OURS ONLY: \d+ OF \d+ HOLD): experiments: (\d+)/(\d+) of the paper's hold", re.M)
 
 
-@pytest.mark.parametrize("claim", implemented())
+@pytest.mark.parametrize("claim", list(CLAIMS))
 def test_pair_is_in_sync_and_output_free(claim):
     stem = CLAIMS[claim].notebook
     md, ipynb = NOTEBOOKS / f"{stem}.md", NOTEBOOKS / f"{stem}.ipynb"
@@ -47,9 +47,9 @@ def _outputs_text(nb) -> str:
     return "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
 
 
-@pytest.mark.parametrize("claim", implemented())
+@pytest.mark.parametrize("claim", list(CLAIMS))
 def test_smoke_run_prints_a_verdict(smoke_runs, claim, monkeypatch):
-    from statetrack.claims import get_claim
+    from statetrack.verdicts.registry import CLAIMS, get_claim
     from statetrack.runs.store import record_path
 
     nb = nbformat.read(smoke_runs.executed(claim), as_version=4)
@@ -64,10 +64,10 @@ def test_smoke_run_prints_a_verdict(smoke_runs, claim, monkeypatch):
 def test_parameters_cell_holds_literals_only():
     import ast
 
-    for claim in implemented():
+    for claim in list(CLAIMS):
         nb = jupytext.read(NOTEBOOKS / f"{CLAIMS[claim].notebook}.md")
         cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
         for node in ast.parse(cell.source).body:
             assert isinstance(node, ast.Assign)
             ast.literal_eval(node.value)  # raises if not a literal
-    json.dumps(implemented())
+    json.dumps(list(CLAIMS))

@@ -14,7 +14,7 @@ import functools
 
 import pytest
 
-from statetrack.claims import get_claim, implemented
+from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.runs.null import null_record
 from statetrack.runs.store import run_key
 
@@ -32,7 +32,7 @@ def _null_verdict(claim_id: str, preset: str):
 
 
 def _cases():
-    return [pytest.param(c, p, id=f"{c}@{p}") for c in implemented() for p in PRESETS]
+    return [pytest.param(c, p, id=f"{c}@{p}") for c in list(CLAIMS) for p in PRESETS]
 
 
 @pytest.mark.parametrize("claim_id,preset", _cases())

@@ -1,4 +1,4 @@
-"""The bl1 page's readings (``statetrack.site.pages.bl1``): the hand-built state against a walk of the table written
+"""The bl1 page's readings (``statetrack.claims.bl1.page``): the hand-built state against a walk of the table written
 out by hand, synchronisation counted by brute force, the worked affine example, BL's numbers read from the CSV,
 and the totals and pilots on hand-made frames."""
 
@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 import torch
 
-from statetrack.site.pages import bl1 as page
-from statetrack.claims import bl1
+from statetrack.claims.bl1 import page as page
+from statetrack.claims.bl1 import claim as bl1
 from statetrack.runs.store import repo_root
 from statetrack.tasks import make_task, task_config
 
@@ -110,7 +110,7 @@ def test_the_paper_cells_pilot_scores_are_shown_to_three_decimals(tmp_path, monk
 
 
 def test_a_pilot_beats_the_earlier_cell_only_by_more_than_the_margin(tmp_path, monkeypatch):
-    from statetrack.claims.pilots import MARGIN
+    from statetrack.verdicts.pilots import MARGIN
 
     monkeypatch.setenv("STATETRACK_RESULTS_DIR", str(tmp_path))
     names = list(bl1.PILOT_CHANGES)[:4]
@@ -133,7 +133,7 @@ def test_fsm_explorer_shows_the_one_hot_walked_state_and_the_additive_models_mis
     the controls are the word and the model."""
     import torch
 
-    from statetrack.site.pages.bl1 import fsm_explorer, fsm_table
+    from statetrack.claims.bl1.page import fsm_explorer, fsm_table
     from statetrack.tasks import make_task, task_config
 
     task = make_task(task_config("fsm", num_states=6, alphabet_size=3, num_permutation_letters=3, table_seed=2))

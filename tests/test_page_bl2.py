@@ -1,6 +1,6 @@
-"""bl2's page readings (``statetrack.site.pages.bl2``) against BL's numbers read straight from data/paper/ and
+"""bl2's page readings (``statetrack.claims.bl2.page``) against BL's numbers read straight from data/paper/ and
 hand-built verdicts and records; its table figure (``modulus_table``) from a tiny verdict; the statement readings
-it shares with bl3 and bl6 (``site.statement_readings``)."""
+it shares with bl3 and bl6 (``display.statement_readings``)."""
 
 import csv
 import math
@@ -11,11 +11,12 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.pages import bl2 as analysis  # noqa: E402
-from statetrack.claims import Verdict, bl2  # noqa: E402
-from statetrack.claims.statements import Outcome, from_paper  # noqa: E402
-from statetrack.site.pages.bl2 import modulus_table  # noqa: E402
-from statetrack.site.statement_readings import failing, rule_values  # noqa: E402
+from statetrack.claims.bl2 import page as analysis
+from statetrack.claims.bl2 import claim as bl2
+from statetrack.verdicts.statements import Verdict
+from statetrack.verdicts.statements import Outcome, from_paper  # noqa: E402
+from statetrack.claims.bl2.page import modulus_table  # noqa: E402
+from statetrack.display.statement_readings import failing, rule_values  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 
 
@@ -92,7 +93,7 @@ def test_block_tracker_explorer_reads_the_running_sum_and_a_rotation_done_by_han
     """On Z_5 the true answers are the running sums mod 5 (a loop), the model agrees with them, its first block is
     the point (cos, sin) of 2π·sum/5 on the circle rotated from its start, and b = 1 has no tracker; the controls
     are the task, b and the word."""
-    from statetrack.site.block_tracker import EXAMPLES, block_table, block_tracker_explorer
+    from statetrack.display.block_tracker import EXAMPLES, block_table, block_tracker_explorer
 
     states, answers, notes = block_table(["Z_5"])
     for name in EXAMPLES:

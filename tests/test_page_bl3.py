@@ -1,4 +1,4 @@
-"""bl3's page readings (``statetrack.site.pages.bl3``) against a brute-force window ceiling, hand-built rows and BL's
+"""bl3's page readings (``statetrack.claims.bl3.page``) against a brute-force window ceiling, hand-built rows and BL's
 numbers read straight from data/paper/; its figures (``machine_windows``, ``machine_scores``)."""
 
 import csv
@@ -12,9 +12,9 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.pages import bl3 as analysis  # noqa: E402
-from statetrack.claims import bl3  # noqa: E402
-from statetrack.site.pages.bl3 import machine_scores, machine_windows  # noqa: E402
+from statetrack.claims.bl3 import page as analysis
+from statetrack.claims.bl3 import claim as bl3
+from statetrack.claims.bl3.page import machine_scores, machine_windows  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 from statetrack.tasks import make_task, task_config  # noqa: E402
 

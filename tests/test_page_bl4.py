@@ -1,4 +1,4 @@
-"""bl4's page readings (``statetrack.site.pages.bl4``) against a word evaluated by hand and BL's numbers read straight
+"""bl4's page readings (``statetrack.claims.bl4.page``) against a word evaluated by hand and BL's numbers read straight
 from data/paper/; its figures (``arithmetic_states``, ``arithmetic_scores``) from tiny inputs."""
 
 import csv
@@ -9,10 +9,10 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.pages import bl4 as analysis  # noqa: E402
-from statetrack.claims import bl4  # noqa: E402
-from statetrack.claims.statements import PAPER_TOLERANCE  # noqa: E402
-from statetrack.site.pages.bl4 import arithmetic_scores, arithmetic_states  # noqa: E402
+from statetrack.claims.bl4 import page as analysis
+from statetrack.claims.bl4 import claim as bl4
+from statetrack.verdicts.statements import PAPER_TOLERANCE  # noqa: E402
+from statetrack.claims.bl4.page import arithmetic_scores, arithmetic_states  # noqa: E402
 from statetrack.runs.provenance import repo_root  # noqa: E402
 
 

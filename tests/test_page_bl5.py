@@ -1,4 +1,4 @@
-"""The bl5 page's readings (``statetrack.site.pages.bl5``): BL's numbers read from the CSV by hand, the smallest exact
+"""The bl5 page's readings (``statetrack.claims.bl5.page``): BL's numbers read from the CSV by hand, the smallest exact
 blocks from representation theory, outcome words and the sweep's points on a hand-made set of runs."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from types import SimpleNamespace
 
-from statetrack.site.pages import bl5 as page
+from statetrack.claims.bl5 import page as page
 from statetrack.runs.store import repo_root
 
 
@@ -70,7 +70,7 @@ def test_sweep_leaves_out_a_papers_block_wider_than_the_model():
 def test_block_tracker_explorer_walks_the_machine_as_a_hand_loop_and_needs_b_4():
     """On bl5's 5-state machine the true answers are the states a plain loop over its table visits from state 0,
     the model (b ≥ 4) agrees with them, and b < 4 has no tracker."""
-    from statetrack.site.block_tracker import EXAMPLES, MACHINE, block_table, task_of
+    from statetrack.display.block_tracker import EXAMPLES, MACHINE, block_table, task_of
 
     table = task_of(MACHINE).table.tolist()
     states, answers, notes = block_table([MACHINE])

@@ -1,4 +1,4 @@
-"""bl6's page readings (``statetrack.site.pages.bl6``) on hand-built frozen rows and runs whose pure − affine gaps are
+"""bl6's page readings (``statetrack.claims.bl6.page``) on hand-built frozen rows and runs whose pure − affine gaps are
 worked out by hand; its figures (``frozen_ablation``, ``additive_scores``) from tiny inputs."""
 
 import matplotlib
@@ -7,11 +7,11 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.pages import bl6 as analysis  # noqa: E402
-from statetrack.claims import bl6  # noqa: E402
+from statetrack.claims.bl6 import page as analysis
+from statetrack.claims.bl6 import claim as bl6
 from statetrack.check import Check  # noqa: E402
-from statetrack.site.bilinear_figures import runs_explorer, runs_table  # noqa: E402
-from statetrack.site.pages.bl6 import additive_scores, frozen_ablation  # noqa: E402
+from statetrack.display.bilinear_figures import runs_explorer, runs_table  # noqa: E402
+from statetrack.claims.bl6.page import additive_scores, frozen_ablation  # noqa: E402
 from statetrack.theory.additive_terms import AblationRow  # noqa: E402
 
 #: (variant, task) → (pure, affine) accuracy at 500 of every seed; the gaps: diagonal parity 0.8 (helps), block2

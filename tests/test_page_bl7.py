@@ -1,4 +1,4 @@
-"""The bl7 page's readings (``statetrack.site.pages.bl7``) and its length figure (``lengths_with_ceiling``): commutators
+"""The bl7 page's readings (``statetrack.claims.bl7.page``) and its length figure (``lengths_with_ceiling``): commutators
 against a product of matrices written out by hand, S3's table against the class equation, the ceiling at length 2
 counted by hand, the verdict's cells on a hand-made verdict, the figure's panels from a tiny frame."""
 
@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 import torch
 
-from statetrack.site.pages import bl7 as page
-from statetrack.claims import bl7
-from statetrack.site.pages.bl7 import lengths_with_ceiling
+from statetrack.claims.bl7 import page as page
+from statetrack.claims.bl7 import claim as bl7
+from statetrack.claims.bl7.page import lengths_with_ceiling
 from statetrack.models import make_model, model_config
 from statetrack.tasks import make_task
 
@@ -125,7 +125,7 @@ def test_word_explorer_reads_the_product_of_1_2_and_its_reverse_composed_by_hand
     """"1 2" and "2 1": the true products are the permutations composed by hand (each element applied after the
     product so far), they differ, and the count-only guess is right with chance 1/2 at length 2, so it misses one
     of the two; the one control is the word."""
-    from statetrack.site.pages.bl7 import word_explorer, word_table
+    from statetrack.claims.bl7.page import word_explorer, word_table
     from statetrack.tasks import make_task, task_config
 
     perms = make_task(task_config("word_problem", group="S3")).permutations

@@ -1,4 +1,4 @@
-"""The bl8 page's readings (``statetrack.site.pages.bl8``): unit types and signs on a hand-set draw, the sweep's table
+"""The bl8 page's readings (``statetrack.claims.bl8.page``): unit types and signs on a hand-set draw, the sweep's table
 and numbers on hand-made rows, the binomial interval against a sum of binomial terms, and the paper-preset runs on
 hand-made records."""
 
@@ -9,8 +9,8 @@ import math
 import pytest
 import torch
 
-from statetrack.site.pages import bl8 as page
-from statetrack.claims import bl8
+from statetrack.claims.bl8 import page as page
+from statetrack.claims.bl8 import claim as bl8
 from statetrack.theory.frozen_diagonal import SweepRow
 
 

@@ -1,4 +1,4 @@
-"""ne1's page readings (``pages.ne1``) and its length figure, against hand-worked cases and the paper's CSV."""
+"""ne1's page readings (``claims.ne1.page``) and its length figure, against hand-worked cases and the paper's CSV."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from statetrack.site.pages import ne1 as parity  # noqa: E402
-from statetrack.claims import ne1  # noqa: E402
-from statetrack.site.pages.ne1 import parity_lengths  # noqa: E402
+from statetrack.claims.ne1 import page as parity
+from statetrack.claims.ne1 import claim as ne1
+from statetrack.claims.ne1.page import parity_lengths  # noqa: E402
 from statetrack.runs.store import paper_dir  # noqa: E402
 
 
@@ -65,7 +65,7 @@ def test_scalar_explorer_reads_the_recurrence_computed_independently():
     import numpy as np
     import torch
 
-    from statetrack.site.pages.ne1 import EXPLORED, scalar_explorer, scalar_table
+    from statetrack.claims.ne1.page import EXPLORED, scalar_explorer, scalar_table
 
     states, frozen = scalar_table(coefs=(0.5, -1.0), dtypes=(torch.float32,), steps=40, horizon=200)
     for a in (0.5, -1.0):

@@ -1,4 +1,4 @@
-"""The ne2 page's readings (``statetrack.site.pages.ne2``) and lengths figure (``count_lengths``):
+"""The ne2 page's readings (``statetrack.claims.ne2.page``) and lengths figure (``count_lengths``):
 the rotation's orbit against a count mod 3 in float64, the summary and values of a hand-made orbit frame, the
 impossibility bound against a binomial tail summed with ``math.comb``, the figure's panels and lines counted on a
 tiny set of records."""
@@ -17,9 +17,9 @@ import torch
 
 from helpers import fake_record
 
-from statetrack.site.pages import ne2 as mod3
-from statetrack.claims import ne2
-from statetrack.site.pages.ne2 import count_lengths
+from statetrack.claims.ne2 import page as mod3
+from statetrack.claims.ne2 import claim as ne2
+from statetrack.claims.ne2.page import count_lengths
 
 
 def _stored_rotation(dtype, steps):

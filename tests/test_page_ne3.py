@@ -1,4 +1,4 @@
-"""ne3's page readings (``pages.ne3``) and figures, against hand-made frames, closed forms and brute force."""
+"""ne3's page readings (``claims.ne3.page``) and figures, against hand-made frames, closed forms and brute force."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from statetrack.site.pages import ne3 as gh  # noqa: E402
-from statetrack.claims import ne3  # noqa: E402
-from statetrack.site.pages.ne3 import construction_drift, swap_lengths  # noqa: E402
+from statetrack.claims.ne3 import page as gh
+from statetrack.claims.ne3 import claim as ne3
+from statetrack.claims.ne3.page import construction_drift, swap_lengths  # noqa: E402
 from statetrack.theory import gh_checks  # noqa: E402
 
 

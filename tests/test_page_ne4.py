@@ -1,4 +1,4 @@
-"""ne4's page readings (``pages.ne4``) and figures, against brute force on the task samples, the paper's CSVs and
+"""ne4's page readings (``claims.ne4.page``) and figures, against brute force on the task samples, the paper's CSVs and
 hand-made records."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from statetrack.site.pages import ne4 as chomsky  # noqa: E402
-from statetrack.claims import ne4  # noqa: E402
-from statetrack.site.pages.ne4 import chomsky_lengths, tables_figure  # noqa: E402
+from statetrack.claims.ne4 import page as chomsky
+from statetrack.claims.ne4 import claim as ne4
+from statetrack.claims.ne4.page import chomsky_lengths, tables_figure  # noqa: E402
 from statetrack.runs.store import paper_dir  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""ne5's page readings (``pages.ne5``) and its length figure, against cycle counts done by hand, the Stirling
+"""ne5's page readings (``claims.ne5.page``) and its length figure, against cycle counts done by hand, the Stirling
 numbers of S5 and hand-made records."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 
-from statetrack.site.pages import ne5 as s5  # noqa: E402
-from statetrack.claims import ne5  # noqa: E402
-from statetrack.site.pages.ne5 import s5_lengths  # noqa: E402
+from statetrack.claims.ne5 import page as s5
+from statetrack.claims.ne5 import claim as ne5
+from statetrack.claims.ne5.page import s5_lengths  # noqa: E402
 from statetrack.tasks import make_task, task_config  # noqa: E402
 
 
@@ -79,7 +79,7 @@ def test_group_tracker_explorer_reads_the_running_permutation_composed_by_hand()
     """The tracker table on the page's swap word ((0 1), (1 2), (0 1), (3 4)) against the permutations composed by
     hand, each new element applied after the product so far; the readout block starts at (1..5)/√55 permuted; the
     example words start with the page's word and the 5-cycle five times; the one control is the word."""
-    from statetrack.site.word_problem_figures import group_tracker_explorer, tracker_table, tracker_words
+    from statetrack.display.word_problem_figures import group_tracker_explorer, tracker_table, tracker_words
 
     task = make_task(task_config("word_problem", group="S5"))
     ids = [24, 6, 24, 1]

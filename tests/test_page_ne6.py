@@ -1,4 +1,4 @@
-"""The ne6 page's readings (``statetrack.site.pages.ne6``) and figure (``z60_lengths``): the walked
+"""The ne6 page's readings (``statetrack.claims.ne6.page``) and figure (``z60_lengths``): the walked
 word against a running sum mod 60 written out by hand, the scores and values of hand-made records recomputed with
 the standard library, the training lengths of the paper grid as NE App. E.2 sets them, the figure's panels and
 lines counted on a tiny set of records."""
@@ -14,10 +14,10 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.site.pages import ne6 as z60
-from statetrack.site.grids import train_lengths
-from statetrack.claims import ne6
-from statetrack.site.pages.ne6 import z60_lengths
+from statetrack.claims.ne6 import page as z60
+from statetrack.display.grids import train_lengths
+from statetrack.claims.ne6 import claim as ne6
+from statetrack.claims.ne6.page import z60_lengths
 
 
 def test_the_walk_alternates_element_and_blank_and_its_labels_are_the_running_sum_mod_60():
@@ -67,7 +67,7 @@ def test_group_tracker_explorer_lands_each_number_at_its_blank_and_wraps_at_60()
     token late; the readout block is the point at the sum's angle on the circle; the one control is the word."""
     import math
 
-    from statetrack.site.word_problem_figures import group_tracker_explorer, tracker_table
+    from statetrack.display.word_problem_figures import group_tracker_explorer, tracker_table
 
     steps, states = tracker_table("Z60", 2, [[20, 20, 20]])
     assert list(steps["token"]) == ["20", "blank"] * 3

@@ -1,4 +1,4 @@
-"""The ne7 page's readings (``statetrack.site.pages.ne7.readings``) and figures (``pages.ne7.figures``): the quick recipe
+"""The ne7 page's readings (``statetrack.claims.ne7.page.readings``) and figures (``claims.ne7.page.figures``): the quick recipe
 against the numbers its prose states, the corpus values of a hand-made table, Table 4 read from the CSV with the
 standard library, the notes of the run table, the cells' medians and the speed line of hand-made frames, the
 figures' panels and lines counted on a tiny set of records."""
@@ -19,11 +19,11 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.site.pages.ne7 import lm_summary
-from statetrack.site.pages.ne7 import readings as lm
-from statetrack.claims import ne7
-from statetrack.site.pages.ne7 import lm_curves
-from statetrack.site.pages.ne7.figures import lm_table, position_perplexity, records_explorer, training_loss
+from statetrack.claims.ne7.page import lm_summary
+from statetrack.claims.ne7.page import readings as lm
+from statetrack.claims.ne7 import claim as ne7
+from statetrack.claims.ne7.page import lm_curves
+from statetrack.claims.ne7.page.figures import lm_table, position_perplexity, records_explorer, training_loss
 from statetrack.runs.store import paper_dir
 from statetrack.tasks import byte_lm
 

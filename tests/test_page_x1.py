@@ -1,4 +1,4 @@
-"""x1's page readings (``statetrack.site.pages.x1``) on hand-built statements, records and boards, and the owners'
+"""x1's page readings (``statetrack.claims.x1.page``) on hand-built statements, records and boards, and the owners'
 grids read directly; its two figures (``board_predictions``, ``board_heatmap``)."""
 
 import matplotlib
@@ -9,10 +9,12 @@ matplotlib.use("Agg")
 
 from helpers import fake_record  # noqa: E402
 
-from statetrack.site.pages import x1 as analysis  # noqa: E402
-from statetrack.claims import Verdict, get_claim, x1  # noqa: E402
-from statetrack.claims.statements import Outcome, Statement, at_least  # noqa: E402
-from statetrack.site.pages.x1 import board_heatmap, board_predictions  # noqa: E402
+from statetrack.claims.x1 import page as analysis
+from statetrack.claims.x1 import claim as x1
+from statetrack.verdicts.statements import Verdict
+from statetrack.verdicts.registry import get_claim
+from statetrack.verdicts.statements import Outcome, Statement, at_least  # noqa: E402
+from statetrack.claims.x1.page import board_heatmap, board_predictions  # noqa: E402
 
 
 def _statement(id, provenance):
@@ -70,7 +72,7 @@ def test_figures_draw_every_family_and_task():
 
 
 def test_board_explorer_table_keeps_every_cell_and_blanks_the_cells_not_run():
-    from statetrack.site.pages.x1 import board_explorer, board_table
+    from statetrack.claims.x1.page import board_explorer, board_table
 
     board = pd.DataFrame([
         {"model": "Mamba [0,1]", "task": "parity", "theory": "cannot", "statement": "s1", "kind": "", "ours": False,

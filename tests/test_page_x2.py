@@ -1,5 +1,5 @@
-"""The x2 page's readings (``statetrack.site.pages.x2.readings``) and records-browser figure
-(``pages.x2.figures.explorer_figure``), on hand-made records, readings and frames: the "also in" column against a
+"""The x2 page's readings (``statetrack.claims.x2.page.readings``) and records-browser figure
+(``claims.x2.page.figures.explorer_figure``), on hand-made records, readings and frames: the "also in" column against a
 hand-written holder map, the shown run of each panel (its first exact seed), the caption numbers picked from the
 shown run, the flip split against the bound written out, a perfect rotation's drift, the browser's start and counts;
 the figure's lines counted."""
@@ -17,9 +17,9 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.site.pages.x2 import readings as ev
-from statetrack.claims import x2
-from statetrack.site.pages.x2.figures import explorer_figure
+from statetrack.claims.x2.page import readings as ev
+from statetrack.claims.x2 import claim as x2
+from statetrack.claims.x2.page.figures import explorer_figure
 
 
 def _records():
@@ -33,9 +33,9 @@ def _records():
 
 
 def test_also_in_names_the_other_claims_holding_the_run(monkeypatch):
-    from statetrack import claims
+    from statetrack.verdicts import registry
 
-    monkeypatch.setattr(claims, "holders", lambda preset: {"k1": ["ne1", "x2", "bl2"], "k2": ["x2"]})
+    monkeypatch.setattr(registry, "holders", lambda preset: {"k1": ["ne1", "x2", "bl2"], "k2": ["x2"]})
     scores = ev.run_scores("quick")
     assert scores({"key": "k1", "summary": {"ood_normalized": 0.7}}) == {"test (normalized)": 0.7,
                                                                          "also in": "ne1, bl2"}
@@ -173,7 +173,7 @@ def _spectra():
 
 
 def test_the_spectrum_explorer_plots_lambda_on_parity_and_lambda_over_rho_on_zm():
-    from statetrack.site.pages.x2.figures import spectrum_explorer, spectrum_table, theory_points
+    from statetrack.claims.x2.page.figures import spectrum_explorer, spectrum_table, theory_points
 
     eig = _spectra()
     table = spectrum_table(eig)
@@ -188,7 +188,7 @@ def test_the_spectrum_explorer_plots_lambda_on_parity_and_lambda_over_rho_on_zm(
 
 
 def test_a_real_spectrum_is_drawn_on_the_real_axis():
-    from statetrack.site.pages.x2.figures import is_real, learned_spectra
+    from statetrack.claims.x2.page.figures import is_real, learned_spectra
 
     eig = _spectra()
     parity = eig[eig["panel"].str.endswith("parity")]

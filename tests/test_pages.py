@@ -1,7 +1,8 @@
 """The verdict box a claim page shows under its claim box, on hand-built verdicts."""
 
-from statetrack.claims.statements import Outcome, Statement, Verdict, at_least, at_most, verdict_word
-from statetrack.site.page import chip, decisive, deciding, reason, verdict_box
+from statetrack.verdicts.statements import Outcome, Statement, Verdict, at_least, at_most, verdict_word
+from statetrack.display.page import chip, decisive, deciding, reason, verdict_box
+from statetrack.verdicts.registry import CLAIMS
 
 
 def _st(id, provenance="paper text", kind="learns", paper=1.0, rule=None):
@@ -67,7 +68,7 @@ def test_a_long_list_is_cut_to_the_limit_with_a_count_of_the_rest():
 
 
 def test_a_construction_statement_is_theory_counted_apart_and_never_decides():
-    from statetrack.site.page import ours_value
+    from statetrack.display.page import ours_value
 
     ex = Statement("e", "The construction is exact.", "ours (theory.x)", "ours", "construction", "value", at_least(1),
                    "test", checks="c*")
@@ -96,14 +97,14 @@ def _record(seed, stale=False, wall=30.0, ood=0.5, status="ok"):
 
 
 def test_provenance_counts_the_runs_and_their_minutes():
-    from statetrack.site.page import provenance
+    from statetrack.display.page import provenance
 
     recs = [_record(0, wall=30.0), _record(1, wall=90.0)]
     assert provenance(recs, "smoke") == {"num_runs": 2, "wall_minutes": 2.0, "device_name": "cpu", "preset": "smoke"}
 
 
 def test_the_run_table_has_the_shared_columns_in_order_and_notes_stale_records(capsys):
-    from statetrack.site.page import STALE_NOTE, Page
+    from statetrack.display.page import STALE_NOTE, Page
 
     page = Page.__new__(Page)
     page.records = [_record(0, ood=0.25), _record(1, stale=True, status="failed")]
@@ -119,11 +120,11 @@ def test_the_run_table_has_the_shared_columns_in_order_and_notes_stale_records(c
 
 
 def test_a_page_builds_the_claims_grid_and_its_run_keys():
-    from statetrack.claims import bl1
-    from statetrack.site.page import Page
+    from statetrack.claims.bl1 import claim as bl1
+    from statetrack.display.page import Page
     from statetrack.runs.store import run_key
 
-    page = Page("bl1", PRESET="smoke", SEEDS="[0]")
+    page = Page(CLAIMS["bl1"], PRESET="smoke", SEEDS="[0]")
     assert page.preset == "smoke" and page.options == {}
     assert [run_key(c) for c in page.grid] == [run_key(c) for c in bl1.grid("smoke", seeds=[0])]
     keys = page.run_keys(lambda c: {"table seed": c.task.table_seed}).to_dict("records")
@@ -138,9 +139,9 @@ def test_a_page_builds_the_claims_grid_and_its_run_keys():
 def test_statement_values_name_every_statement_with_its_value_and_seeds():
     from types import SimpleNamespace
 
-    from statetrack.claims import bl1
-    from statetrack.claims.statements import Outcome
-    from statetrack.site.page import statement_values
+    from statetrack.claims.bl1 import claim as bl1
+    from statetrack.verdicts.statements import Outcome
+    from statetrack.display.page import statement_values
 
     a, b = bl1.statements()[:2]
     v = SimpleNamespace(statements=[Outcome(a, "holds", 0.25, 2, 3), Outcome(b, "not run")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from statetrack.claims import CLAIMS, get_claim
+from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.site.paper_coverage import readers, rows, unjudged
 
 

@@ -1,10 +1,10 @@
-"""A page's paper-preset runs (``site.paper_runs``): counted against the grid, scored from the finished ones."""
+"""A page's paper-preset runs (``display.paper_runs``): counted against the grid, scored from the finished ones."""
 
 import pandas as pd
 import pytest
 
-from statetrack.site import paper_runs
-from statetrack.claims import get_claim
+from statetrack.display import paper_runs
+from statetrack.verdicts.registry import get_claim
 
 
 def _record(cfg, score: float, status: str = "ok", seconds: float = 1980.0) -> dict:

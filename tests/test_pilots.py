@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import fake_record
 
-from statetrack.claims import pilots
-from statetrack.claims import get_claim
+from statetrack.verdicts import pilots
+from statetrack.verdicts.registry import CLAIMS, get_claim, piloted
 from statetrack.config import ConfigError
 from statetrack.runs import store as results
 from statetrack.runs.store import run_key
@@ -17,11 +17,11 @@ def _flat(cfg):
     return {f"{s}.{k}": v for s in ("task", "model", "train", "eval") for k, v in d[s].items()}
 
 
-@pytest.mark.parametrize("claim", sorted(pilots.piloted()))
+@pytest.mark.parametrize("claim", sorted(c.id for c in piloted()))
 def test_pilots_use_their_own_seeds_and_change_only_what_they_name(claim):
     verdict_seeds = {c.seed for p in ("quick", "paper") for c in get_claim(claim).grid(p)}
     cells = get_claim(claim).grid("quick", seeds=[0])
-    for pilot, cfg in pilots.runs(claim):
+    for pilot, cfg in pilots.runs(CLAIMS[claim]):
         assert cfg.seed >= 100 and cfg.seed not in verdict_seeds
         flat = _flat(cfg)
         # some quick cell differs from this run in exactly the fields the pilot changes, and none other
@@ -39,33 +39,33 @@ def test_the_rule_keeps_a_recipe_unless_an_alternative_beats_it_by_more_than_the
     store = {}
     _store(monkeypatch, store)
     scores = {"the quick recipe": 0.80, "H = 32": 0.80 + 2 * pilots.MARGIN}  # the alternative clearly better
-    for pilot, cfg in pilots.runs("bl2"):
+    for pilot, cfg in pilots.runs(CLAIMS["bl2"]):
         store[run_key(cfg)] = fake_record(cfg, scores[pilot.name])
-    rows = {r["pilot"]: r for r in pilots.rows("bl2")}
+    rows = {r["pilot"]: r for r in pilots.rows(CLAIMS["bl2"])}
     assert rows["the quick recipe"]["recipe stands"] is None and rows["the quick recipe"]["median"] == pytest.approx(0.8)
     assert rows["H = 32"]["recipe stands"] is False and rows["H = 32"]["recorded"] == len(pilots.SEEDS)
-    for pilot, cfg in pilots.runs("bl2"):  # now within the margin: the recipe stands
+    for pilot, cfg in pilots.runs(CLAIMS["bl2"]):  # now within the margin: the recipe stands
         if pilot.name == "H = 32":
             store[run_key(cfg)] = fake_record(cfg, 0.80 + pilots.MARGIN / 2)
-    assert {r["pilot"]: r for r in pilots.rows("bl2")}["H = 32"]["recipe stands"] is True
+    assert {r["pilot"]: r for r in pilots.rows(CLAIMS["bl2"])}["H = 32"]["recipe stands"] is True
 
 
 def test_a_lower_is_better_metric_flips_the_rule(monkeypatch):
     ppl = {"the quick recipe": 5.0, "150 steps": 4.0}  # fewer steps and a lower perplexity: the recipe does not stand
     _store(monkeypatch, {run_key(c): fake_record(c, 0.5, summary={"test_ppl_within": ppl[p.name]})
-                         for p, c in pilots.runs("ne7")})
-    assert {r["pilot"] for r in pilots.rows("ne7") if r["recipe stands"] is False} == {"150 steps"}
+                         for p, c in pilots.runs(CLAIMS["ne7"])})
+    assert {r["pilot"] for r in pilots.rows(CLAIMS["ne7"]) if r["recipe stands"] is False} == {"150 steps"}
 
 
 def test_unrecorded_pilots_are_shown_as_missing_not_judged(monkeypatch):
     _store(monkeypatch, {})
-    rows = pilots.rows("ne1")
+    rows = pilots.rows(CLAIMS["ne1"])
     assert rows and all(r["recorded"] == 0 and r["recipe stands"] is None for r in rows)
 
 
 def test_a_claim_without_recipe_pilots_is_named():
     with pytest.raises(ConfigError, match="x1 has no recipe pilots"):
-        pilots.runs("x1")
+        pilots.runs(CLAIMS["x1"])
 
 
 def test_the_recipes_chapter_table_has_a_row_per_pilot_and_cell(monkeypatch):
@@ -80,16 +80,16 @@ def test_the_recipes_chapter_table_has_a_row_per_pilot_and_cell(monkeypatch):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _store(monkeypatch, {})
-    frame = pilots.frame()
+    frame = pilots.frame(piloted(), one=False)
     table = module._table(frame)
     body = next(iter(table.findall(nodes.tbody)))
-    assert len(body.children) == len(frame) == sum(len(pilots.rows(c)) for c in pilots.piloted())
+    assert len(body.children) == len(frame) == sum(len(pilots.rows(c)) for c in piloted())
     assert "–" in body.astext()  # nothing recorded: no number, a dash
 
 
-@pytest.mark.parametrize("claim", sorted(pilots.piloted()))
+@pytest.mark.parametrize("claim", sorted(c.id for c in piloted()))
 def test_each_row_is_one_pilot_on_one_cell(claim, monkeypatch):
     """Two cells that differ (e.g. one or two tokens per element) never share a row: every row holds its seeds."""
     _store(monkeypatch, {run_key(c): fake_record(c, 0.5, summary={"test_ppl_within": 5.0})
-                         for _, c in pilots.runs(claim)})
-    assert all(r["recorded"] == r["seeds"] for r in pilots.rows(claim))
+                         for _, c in pilots.runs(CLAIMS[claim])})
+    assert all(r["recorded"] == r["seeds"] for r in pilots.rows(CLAIMS[claim]))

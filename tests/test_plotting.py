@@ -10,9 +10,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from statetrack.claims import x1  # noqa: E402
-from statetrack.claims.names import MODEL_NAMES  # noqa: E402
-from statetrack.site.plotting import FAMILY_COLORS, accuracy_by_length, annotated_heatmap, family, fmt, model_color  # noqa: E402
+from statetrack.claims.x1 import claim as x1
+from statetrack.verdicts.claim import MODEL_NAMES  # noqa: E402
+from statetrack.display.plots import FAMILY_COLORS, accuracy_by_length, annotated_heatmap, family, fmt, model_color  # noqa: E402
 
 
 @pytest.mark.parametrize("name", [*MODEL_NAMES.values(), *x1.NAMES.values(), "full matrix", "bilinear rotation"])
@@ -53,7 +53,7 @@ def test_a_hue_without_a_family_is_named_with_its_panel():
 
 
 def test_seq_acc_panels_leave_out_the_panels_not_run():
-    from statetrack.site.word_problem_figures import seq_acc_panels
+    from statetrack.display.word_problem_figures import seq_acc_panels
 
     frame = pd.DataFrame([{"key": f"k{s}", "panel": "swaps", "series": "DeltaNet [-1,1]", "depth": 1, "length": L,
                            "seq_acc": 1.0} for s in (0, 1) for L in range(1, 9)])

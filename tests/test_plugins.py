@@ -187,7 +187,7 @@ def test_spectra_reads_a_plug_ins_transitions(installed):
 
 
 def test_leaderboard_runs_the_plug_in_at_smoke(installed, tmp_path, capsys):
-    from statetrack.claims import x1
+    from statetrack.claims.x1 import claim as x1
     from statetrack.cli import main
 
     out = tmp_path / "entry.json"

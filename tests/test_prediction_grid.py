@@ -8,9 +8,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from statetrack.site.pages import x1 as analysis  # noqa: E402
-from statetrack.claims import x1  # noqa: E402
-from statetrack.site.pages.x1 import prediction_cells, prediction_grid  # noqa: E402
+from statetrack.claims.x1 import page as analysis
+from statetrack.claims.x1 import claim as x1
+from statetrack.claims.x1.page import prediction_cells, prediction_grid  # noqa: E402
 
 
 @pytest.fixture(scope="module")

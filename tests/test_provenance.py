@@ -90,7 +90,7 @@ def _fake(store, name, cfg, stored_hash):
 
 
 def test_migration_rewrites_records_of_this_code_and_leaves_stale_ones(store):
-    from statetrack.claims import ne1
+    from statetrack.claims.ne1 import claim as ne1
 
     cfg = ne1.grid("smoke")[0]
     assert whole_file_hash(cfg) != code_hash(cfg)  # the package's files have comments and docstrings

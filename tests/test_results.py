@@ -7,7 +7,9 @@ import os
 import pytest
 
 from statetrack.runs import store as results
-from statetrack.claims import ne1, run_claim, verify_claim
+from statetrack.verdicts.claim import paper_numbers
+from statetrack.claims.ne1 import claim as ne1
+from statetrack.verdicts.registry import run_claim, verify_claim
 from statetrack.config import RunConfig, TrainConfig
 from statetrack.models import model_config
 from statetrack.runs import execute as runs
@@ -172,16 +174,16 @@ def test_failed_run_is_recorded_then_retried(monkeypatch):
 
 
 def test_paper_numbers_carry_source_and_provenance():
-    t3 = results.paper_numbers("ne_table3")
+    t3 = paper_numbers("ne_table3")
     row = [r for r in t3 if r["model"] == "Mamba" and r["variant"] == "[-1,1]" and r["task"] == "parity"]
     assert [r["value"] for r in row] == [1.0]
     for table in ("ne_table3", "ne_table5", "ne_table4", "bl_modular_addition", "bl_fsm", "bl_summary"):
-        rows = results.paper_numbers(table)
+        rows = paper_numbers(table)
         assert rows and all(r["source"] and r["provenance"] for r in rows)
         if table.startswith("bl"):
             assert all("secondary" in r["provenance"] for r in rows)
     with pytest.raises(RecordError, match="unknown paper table 'nope'; allowed: .*ne_table3"):
-        results.paper_numbers("nope")
+        paper_numbers("nope")
 
 
 def _fake(cfg: RunConfig, score: float | None) -> dict:
@@ -211,7 +213,7 @@ def test_paper_preset_on_cpu_asks_first(monkeypatch, tmp_path):
     from statetrack.runs import cost
 
     monkeypatch.setattr(cost, "total_seconds", lambda cfgs, device="auto": 7200.0 * len(cfgs))
-    from statetrack.claims import NeedsConfirmation
+    from statetrack.verdicts.registry import NeedsConfirmation
 
     with pytest.raises(NeedsConfirmation, match="about 4.0 hours .*CONFIRM_LONG"):
         run_claim("ne1", "paper", seeds=[0], models=["deltanet"], lrs=[1e-3], device="cpu")
@@ -301,7 +303,7 @@ def test_two_claims_sharing_a_run_train_it_once_at_the_same_time(monkeypatch):
 def test_a_retired_record_never_makes_its_grid_run_done():
     """run_state, load_records and a claim's count read the results folder only: a record moved to the retired
     store, with the key of a grid run, leaves that run missing."""
-    from statetrack.claims import recorded
+    from statetrack.verdicts.registry import recorded
     from statetrack.runs.retired import retire, retired_dir
 
     rec = load_or_run(tiny(), "t")

@@ -6,7 +6,7 @@ import pytest
 
 from helpers import fake_record
 
-from statetrack.claims import CLAIMS, get_claim
+from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.runs.store import run_key
 
 #: Claims whose whole quick grid the fake store holds; bl3 misses one run, and the claims sharing runs with these

@@ -11,7 +11,7 @@ def _t(held=0, judged=0, not_run=0, not_fitted=0, total=None):
 
 def _row(claim, word, deciding, decisive, ours=None, paper=None, theory=None, preset="quick"):
     theory = theory or {"paper": _t(), "ours": _t(), "implementation": _t()}
-    return {"claim": claim, "paper": "NE", "source": "Thm 1", "title": f"title of {claim}", "built": True,
+    return {"claim": claim, "paper": "NE", "source": "Thm 1", "title": f"title of {claim}",
             "status": word, "preset": preset, "stale": False, "deciding": deciding, "decisive": decisive,
             "our_statements": ours or _t(), "paper_statements": paper or _t(deciding["held"], deciding["judged"]),
             "theory": theory, "statements": [], "paper_preset": {"status": "not run", "recorded": 0, "runs": 4}}
@@ -34,7 +34,7 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
         _row("ne6", "not run at this preset", {"held": 0, "judged": 0, "ours": False}, None),
         _row("bl1", "not run at this preset", {"held": 0, "judged": 0, "ours": False}, None,
              theory={"paper": _t(3, 3), "ours": _t(1, 1), "implementation": _t(2, 2)}),
-        {"claim": "zz9", "paper": "BL", "source": "", "title": "t", "built": False, "status": "not built yet"},
+        {"claim": "zz9", "paper": "BL", "source": "", "title": "t", "status": "not run"},
     ]
     text = scoreboard_markdown(table)
     board = text.split("\n\n")[0].splitlines()
@@ -50,7 +50,7 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
     assert cells["ne6"][0] == "{bdg-secondary}`not run at this preset`"
     assert cells["ne6"][2] == "none judged"  # never "0/0"
     assert cells["bl1"][2:4] == ["none judged", "4 of 4"]  # the theory apart: implementation checks not counted
-    assert cells["zz9"][0] == "not built yet"
+    assert cells["zz9"][0] == "not run"  # no preset has all its records
     assert "0/0" not in text
     assert "Of the 5 claims with records: 1 reproduced, 1 not reproduced, 2 not run at this preset, 1 ours only." \
         in text

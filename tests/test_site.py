@@ -1,13 +1,13 @@
 """Every table of the built site shows everything: nothing cut by pandas, no index column, no raw ``NaN``.
 
-The detectors (``statetrack.site.tables``) are tested here on small HTML snippets, in ``make test``; the built
+The detectors (``statetrack.display.tables``) are tested here on small HTML snippets, in ``make test``; the built
 site is read in ``make test-book`` (marked ``book``).
 """
 
 import pandas as pd
 import pytest
 
-from statetrack.site import tables
+from statetrack.display import tables
 
 ROWS = "".join(f"<tr><td>{i}</td><td>x</td></tr>" for i in range(3))
 
@@ -118,7 +118,7 @@ def test_a_table_prints_scores_to_3_decimals_and_larger_numbers_to_3_significant
 
 
 def test_a_figures_source_line_counts_the_runs_it_reads():
-    from statetrack.site.page import source_line
+    from statetrack.display.page import source_line
 
     records = [{"key": "a"}, {"key": "b"}, {"key": "a"}]
     assert source_line(records) == "From 2 trained runs (run records in data/results/)."

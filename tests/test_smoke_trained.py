@@ -1,7 +1,7 @@
 """The ``smoke_trained`` fixture (conftest.py): a claim's smoke grid trained once per session, records shared
 with the smoke notebooks, copies handed to each test, and ``copy_to`` for tests that need the files."""
 
-from statetrack.claims import ne1
+from statetrack.claims.ne1 import claim as ne1
 from statetrack.runs.store import run_key
 
 
@@ -25,7 +25,7 @@ def test_records_come_once_in_grid_order_as_copies(smoke_trained, monkeypatch):
 def test_copy_to_gives_a_test_the_files_and_a_sweep_then_trains_nothing(smoke_trained, monkeypatch, tmp_path):
     from statetrack.runs import execute as runs
     from statetrack.runs.store import results_dir
-    from statetrack.claims.sweep import sweep
+    from statetrack.tools.sweep import sweep
 
     keys = {r["key"] for r in smoke_trained("ne1")}
     assert smoke_trained.copy_to("ne1") == results_dir() == tmp_path / "results"  # the test's own folder

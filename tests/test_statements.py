@@ -24,10 +24,10 @@ import math
 import pytest
 
 from helpers import fake_record
-from statetrack.claims import get_claim, implemented
-from statetrack.claims.claim import Claim
+from statetrack.verdicts.registry import CLAIMS, get_claim
+from statetrack.verdicts.claim import Claim
 from statetrack.check import Check
-from statetrack.claims.statements import Outcome, Statement, at_least, at_most, decide, from_paper, verdict_word
+from statetrack.verdicts.statements import Outcome, Statement, at_least, at_most, decide, from_paper, verdict_word
 
 CONTRACT_PRESETS = ("quick",)
 MARGIN = 0.2  # how far past the threshold a violating score sits
@@ -40,12 +40,12 @@ def _checks(claim_id: str, preset: str) -> tuple[Check, ...]:
 
 
 def _converted() -> list[str]:
-    return implemented()
+    return list(CLAIMS)
 
 
 def test_every_claim_module_declares_its_claim():
-    for cid in implemented():
-        module = importlib.import_module(f"statetrack.claims.{cid}")
+    for cid in list(CLAIMS):
+        module = importlib.import_module(f"statetrack.claims.{cid}.claim")
         assert isinstance(module.CLAIM, Claim) and module.CLAIM.id == cid and get_claim(cid) is module.CLAIM
 
 
@@ -105,7 +105,7 @@ def _comparison_values(s: Statement, good: bool) -> tuple[float, float]:
 
 @pytest.mark.parametrize("claim_id,statement_id,preset", _statement_cases())
 def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
-    from statetrack.claims.statements import matches
+    from statetrack.verdicts.statements import matches
 
     claim = get_claim(claim_id)
     s = next(x for x in claim.statements() if x.id == statement_id)
@@ -156,7 +156,7 @@ def test_statements_are_well_formed(claim_id):
 
 @pytest.mark.parametrize("claim_id", _converted())
 def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
-    from statetrack.claims.statements import matches
+    from statetrack.verdicts.statements import matches
 
     claim = get_claim(claim_id)
     by_cell: dict[tuple, set] = {}
@@ -177,7 +177,7 @@ def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
 
 
 def _cfgs(n_cells: int, n_seeds: int):
-    from statetrack.claims.ne1 import grid
+    from statetrack.claims.ne1.claim import grid
 
     cfgs = grid("quick")
     by = {}
@@ -307,15 +307,15 @@ def test_paired_sign_test_decides_only_on_five_of_five(diffs, expect, p):
 
 @pytest.mark.parametrize("k,n,expect", [(3, 3, (0.2924, 1.0)), (0, 3, (0.0, 0.7076)), (5, 10, (0.1871, 0.8129))])
 def test_clopper_pearson_matches_published_values(k, n, expect):
-    from statetrack.claims.binomial import clopper_pearson
+    from statetrack.verdicts.seed_statistics import clopper_pearson
 
     lo, hi = clopper_pearson(k, n)
     assert (round(lo, 4), round(hi, 4)) == expect
 
 
 def test_a_language_model_has_fitted_when_it_beats_the_unigram_by_the_margin(monkeypatch):
-    from statetrack.claims import fit
-    from statetrack.claims.ne7 import grid
+    from statetrack.verdicts import seed_statistics as fit
+    from statetrack.claims.ne7.claim import grid
 
     monkeypatch.setattr(fit, "unigram_val_loss", lambda *a: 5.0)
     cfg = next(c for c in grid("quick") if c.task.name == "byte_lm")

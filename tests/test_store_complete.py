@@ -16,7 +16,7 @@ from collections import Counter
 
 import pytest
 
-from statetrack.claims import orphans
+from statetrack.verdicts.registry import orphans
 from statetrack.config import RunConfig
 from statetrack.runs.provenance import repo_root
 from statetrack.runs.retired import key_of, read_index, retired_dir, retired_records

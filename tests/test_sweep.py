@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from statetrack.runs.store import load_records, read_record, record_path, results_dir
-from statetrack.claims.sweep import dry_run, plan, sweep
+from statetrack.tools.sweep import sweep
+from statetrack.verdicts.plan import dry_run, plan
 
 STATETRACK = [sys.executable, "-m", "statetrack"]
 
@@ -234,7 +235,7 @@ def test_schedule_trains_a_shared_run_once_longest_first():
     """With a pool, a run two claims hold goes to one worker; the other claim's item is done once it is."""
     from statetrack.runs.cost import estimate_seconds, throughput
     from statetrack.runs.store import run_key
-    from statetrack.claims.sweep import schedule
+    from statetrack.verdicts.plan import schedule
 
     items = plan(["ne1", "ne4"], "smoke")
     train, rest = schedule(items, "cpu")
@@ -285,7 +286,7 @@ def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_th
     the same command trains nothing."""
     from statetrack.runs.store import FORCED_SINCE, checkpoint_path, forcing
     from statetrack.runs.execute import load_or_run
-    from statetrack.claims.sweep import is_done
+    from statetrack.verdicts.plan import is_done
 
     monkeypatch.delenv(FORCED_SINCE, raising=False)
     items = plan(["x2"], "smoke")
@@ -304,8 +305,10 @@ def test_a_forced_sweep_keeps_fresh_weights_and_the_notebook_does_not_retrain_th
 
 
 def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
-    from statetrack.claims import pilots
-    from statetrack.claims import bl1, ne4
+    from statetrack.verdicts import pilots
+    from statetrack.verdicts.registry import CLAIMS, piloted
+    from statetrack.claims.bl1 import claim as bl1
+    from statetrack.claims.ne4 import claim as ne4
     from statetrack.config import ConfigError
 
     items = plan(["bl1"], "paper", pilot=True)
@@ -318,9 +321,9 @@ def test_pilot_plan_is_the_claims_pilot_grid_and_refuses_what_has_none():
         assert sum(cfg[part][k] != base[part][k] for part in ("task", "model", "train") for k in cfg[part]) == 1
     assert items[0].cfg.to_dict() == base
     assert [it.cfg for it in plan(["ne4"], "quick", pilot=True)] == ne4.pilot_grid()
-    assert [it.cfg for it in plan(["ne1"], "quick", pilot=True)] == pilots.grid("ne1")  # its recipe pilots
+    assert [it.cfg for it in plan(["ne1"], "quick", pilot=True)] == pilots.grid(CLAIMS["ne1"])  # its recipe pilots
     every = plan(["all"], "quick", pilot=True)  # every claim with pilots at quick, and no other
-    assert {it.claim for it in every} == set(pilots.piloted()) | {"ne4"}
+    assert {it.claim for it in every} == {c.id for c in piloted()} | {"ne4"}
     with pytest.raises(ConfigError, match="x1 has no recorded pilots; --pilot is allowed for: ne1, ne2, ne3, ne4, "):
         plan(["x1"], "quick", pilot=True)
     with pytest.raises(ConfigError, match="--preset quick is not allowed with --pilot for bl1: its pilots are at paper"):

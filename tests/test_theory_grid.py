@@ -5,7 +5,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from statetrack.claims import CLAIMS, get_claim, x1
+from statetrack.claims.x1 import claim as x1
+from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.site import theory_grid
 from statetrack.site.theory_grid import CLASS_NAMES, TASK_NAMES, theory_grid_html
 from statetrack.runs.store import repo_root

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from statetrack.claims import x1
+from statetrack.claims.x1 import claim as x1
 from statetrack.models import MODELS, model_config
 from statetrack.theory import predictions as P
 

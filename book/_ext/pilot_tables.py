@@ -1,6 +1,6 @@
 """A local Sphinx extension: the ``pilot-table`` directive renders the recorded recipe pilots as a table.
 
-The table is built from the committed run records when the book is built (``statetrack.claims.pilots.frame``), so
+The table is built from the committed run records when the book is built (``statetrack.verdicts.pilots.frame``), so
 the recipes chapter carries no number typed by hand. Used in: book/recipes.md.
 """
 
@@ -36,9 +36,11 @@ class PilotTable(Directive):
     optional_arguments = 20
 
     def run(self):
-        from statetrack.claims import pilots
+        from statetrack.verdicts import pilots  # at build time only: Sphinx loads this extension before the package's
+        from statetrack.verdicts.registry import CLAIMS, piloted  # environment is needed
 
-        return [_table(pilots.frame(list(self.arguments) or None))]
+        claims = [CLAIMS[c] for c in self.arguments] or piloted()
+        return [_table(pilots.frame(claims, one=bool(self.arguments)))]
 
 
 def setup(app):

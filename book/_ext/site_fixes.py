@@ -3,7 +3,7 @@
 - JB1 registers sphinx-thebe's inline configuration script twice, so every page threw
   "Identifier 'THEBE_JS_URL' has already been declared" in the console: identical inline scripts are
   kept once.
-- Explorers (Vega-Lite, ``statetrack.site.explorers``) need Vega, Vega-Lite, vega-embed and
+- Explorers (Vega-Lite, ``statetrack.display.explorers``) need Vega, Vega-Lite, vega-embed and
   ``static/explorers.js``: they are registered for the pages that hold an explorer only, so no other page loads
   them (Jupyter Book 1 would add every script in the book's ``_static`` to every page).
 - Jupyter Book 1 numbers figures book-wide ("Fig. 9" on ne4's second figure) whatever ``numfig`` says in

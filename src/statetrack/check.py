@@ -4,7 +4,7 @@ A *check* is a training-free computation (a construction against ground truth, o
 ``construction`` statement reads by its ``label``. Theory functions and claim modules build them by keyword:
 ``Check(label=..., value=..., rule=..., passed=..., detail=...)``.
 
-Used in: ``statetrack.claims`` (every claim's ``checks``, ``claims.statements``' verdicts), ``statetrack.site.tables``.
+Used in: ``statetrack.claims`` (every claim's ``checks``, ``verdicts.statements``' verdicts), ``statetrack.display.tables``.
 """
 
 from __future__ import annotations

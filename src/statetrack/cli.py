@@ -108,7 +108,7 @@ def _check_out(out: str | None) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from statetrack.claims import CLAIMS
+    from statetrack.verdicts.registry import CLAIMS
     from statetrack.models import MODELS, PLUGIN_ERRORS, PLUGINS
     from statetrack.tasks import TASKS
 
@@ -120,7 +120,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                    for n, c in MODELS.items()],
         **({"plugin_errors": dict(PLUGIN_ERRORS)} if PLUGIN_ERRORS else {}),
         "claims": [{"id": c.id, "paper": c.paper, "source": c.source, "title": c.title,
-                    "notebook": c.notebook, "implemented": bool(c.notebook)} for c in CLAIMS.values()],
+                    "notebook": c.notebook, "implemented": True} for c in CLAIMS.values()],
     }
     if args.json:
         print(json.dumps(data, indent=1))
@@ -138,8 +138,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  {name:<20} (plug-in not loaded: {why})")
     print("claims:")
     for c in data["claims"]:
-        mark = "" if c["implemented"] else "  (planned)"
-        print(f"  {c['id']:<5} {c['paper']:<5} {c['source']:<24} {c['title']}{mark}")
+        print(f"  {c['id']:<5} {c['paper']:<5} {c['source']:<24} {c['title']}")
     return 0
 
 
@@ -203,8 +202,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     import time
 
     from statetrack.site.book import declared_parameters, executed_dir, execute_notebooks
-    from statetrack.claims import check_preset, get_claim, preflight, select
-    from statetrack.site.parameters import check_parameter_names
+    from statetrack.verdicts.recipes import check_preset
+    from statetrack.verdicts.registry import get_claim, preflight, select
+    from statetrack.display.parameters import check_parameter_names
     from statetrack.runs.store import check_writable, forced_since, forcing, scratch_for_smoke
     from statetrack.training import resolve_device
 
@@ -212,7 +212,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     scratch_for_smoke(args.preset)  # smoke never writes into data/results; the kernels inherit the folder
     resolve_device(args.device)
     if args.workers is None:
-        from statetrack.claims.sweep import default_workers
+        from statetrack.tools.sweep import default_workers
 
         args.workers = default_workers(args.device)
     if args.workers < 1:
@@ -239,7 +239,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     # --force retrains each run once, however many claims hold it (results.forcing)
     with forcing() if args.force else contextlib.nullcontext():
         if args.workers > 1:  # train the grids in a process pool first; the notebooks then load the records
-            from statetrack.claims.sweep import sweep
+            from statetrack.tools.sweep import sweep
 
             t0 = time.perf_counter()
             counts = sweep(ids, args.preset, workers=args.workers, device=args.device, confirm_long=args.confirm_long,
@@ -260,7 +260,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from statetrack.runs.store import scratch_for_smoke
-    from statetrack.claims.sweep import dry_run, plan, sweep
+    from statetrack.tools.sweep import sweep
+    from statetrack.verdicts.plan import dry_run, plan
     from statetrack.training import resolve_device
 
     scratch_for_smoke(args.preset)  # smoke never writes into data/results
@@ -283,7 +284,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               f"{sum(r['hours'] for r in rows):>11.2f}  (training only, one device; divide by the workers)")
         return 0
     if args.workers is None:
-        from statetrack.claims.sweep import default_workers
+        from statetrack.tools.sweep import default_workers
 
         args.workers = 1 if args.executor != "local" else default_workers(args.device)
     slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
@@ -298,7 +299,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from statetrack.claims import CLAIMS, all_verdicts, check_preset, get_claim, select, verify_claim
+    from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, select, verify_claim
+    from statetrack.verdicts.recipes import check_preset
 
     if args.records is not None:
         return verify_records(args)
@@ -314,9 +316,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     wanted = {get_claim(i).id for i in select(args.ids)} if args.ids and args.ids != ["all"] else None
     for c in CLAIMS.values():
         if wanted is not None and c.id not in wanted:
-            continue
-        if not c.notebook:
-            out.append({"claim": c.id, "status": "planned", "title": c.title})
             continue
         v = verify_claim(c.id, args.preset)
         if v is None:
@@ -397,7 +396,7 @@ def cmd_retire(args: argparse.Namespace) -> int:
     if not args.why.strip():
         raise ConfigError("--why '' is not allowed: say which grid the cells left and why")
     if args.orphans:
-        from statetrack.claims import orphans
+        from statetrack.verdicts.registry import orphans
 
         paths = orphans()
     else:
@@ -499,7 +498,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from statetrack.claims import PRESETS
+    from statetrack.verdicts.recipes import PRESETS
 
     p = Parser(prog="statetrack", description="Reproduce state-tracking claims of the NE and BL papers.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -522,7 +521,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_train)
 
     s = sub.add_parser("reproduce", help="execute claim notebooks with papermill")
-    s.add_argument("ids", nargs="*", help="claim ids, or all (default: every implemented claim)")
+    s.add_argument("ids", nargs="*", help="claim ids, or all (default: every claim)")
     s.add_argument("--preset", required=True, choices=PRESETS)
     s.add_argument("--force", action="store_true", help="retrain even when a record exists (once per command: a run two claims share is trained for the first and copied for the second)")
     s.add_argument("--device", default="auto")

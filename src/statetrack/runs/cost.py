@@ -13,10 +13,10 @@ trains 74k tokens/s on lengths 2–10 at batch 64 and 543k tokens/s in x1's runs
 40, so a rate read across lengths was 7× off. Scaling the small benchmark up underestimates a large model whose
 per-step matrices outgrow the cache (bl1's full bilinear model at H = 128) and misses a tiny model's per-step cost,
 which is why recorded sizes come first. Evaluation is not included. ``run_seconds`` falls back to timing a few real
-steps where nothing covers the model. The sweep's dry run and ``claims.preflight`` (the paper preset on a CPU) use
+steps where nothing covers the model. The sweep's dry run and ``verdicts.registry.preflight`` (the paper preset on a CPU) use
 these.
 
-Used in: ``claims.preflight`` (``total_seconds``), ``statetrack leaderboard``, ``statetrack sweep --dry-run``, the
+Used in: ``verdicts.registry.preflight`` (``total_seconds``), ``statetrack leaderboard``, ``statetrack sweep --dry-run``, the
 scoreboard's cost column, ne7's paper-preset cost (``grid_estimate``), benchmarks/cost_check.py.
 """
 

@@ -17,7 +17,7 @@ seed alone, not on how many cores the machine or the process has. Parallelism co
 (``statetrack reproduce --workers``, ``sweep --workers``). ``STATETRACK_THREADS=N`` overrides it (a
 record says ``threads`` in its provenance); a GPU run keeps torch's CPU setting, which it barely uses.
 
-Used in: ``claims.run_claim``, ``statetrack.claims.sweep``, ``statetrack train``.
+Used in: ``verdicts.registry.run_claim``, ``statetrack.tools.sweep``, ``statetrack train``.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ and two layers); tests/test_memory.py holds the estimate to within 2× of the me
 naming the config values that set it; ``--ignore-memory`` (CLI) or ``STATETRACK_IGNORE_MEMORY=1``
 (notebooks, which inherit it from ``statetrack reproduce --ignore-memory``) skips the check.
 
-Used in: ``statetrack train``, ``claims.preflight`` (every notebook, ``reproduce``, ``sweep``).
+Used in: ``statetrack train``, ``verdicts.registry.preflight`` (every notebook, ``reproduce``, ``sweep``).
 """
 
 from __future__ import annotations

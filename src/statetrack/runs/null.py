@@ -6,7 +6,7 @@ cross-entropy: the unigram model). ``null_record(cfg)`` evaluates it with the ta
 ``evaluate_run`` or ``task.evaluate`` a trained run goes through, at the config's lengths and test seed), so its
 summary and curve have every field a trained record has. A trained statement read on such records must not hold.
 
-Used in: ``statetrack.claims.fit`` (the unigram loss a language model must beat to count as fitted),
+Used in: ``statetrack.verdicts.seed_statistics`` (the unigram loss a language model must beat to count as fitted),
 tests/test_null_contract.py.
 """
 

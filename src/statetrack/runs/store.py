@@ -1,4 +1,4 @@
-"""The run store: keys, atomic JSON records, per-run locks, ``load_or_make``, staleness, paper numbers.
+"""The run store: keys, atomic JSON records, per-run locks, ``load_or_make``, staleness.
 
 A run is identified by ``run_key(cfg)``: the first 8 hex digits of the SHA-256 of the canonical JSON
 of its fully resolved config together with ``SCHEMA_VERSION``. Its record lives at::
@@ -31,13 +31,12 @@ The store never trains: ``load_or_make`` is handed the function that makes a rec
 (``statetrack.runs.execute`` trains one; the sweep calls the same). Provenance lives in
 ``statetrack.runs.provenance``.
 
-Used in: every claim, ``statetrack.runs.execute``, ``statetrack.claims.sweep``.
+Used in: every claim, ``statetrack.runs.execute``, ``statetrack.tools.sweep``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime as _dt
 import fcntl
 import hashlib
@@ -450,23 +449,6 @@ def _created(rec: dict[str, Any]) -> str:
 
 
 # ----------------------------------------------------------------------------- paper numbers
-
-
-def paper_numbers(table: str) -> list[dict[str, Any]]:
-    """Rows of ``data/paper/<table>.csv``: each reported number with its ``source`` and ``provenance``."""
-    path = paper_dir() / f"{table}.csv"
-    if not path.exists():
-        known = sorted(p.stem for p in paper_dir().glob("*.csv"))
-        raise RecordError(f"unknown paper table {table!r}; allowed: {', '.join(known)}")
-    with path.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    for r in rows:
-        for k in ("value", "spread"):
-            if r.get(k) not in (None, ""):
-                r[k] = float(r[k])
-            elif k in r:
-                r[k] = None
-    return rows
 
 
 def tidy(records: list[dict[str, Any]]) -> Any:

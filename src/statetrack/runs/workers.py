@@ -11,7 +11,7 @@ Ctrl-C, the parent waits at exit for every running worker to finish its run. ``w
 
 Any other error cancels the queued items and waits for the running ones, which finish and write their records.
 
-Used in: ``claims.sweep`` (runs), ``site.book.execute_notebooks`` (notebooks).
+Used in: ``tools.sweep`` (runs), ``site.book.execute_notebooks`` (notebooks).
 """
 
 from __future__ import annotations

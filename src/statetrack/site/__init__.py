@@ -1,6 +1,6 @@
-"""What the book shows: the page helper (``page``), tables, plotting primitives, explorers, the scoreboard, the
-book build (``book``), each claim page's readings and figures (``pages``, one module per claim id) and what two or
-more of them share (``grids``, ``paper_runs``, ``statement_readings``, ``bilinear_figures``, ``block_tracker``,
-``word_problem_figures``), and the background page's picture (``theory_grid``). Imports everything below it (core,
-registries, theory, runs, claims); nothing below imports it.
+"""The book build: executing the notebooks and building the Jupyter Book (``book``), the scoreboard and the measured
+budget (``scoreboard``), the launch buttons (``launch``), a patient kernel client (``kernel_client``), the background
+chapters' figures (``background_figures``, ``theory_grid``), the papers' coverage (``paper_coverage``), what the
+verdict rules changed (``verdict_changes``) and the built pages' audit (``audit``). Imports everything below it (the
+claims and the page kit included); only the tools and the CLI import it.
 """

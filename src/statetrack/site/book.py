@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from statetrack.runs.store import repo_root
-from statetrack.claims import CLAIMS, get_claim
+from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.runs.store import check_writable
 from statetrack.site.launch import add_launch_buttons, fill_setup_cells, launch_target
 
@@ -36,7 +36,7 @@ class NotebookError(RuntimeError):
 
 
 #: The scripts the book serves itself instead of loading them from a CDN when a page is viewed: MathJax 3 (every
-#: page) and Vega, Vega-Lite and vega-embed (the pages with explorers: ``statetrack.site.explorers``). Their versions
+#: page) and Vega, Vega-Lite and vega-embed (the pages with explorers: ``statetrack.display.explorers``). Their versions
 #: are pinned in package.json and package-lock.json; ``fetch_assets`` installs them with npm's own client and copies
 #: the files the pages load. Each entry: file pattern under node_modules/ → folder in _assets/.
 ASSETS = {
@@ -100,7 +100,7 @@ def declared_parameters(claim_id: str) -> list[str]:
 
 def check_extra(claim_id: str, extra: dict | None) -> None:
     """Refuse ``extra`` parameters the claim's notebook does not declare (``parameters.check_parameter_names``)."""
-    from statetrack.site.parameters import check_parameter_names
+    from statetrack.display.parameters import check_parameter_names
 
     if extra:
         check_parameter_names(claim_id, {k: repr(v) for k, v in extra.items()}, declared_parameters(claim_id))
@@ -128,9 +128,9 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     params = {"PRESET": preset, "FORCE": force, "DEVICE": device, "CONFIRM_LONG": confirm_long, **(extra or {})}
     tmp = out.with_suffix(".partial.ipynb")
     t0 = time.perf_counter()
-    from statetrack.site.explorers import BUILDING
+    from statetrack.display.explorers import BUILDING
 
-    os.environ[BUILDING] = "1"  # the kernel inherits it: exercise cells say where to run them (site.explorers)
+    os.environ[BUILDING] = "1"  # the kernel inherits it: exercise cells say where to run them (display.explorers)
     try:
         pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name="python3", language="python",
                             cwd=str(src.parent), progress_bar=False, log_output=False,
@@ -199,6 +199,7 @@ def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
 def write_generated(folder: Path) -> None:
     """The tables computed at build time, as MyST files: from the run records (``statetrack.site.scoreboard``) and the
     theory's table of transition class × task (``theory_grid``, linking the claim pages)."""
+    from statetrack.site.api_page import api_markdown
     from statetrack.site.theory_grid import theory_grid_markdown
     from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
     from statetrack.site import background_figures
@@ -213,6 +214,7 @@ def write_generated(folder: Path) -> None:
     (folder / "theory_grid.md").write_text(theory_grid_markdown(pages))
     (folder / "verdict_changes.md").write_text(changes_markdown())
     (folder / "paper_coverage.md").write_text(coverage_markdown())
+    (folder / "api.md").write_text(api_markdown())
     background_figures.write(folder)
 
 
@@ -242,8 +244,6 @@ def stage(executed: Path | None = None, dst: Path | None = None) -> Path:
     shutil.copytree(assets, dst / "_assets")
     missing = []
     for c in CLAIMS.values():
-        if not c.notebook:
-            continue
         nb = executed / f"{c.notebook}.ipynb"
         if nb.exists():
             shutil.copy2(nb, dst / "notebooks" / nb.name)

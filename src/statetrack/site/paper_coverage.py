@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 from typing import Any
 
-from statetrack.claims import CLAIMS, get_claim
+from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.runs.store import paper_dir
 
 #: id prefix → why rows under it are judged by no statement (the first matching prefix wins)
@@ -41,8 +41,6 @@ def readers() -> dict[str, list[str]]:
     """Row id → the statements ("claim.statement") that judge it."""
     out: dict[str, list[str]] = {}
     for c in CLAIMS.values():
-        if not c.notebook:
-            continue
         for s in get_claim(c.id).statements():
             for rid in s.reads:
                 out.setdefault(rid, []).append(f"{c.id}.{s.id}")

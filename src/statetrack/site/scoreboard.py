@@ -6,10 +6,9 @@ include them. A claim's status is one of
 
 | status | meaning |
 |---|---|
-| reproduced / partly reproduced / not reproduced | the claim's statements judged at the shown preset (``claims.statements.verdict_word``) |
+| reproduced / partly reproduced / not reproduced | the claim's statements judged at the shown preset (``verdicts.statements.verdict_word``) |
 | not run at this preset | records exist, but no statement is judged at that preset |
 | not run | the claim is built, but no preset has all its records |
-| not built yet | the claim has no notebook yet |
 
 Used in: book/intro.md (scoreboard), book/teaching.md (budget), book/gpu_runbook.md (paper cost),
 ``statetrack.site.book.stage``.
@@ -19,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from statetrack.claims import CLAIMS, all_verdicts, get_claim, implemented, recorded, verify_claim
-from statetrack.claims.statements import tally, theory_tally
+from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, recorded, verify_claim
+from statetrack.verdicts.statements import tally, theory_tally
 from statetrack.runs import store
-from statetrack.claims.sweep import dry_run, plan
+from statetrack.verdicts.plan import dry_run, plan
 
 
 def _fmt(x: Any) -> str:
@@ -35,15 +34,12 @@ def _tally(t: dict[str, int]) -> str:
 
 def rows() -> list[dict[str, Any]]:
     """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, the deciding
-    statements' tally and the one statement that explains the word (``pages.decisive``)."""
-    from statetrack.site.page import deciding, decisive
+    statements' tally and the one statement that explains the word (``display.page.decisive``)."""
+    from statetrack.display.page import deciding, decisive
 
     out = []
     for c in CLAIMS.values():
-        row = {"claim": c.id, "paper": c.paper, "source": c.source, "title": c.title, "built": bool(c.notebook)}
-        if not c.notebook:
-            out.append({**row, "status": "not built yet"})
-            continue
+        row = {"claim": c.id, "paper": c.paper, "source": c.source, "title": c.title}
         v = verify_claim(c.id)
         if v is None:
             out.append({**row, "status": "not run"})
@@ -75,7 +71,7 @@ def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
 
 
 def _paper_cell(p: dict[str, Any]) -> str:
-    from statetrack.site.page import chip
+    from statetrack.display.page import chip
 
     if p["status"] == "shown":
         return "(shown)"
@@ -129,19 +125,19 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
     """The scoreboard as MyST, about one screen: per claim a coloured verdict chip, the number behind the word
     and how many of the deciding statements hold; then, folded, the claims' sources with the paper preset, and every
     statement with the seeds that pass. ``table``: ``rows()`` (computed when not given)."""
-    from statetrack.site.page import chip
+    from statetrack.display.page import chip
 
     table = rows() if table is None else table
     lines = ["| claim | verdict | deciding number | experiments | theory | preset |", "|---|---|---|---|---|---|"]
     for r in table:
-        name = f"{{ref}}`{r['claim']} <{r['claim']}>`" if r["built"] else r["claim"]
+        name = f"{{ref}}`{r['claim']} <{r['claim']}>`"
         if "preset" not in r:
             lines.append(f"| {name} | {r['status']} | – | – | – | – |")
             continue
         word = chip(r["status"]) + (" (stale)" if r["stale"] else "")
         lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
                      f"{theory_cell(r)} | `{r['preset']}` |")
-    built = [r for r in table if r["built"] and "preset" in r]
+    built = [r for r in table if "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "partly reproduced", "not reproduced",
                                                                 "not run at this preset")}
     count["ours only"] = sum(r["status"].startswith("ours only") for r in built)
@@ -199,8 +195,6 @@ def budget_rows() -> list[dict[str, Any]]:
 
     out, seen = [], set()
     for c in CLAIMS.values():
-        if not c.notebook:
-            continue
         claim = get_claim(c.id)
         for preset in BUDGET_PRESETS:
             grid = list(dict.fromkeys(claim.grid(preset)))
@@ -263,7 +257,7 @@ def paper_cost_markdown() -> str:
     """Per built claim: runs of the paper grid, how many are recorded and their measured training hours, the
     estimated training hours for the rest (``sweep.dry_run``)."""
 
-    rows = dry_run(plan(implemented(), "paper"), "cuda")
+    rows = dry_run(plan(list(CLAIMS), "paper"), "cuda")
     source = rows[0]["throughput_from"] if rows else "–"
     lines = ["| claim | runs at paper | recorded | measured hours of the recorded | estimated hours for the rest |",
              "|---|---|---|---|---|"]

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from statetrack.claims import CLAIMS, all_verdicts
+from statetrack.verdicts.registry import CLAIMS, all_verdicts
 from statetrack.runs.provenance import repo_root
 
 BASELINE = "b85c6f8"
@@ -88,8 +88,6 @@ def words() -> list[dict[str, Any]]:
     """Every claim's word at quick and paper, at the baseline and now."""
     out = []
     for c in CLAIMS.values():
-        if not c.notebook:
-            continue
         old, new = baseline(c.id), all_verdicts(c.id, PRESETS)
         out.append({"claim": c.id, **{f"{p} {BASELINE}": old.get(p, {}).get("verdict", "–") for p in PRESETS},
                     **{f"{p} now": new[p].word if p in new else "–" for p in PRESETS}})
@@ -107,7 +105,5 @@ def changes_markdown() -> str:
 
     lines = ["## Every claim's word", "", *table(words()), "", "## Every statement whose outcome changed", ""]
     for c in CLAIMS.values():
-        if c.notebook:
-            lines += [f"### {c.id}", "", *table([{k: v for k, v in r.items() if k != "claim"} for r in rows(c.id)]),
-                      ""]
+        lines += [f"### {c.id}", "", *table([{k: v for k, v in r.items() if k != "claim"} for r in rows(c.id)]), ""]
     return "\n".join(lines) + "\n"

@@ -1,7 +1,7 @@
 """Exact constructions and finite-precision demonstrations of the papers' theorems, one module per result.
 
 Each returns values (constructions, bounds, predictions) or builds ``Check`` rows several claims share; a claim's own
-exact checks are assembled in its ``claims/<id>.py``.
+exact checks are assembled in its ``claims/<id>/claim.py``.
 
 NE (negative eigenvalues):
 

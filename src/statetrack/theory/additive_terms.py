@@ -24,7 +24,7 @@ divided by max(|g|, 1) and L grows by its log. Rescaling by a positive number ne
 sign, and the additive term is carried at the matching scale, so the sign is exact up to fp64
 rounding of the sums (checked against exact rational arithmetic in the tests).
 
-Used in: bl6 (claims/bl6.py, notebooks/bl6_additive_terms.md), tests/test_theory_additive_terms.py.
+Used in: bl6 (claims/bl6/claim.py, notebooks/bl6_additive_terms.md), tests/test_theory_additive_terms.py.
 """
 
 from __future__ import annotations

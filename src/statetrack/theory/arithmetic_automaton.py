@@ -34,7 +34,7 @@ m = 50 exactly is open; a one-hot construction cannot.
 Ground truth is always the task's own labels (``Task.sample``), and the tests add Python's own
 evaluation of the expression string.
 
-Used in: bl4 (claims/bl4.py, notebooks/bl4_modular_arithmetic.md), tests/test_theory_arithmetic_automaton.py.
+Used in: bl4 (claims/bl4/claim.py, notebooks/bl4_modular_arithmetic.md), tests/test_theory_arithmetic_automaton.py.
 """
 
 from __future__ import annotations

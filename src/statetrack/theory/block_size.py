@@ -46,7 +46,7 @@ entries sum to 0; a permutation matrix P (P e_q = e_{p(q)}) fixes the all-ones v
 that subspace to itself, and ρ(p) = Qᵀ P Q is an (m−1)×(m−1) orthogonal matrix with
 ρ(p) c_q = c_{p(q)} for the codes c_q = Qᵀ e_q (the corners of a regular simplex).
 
-Used in: bl2, bl5 (claims/bl2.py, claims/bl5.py and their notebooks), tests/test_theory_block_size.py.
+Used in: bl2, bl5 (claims/bl2/claim.py, claims/bl5/claim.py and their notebooks), tests/test_theory_block_size.py.
 """
 
 from __future__ import annotations

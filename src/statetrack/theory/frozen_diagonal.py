@@ -36,7 +36,7 @@ parity of the length.
 n_0 log|w_0| + n_1 log|w_1|, a single (mostly fixed) coordinate whatever H is, so the readout sees
 one unit at best; its success does not grow with H.
 
-Used in: bl8 (claims/bl8.py, notebooks/bl8_frozen_random_diagonal_parity.md), tests/test_bilinear.py
+Used in: bl8 (claims/bl8/claim.py, notebooks/bl8_frozen_random_diagonal_parity.md), tests/test_bilinear.py
 (``sign_flip_parity``), tests/test_theory_frozen_diagonal.py.
 """
 

@@ -27,7 +27,7 @@ h_1 = (c, 1), whose argmax is state 0 if c > 1 and state 1 if c < 1 (``additive_
 Ground truth is always the fsm task's own labels (``tasks.fsm.walk`` through ``Task.sample``), never
 the model's output.
 
-Used in: bl1 (claims/bl1.py, notebooks/bl1_bilinear_simulates_any_fsm.md), tests/test_bilinear.py,
+Used in: bl1 (claims/bl1/claim.py, notebooks/bl1_bilinear_simulates_any_fsm.md), tests/test_bilinear.py,
 tests/test_theory_fsm_simulation.py.
 """
 

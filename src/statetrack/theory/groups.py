@@ -8,7 +8,7 @@ tells which representations a tracker can use (``theory.block_size``: a block be
 Hand-worked example: the letters (0 1 2) ↦ (1 2 0) and (0 1 2) ↦ (1 0 2) of a 3-state machine are a
 3-cycle and a transposition; their closure under composition is all of S3, order 6.
 
-Used in: bl5 (claims/bl5.py), tests/test_theory_groups.py.
+Used in: bl5 (claims/bl5/claim.py), tests/test_theory_groups.py.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Worked example (a 3-state machine, letter a = the 3-cycle 0→1→2→0, letter 
     cycle_lengths:   a: [3]     b: [2, 1]
     ab from 0: a(0) = 1, b(1) = 0  → 0      ba from 0: b(0) = 1, a(1) = 2 → 2     so the letters do not commute
 
-Used in: claims/x1.py (its exact checks and the bounds of its ``theorem forbids`` statements),
+Used in: claims/x1/claim.py (its exact checks and the bounds of its ``theorem forbids`` statements),
 tests/test_theory_letters.py.
 """
 

@@ -43,7 +43,7 @@ not a statement of the paper; the periods and spectra below are computed, not as
 Ground truth is always the task's own label function (``tasks.modular._running_values``, which
 ``ModularArithmetic.sample`` calls), never the construction's output.
 
-Used in: ne4 (claims/ne4.py, notebooks/ne4_chomsky_tasks.md), tests/test_theory_modular_arithmetic.py.
+Used in: ne4 (claims/ne4/claim.py, notebooks/ne4_chomsky_tasks.md), tests/test_theory_modular_arithmetic.py.
 """
 
 from __future__ import annotations

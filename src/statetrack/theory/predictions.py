@@ -52,7 +52,7 @@ terms allowed, tracks no non-abelian group in finite precision).
 term (the pure bilinear "diagonal" and "rotation"), whose state after a word is a function of its letter
 counts; x1 bounds those models by the best count-only accuracy at the lengths it tests.
 
-Used in: claims/x1.py (every cell's prediction), leaderboard.py, tests/test_theory_predictions.py.
+Used in: claims/x1/claim.py (every cell's prediction), leaderboard.py, tests/test_theory_predictions.py.
 """
 
 from __future__ import annotations

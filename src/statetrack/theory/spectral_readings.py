@@ -8,7 +8,7 @@
 - ``construction_checks``: the readings on hand-set transitions (NE Thm 3's parity automaton, rotations by
   2πv/m, Z_5's regular representation) and on near misses that must not read as solutions.
 
-Used in: claims/x2.py (its readings, bounds and exact checks), tests/test_claims_x2.py.
+Used in: claims/x2/claim.py (its readings, bounds and exact checks), tests/test_claims_x2.py.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ Every number here is exact (enumeration) or an unbiased Monte Carlo estimate fro
 generator; the tests compare both with a brute-force walk from every start state through the
 task's own ``tasks.fsm.walk``.
 
-Used in: bl3 (claims/bl3.py, notebooks/bl3_random_state_machines.md), tests/test_theory_synchronization.py.
+Used in: bl3 (claims/bl3/claim.py, notebooks/bl3_random_state_machines.md), tests/test_theory_synchronization.py.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ shared 2-core box a second thread only adds hand-offs: measured 0.16 ms per step
 (B = 100, H = 25, while other jobs ran).
 
 Used in: ``fsm_simulation``, ``modular_arithmetic``, ``householder``, ``layered_counting``, ``cascade`` and the
-claims' exact parts (bl1, bl2, bl4, bl5); ``claims.check_cache`` computes every claim's checks under it.
+claims' exact parts (bl1, bl2, bl4, bl5); ``verdicts.check_cache`` computes every claim's checks under it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The model's row is built the way x1 builds its fills: for each of x1's five colu
 column owner's recurrent reference cell (``x1.fill_runs``: task, training and test settings, seeds and
 learning rates) with this model's config put in (``cells``). A model that declares a learning-rate grid
 (``Config.lrs``) is swept over it instead of the reference cell's rates; the rate with the best median
-is judged by x1's statement for the cell where that statement is the theory's (``claims.statements.decide``, as every
+is judged by x1's statement for the cell where that statement is the theory's (``verdicts.statements.decide``, as every
 claim is; a paper's number judges only the paper's model). The bilinear model takes the bilinear reference cell, as
 x1's bilinear fills do.
 
@@ -18,7 +18,7 @@ in more than one layer) is shown beside ``theory.predictions.predict``'s answer,
 
 Before anything trains the command checks its input (an unknown model, a bad ``--set``, an unknown
 transition class: one line naming the value and what is allowed, exit 2, nothing written) and prints the
-estimated cost of the missing runs (``cost.seconds_each``, as ``claims.preflight`` estimates: recorded or benchmarked
+estimated cost of the missing runs (``cost.seconds_each``, as ``verdicts.registry.preflight`` estimates: recorded or benchmarked
 throughput, else a few timed steps). Runs go through ``runs.load_or_run`` into the results store (at
 ``smoke`` into the scratch store, ``results.scratch_for_smoke``), so a second call loads them. The output
 puts the row beside the built-in families' rows that x1 has recorded at the same preset
@@ -33,9 +33,11 @@ import time
 from typing import Any
 
 from statetrack.config import ConfigError, ModelConfig, RunConfig, overrides_from_strings
-from statetrack.claims import x1, check_preset, NeedsConfirmation, verify_claim
-from statetrack.claims.recipes import check_seeds
-from statetrack.claims.statements import decide
+from statetrack.claims.x1 import claim as x1
+from statetrack.verdicts.recipes import check_preset
+from statetrack.verdicts.registry import NeedsConfirmation, verify_claim
+from statetrack.verdicts.recipes import check_seeds
+from statetrack.verdicts.statements import decide
 from statetrack.models import (MODELS, PLUGIN_ERRORS, known_model, model_config, transition_of, transition_param_of,
                                PLUGINS)
 from statetrack.runs import store as results
@@ -43,7 +45,7 @@ from statetrack.runs.cost import seconds_each
 from statetrack.runs.execute import load_or_run
 from statetrack.runs.memory import check_memory
 from statetrack.runs.store import check_writable, results_dir
-from statetrack.site.pages.x1 import board
+from statetrack.claims.x1.page import board
 from statetrack.tasks import task_config
 from statetrack.theory.predictions import predict
 from statetrack.training import resolve_device

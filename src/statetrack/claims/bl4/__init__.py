@@ -1,0 +1,1 @@
+"""Claim bl4: its declaration (``claim``, with its title and paper source) and its page's readings (``page``)."""

@@ -1,0 +1,1 @@
+"""Claim ne1: its declaration (``claim``, with its title and paper source) and its page's readings (``page``)."""

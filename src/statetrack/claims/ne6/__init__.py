@@ -1,0 +1,1 @@
+"""Claim ne6: its declaration (``claim``, with its title and paper source) and its page's readings (``page``)."""

@@ -1,0 +1,1 @@
+"""Claim x2: its declaration (``claim``, with its title and paper source) and its page's readings (``page``)."""

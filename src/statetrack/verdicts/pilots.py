@@ -1,0 +1,151 @@
+"""Recorded pilots of the quick recipes: recipe(cell, seed ≥ 100) beside one change at a time, on seeds no verdict reads.
+
+A quick recipe is our choice. A claim declares its ``RecipePilots`` (``Claim.recipe_pilots``): the cells its recipe
+was chosen for and the alternatives its page's "Choices we made" weighs; ``grid(claim)`` trains the recipe and every
+alternative on ``SEEDS`` (100 and up), and ``rows(claim)`` reads their records for the page and the book's recipes
+chapter. The rule, fixed before any pilot
+ran: the recipe stands on a cell when its median over the pilot seeds is no worse than the alternative's by more than
+``MARGIN`` (lower is better for a perplexity); otherwise the page says that the alternative did better.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from statetrack.config import ConfigError, RunConfig
+from statetrack.runs import store
+from statetrack.verdicts.statements import score
+
+if TYPE_CHECKING:  # the declaration names its pilots, so the type is only read here
+    from statetrack.verdicts.claim import Claim
+
+SEEDS = (100, 101, 102)
+MARGIN = 0.05  # of a normalized accuracy, or of a perplexity
+PRESET = "quick"
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """One alternative to a recipe: ``changes`` (``"model.d_conv": 0``) applied to the cells ``where`` matches."""
+
+    name: str
+    why: str  # the choice it tests, in the page's words
+    where: dict[str, Any]  # dotted config fields → value, matched on the claim's quick cells
+    changes: dict[str, Any] = field(default_factory=dict)  # empty: the recipe itself
+    seeds: tuple[int, ...] = SEEDS
+
+
+DELTANET_NEG = {"model.name": "deltanet", "model.eig_range": "[-1,1]"}
+ROTATION_ONE_BLOCK = {"model.variant": "rotation", "model.d_model": 2}
+FULL = {"model.variant": "full"}
+RECIPE = "the quick recipe"
+
+
+@dataclass(frozen=True)
+class RecipePilots:
+    """A claim's quick-recipe pilots (its declared ``recipe_pilots``): the summary metric they are judged on, whether
+    lower is better, and the pilots."""
+
+    metric: str
+    lower: bool
+    pilots: tuple[Pilot, ...]
+
+
+def _declared(claim: Claim) -> RecipePilots:
+    if claim.recipe_pilots is None:
+        raise ConfigError(f"{claim.id} has no recipe pilots")
+    return claim.recipe_pilots
+
+
+def _field(cfg: RunConfig, dotted: str) -> Any:
+    section, name = dotted.split(".")
+    return getattr(getattr(cfg, section), name, None)
+
+
+def _changed(cfg: RunConfig, changes: dict[str, Any], seed: int) -> RunConfig:
+    parts: dict[str, dict[str, Any]] = {}
+    for dotted, value in changes.items():
+        section, name = dotted.split(".")
+        parts.setdefault(section, {})[name] = value
+    return replace(cfg, seed=seed, **{s: replace(getattr(cfg, s), **kw) for s, kw in parts.items()})
+
+
+def runs(claim: Claim) -> list[tuple[Pilot, RunConfig]]:
+    """Every (pilot, config) of ``claim``: each pilot's matching quick cells, changed, on the pilot's seeds."""
+    declared = _declared(claim)
+    cells = claim.grid(PRESET, seeds=[0])
+    out = []
+    for pilot in declared.pilots:
+        chosen = [c for c in cells if all(_field(c, k) == v for k, v in pilot.where.items())]
+        if not chosen:
+            raise ConfigError(f"{claim.id}'s pilot {pilot.name!r} matches no quick cell: {pilot.where}")
+        out += [(pilot, _changed(c, pilot.changes, s)) for c in chosen for s in pilot.seeds]
+    return out
+
+
+def grid(claim: Claim) -> list[RunConfig]:
+    """The configs ``statetrack sweep --pilot --preset quick`` trains for ``claim`` (each once)."""
+    return list(dict.fromkeys(cfg for _, cfg in runs(claim)))
+
+
+def rows(claim: Claim) -> list[dict[str, Any]]:
+    """One row per pilot and cell: the metric's median over the recorded pilot seeds, beside the recipe's, and whether
+    the recipe stands by the rule above (None until both are recorded)."""
+    metric, lower = _declared(claim).metric, _declared(claim).lower
+    by: dict[tuple[str, str], dict[str, Any]] = {}
+    for pilot, cfg in runs(claim):
+        record = store.stored(cfg)
+        cell = _label(cfg)
+        row = by.setdefault((pilot.name, cell), {"claim": claim.id, "pilot": pilot.name, "choice": pilot.why,
+                                                 "cell": cell, "scores": [], "seeds": len(pilot.seeds)})
+        if record is not None:
+            row["scores"].append(score(record, metric))
+    for row in by.values():
+        row["recorded"] = len(row["scores"])
+        row["median"] = statistics.median(row["scores"]) if row["scores"] else float("nan")
+        row["metric"] = metric
+    for (name, cell), row in by.items():
+        recipe = by.get((RECIPE, cell))
+        if recipe is None or name == RECIPE or not (row["recorded"] and recipe["recorded"]):
+            row["recipe stands"] = None
+            continue
+        gap = (recipe["median"] - row["median"]) * (-1 if lower else 1)  # > 0: the recipe is better
+        row["recipe stands"] = bool(gap >= -MARGIN)
+    return list(by.values())
+
+
+def _label(cfg: RunConfig) -> str:
+    """The cell a pilot run stands for: its model and task, whatever the pilot changed in them."""
+    m, t = cfg.model, cfg.task
+    what = f"{m.name} {getattr(m, 'eig_range', None) or getattr(m, 'variant', None) or ''}".strip()
+    facts = [f"{k}={getattr(t, k)}" for k in ("modulus", "group", "tokens_per_element", "num_states", "corpus")
+             if getattr(t, k, None)]
+    return f"{what}, {' '.join([t.name, *facts])}"
+
+
+def of(claim: Claim) -> dict[str, list[RunConfig]]:
+    """Every recorded pilot of ``claim`` by preset: its recipe pilots (at quick) and its own ``pilot_grid`` (at its
+    declared ``pilot_preset``)."""
+    out: dict[str, list[RunConfig]] = {}
+    if claim.pilot_grid is not None:
+        out.setdefault(claim.pilot_preset, []).extend(claim.pilot_grid())
+    if claim.recipe_pilots is not None:
+        out.setdefault(PRESET, []).extend(grid(claim))
+    return out
+
+
+def frame(claims: list[Claim], one: bool = True) -> pd.DataFrame:
+    """The pilots of ``claims`` (each with recipe pilots) as a pandas frame, a row per pilot and cell; ``one``: the
+    metric's column is named by the metric (a claim's page), else "median" (every claim's, the recipes chapter)."""
+    out = []
+    for claim in claims:
+        for r in rows(claim):
+            stands = {None: "–", True: "yes", False: "no: the alternative did better"}[r["recipe stands"]]
+            out.append({"claim": claim.id, "pilot": r["pilot"], "choice it tests": r["choice"], "cell": r["cell"],
+                        "seeds recorded": f"{r['recorded']} of {r['seeds']}", r["metric"] if one else "median":
+                        "–" if r["median"] != r["median"] else round(r["median"], 3), "recipe stands": stands})
+    return pd.DataFrame(out).set_index(["claim", "pilot"]) if out else pd.DataFrame()
