@@ -1,6 +1,6 @@
 """Count the tables of a built site (or of executed notebooks) and those a reader would miss parts of: with an
 index column, cut by pandas, printing a raw NaN/None, or open past ``tables.FOLD_ROWS`` rows
-(``statetrack.display.tables.audit``).
+(``statetrack.site.audit``).
 
     python benchmarks/site_tables.py [_build/html]        # one line per page with a table, then the totals
     python benchmarks/site_tables.py _build/executed      # the same over executed notebooks' HTML outputs
@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from statetrack.display.tables import audit_pages
+from statetrack.site.audit import audit_pages
 
 FIELDS = ("tables", "indexed", "truncated", "raw_missing", "long_open")
 

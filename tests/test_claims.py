@@ -136,6 +136,7 @@ def test_a_page_shows_every_row_of_a_long_table():
 
 def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_not_run_in_one_line():
     from statetrack.display import tables
+    from statetrack.site import audit
     from statetrack.check import Check
     from statetrack.display.page import show_cells, show_statements, statement_frame
 
@@ -145,12 +146,12 @@ def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_n
     v = decide("xx", "quick", recs, [st, other], cell_of=lambda r: {"task": "parity"},
                not_run=[{"task": "mod_arith"}, {"task": "z"}], checks=[Check("c", 1.0, "= 1", True)])
     shown = show_cells(v)._repr_html_()
-    trained, listed = tables.tables_in(shown)
+    trained, listed = audit.tables_in(shown)
     assert [r[0][1] for r in trained.body] == ["parity"] and not trained.folded  # the trained cell, alone
     assert "2 cells not run at this preset.</summary>" in shown and "<li>mod_arith</li>" in shown
     assert "The one check holds." in shown and listed.folded and [r[0][1] for r in listed.body] == ["c"]
     statements = show_statements(v)._repr_html_()
-    judged, full = tables.tables_in(statements)
+    judged, full = audit.tables_in(statements)
     assert [r[0][1] for r in judged.body] == ["s"] and "1 of 2 statements not run at this preset" in statements
     assert not judged.folded and full.folded and [r[0][1] for r in full.body] == ["s"]  # the statistics, folded
     assert list(statement_frame(v)["statement"]) == ["s", "t"]  # the frame keeps every statement

@@ -8,68 +8,69 @@ import pandas as pd
 import pytest
 
 from statetrack.display import tables
+from statetrack.site import audit
 
 ROWS = "".join(f"<tr><td>{i}</td><td>x</td></tr>" for i in range(3))
 
 
-def _one(snippet: str) -> tables.Table:
-    (t,) = tables.tables_in(snippet)
+def _one(snippet: str) -> audit.Table:
+    (t,) = audit.tables_in(snippet)
     return t
 
 
 def test_a_row_of_dots_is_a_cut_table_and_a_plain_row_is_not():
     cut = '<table class="dataframe"><tbody>' + ROWS + "<tr><td>...</td><td>...</td></tr>" + ROWS + "</tbody></table>"
-    assert tables.truncated(_one(cut))
-    assert not tables.truncated(_one('<table class="dataframe"><tbody>' + ROWS + "</tbody></table>"))
-    assert tables.truncated(_one('<table class="dataframe"><thead><tr><th>a</th><th>...</th></tr></thead>'
+    assert audit.truncated(_one(cut))
+    assert not audit.truncated(_one('<table class="dataframe"><tbody>' + ROWS + "</tbody></table>"))
+    assert audit.truncated(_one('<table class="dataframe"><thead><tr><th>a</th><th>...</th></tr></thead>'
                                  "<tbody><tr><td>1</td><td>...</td></tr></tbody></table>"))
     cell = "x" * 47 + "..."  # pandas cut a long text to display.max_colwidth
-    assert tables.truncated(_one(f'<table class="dataframe"><tbody><tr><td>{cell}</td></tr></tbody></table>'))
-    assert not tables.truncated(_one('<table class="dataframe"><tbody><tr><td>and so on...</td></tr></tbody></table>'))
+    assert audit.truncated(_one(f'<table class="dataframe"><tbody><tr><td>{cell}</td></tr></tbody></table>'))
+    assert not audit.truncated(_one('<table class="dataframe"><tbody><tr><td>and so on...</td></tr></tbody></table>'))
 
 
 def test_pandas_index_is_an_index_column_and_a_page_table_is_not():
     with_index = pd.DataFrame({"a": [1, 2]}).to_html()
-    assert tables.indexed(_one(with_index))
-    assert tables.indexed(_one(pd.DataFrame({"a": [1, 2]}, index=["x", "y"]).to_html()))
-    assert not tables.indexed(_one(tables.html(pd.DataFrame({"a": [1, 2]}))))
+    assert audit.indexed(_one(with_index))
+    assert audit.indexed(_one(pd.DataFrame({"a": [1, 2]}, index=["x", "y"]).to_html()))
+    assert not audit.indexed(_one(tables.html(pd.DataFrame({"a": [1, 2]}))))
     sphinx = '<table class="table"><thead><tr><th class="head"><p>a</p></th></tr></thead><tbody>' + ROWS + "</tbody></table>"
-    assert not tables.indexed(_one(sphinx))  # a markdown table of a page
+    assert not audit.indexed(_one(sphinx))  # a markdown table of a page
 
 
 def test_a_raw_nan_cell_is_named_and_a_dash_is_not():
     frame = pd.DataFrame({"a": [1.0, float("nan")], "b": pd.Series(["x", None], dtype=object)})
-    assert sorted(tables.raw_missing(_one(frame.to_html(index=False)))) == ["NaN", "None"]
-    assert tables.raw_missing(_one(tables.html(frame))) == []
-    assert tables.raw_missing(_one("<table><tbody><tr><td>nan</td><td>banana</td></tr></tbody></table>")) == ["nan"]
+    assert sorted(audit.raw_missing(_one(frame.to_html(index=False)))) == ["NaN", "None"]
+    assert audit.raw_missing(_one(tables.html(frame))) == []
+    assert audit.raw_missing(_one("<table><tbody><tr><td>nan</td><td>banana</td></tr></tbody></table>")) == ["nan"]
 
 
 def test_a_long_table_is_folded_not_cut_and_a_meaningful_index_becomes_a_column():
     frame = pd.DataFrame({"outcome": ["holds"] * 30 + ["fails"]}, index=pd.Index(range(31), name="run"))
     page = tables.html(frame)
-    (t,) = tables.tables_in(page)
-    assert t.folded and len(t.body) == 31 and not tables.truncated(t) and not tables.indexed(t)
+    (t,) = audit.tables_in(page)
+    assert t.folded and len(t.body) == 31 and not audit.truncated(t) and not audit.indexed(t)
     assert [h for _, h in t.head[0]] == ["run", "outcome"] and "<summary>all 31 rows</summary>" in page
-    assert not tables.tables_in(tables.html(frame.head(3)))[0].folded
+    assert not audit.tables_in(tables.html(frame.head(3)))[0].folded
     pivot = pd.DataFrame({"a": [1, 1], "dtype": ["x", "y"], "v": [1, 2]}).pivot(index="a", columns="dtype", values="v")
-    assert tables.indexed(_one(pivot.to_html(index=False)))  # pandas keeps a row-label cell for the columns' name
-    assert not tables.indexed(_one(tables.html(pivot)))
+    assert audit.indexed(_one(pivot.to_html(index=False)))  # pandas keeps a row-label cell for the columns' name
+    assert not audit.indexed(_one(tables.html(pivot)))
 
 
 def test_all_passing_checks_are_one_line_and_failing_ones_are_named():
     checks = pd.DataFrame({"check": ["a", "b", "c"], "holds": [True, True, True]})
     shown = tables.checks(checks)._repr_html_()
-    assert "All 3 checks hold." in shown and tables.tables_in(shown)[0].folded
+    assert "All 3 checks hold." in shown and audit.tables_in(shown)[0].folded
     checks.loc[1, "holds"] = False
     shown = tables.checks(checks)._repr_html_()
-    first = tables.tables_in(shown)[0]
+    first = audit.tables_in(shown)[0]
     assert "1 of 3 checks fail" in shown and not first.folded and [r[0][1] for r in first.body] == ["b"]
 
 
 @pytest.mark.book
 def test_no_table_of_the_built_site_hides_a_row_an_index_or_a_missing_value(built_site):
     pages = sorted(p for p in built_site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
-    audits = tables.audit_pages((str(p.relative_to(built_site)), p.read_text(errors="replace")) for p in pages)
+    audits = audit.audit_pages((str(p.relative_to(built_site)), p.read_text(errors="replace")) for p in pages)
     bad = {name: a.problems() for name, a in audits.items() if a.problems()}
     assert sum(a.tables for a in audits.values()), "the site has no table at all"
     assert not bad, "; ".join(f"{name}: {', '.join(p)}" for name, p in bad.items())
@@ -106,8 +107,8 @@ def test_a_truth_value_is_a_word_and_a_missing_one_a_dash():
 def test_a_styled_table_can_be_folded_whole():
     styler = pd.DataFrame({"cell": [f"c{i}" for i in range(30)]}).style.hide(axis="index")
     shown = tables.Folded(styler, "all 30 cells")._repr_html_()
-    (t,) = tables.tables_in(shown)
-    assert t.folded and len(t.body) == 30 and not tables.long_open(t) and "<summary>all 30 cells</summary>" in shown
+    (t,) = audit.tables_in(shown)
+    assert t.folded and len(t.body) == 30 and not audit.long_open(t) and "<summary>all 30 cells</summary>" in shown
 
 
 @pytest.mark.parametrize("x,shown", [(44964.5247, "45,000"), (14.458, "14.5"), (99.96, "100"), (1230.0, "1,230"),
