@@ -9,7 +9,7 @@ random upstream gradient. A second check runs the fast path in fp32 against the 
 Tolerances are norm-relative (``helpers.rel_err``), as in tests/test_ops.py: fp64 ``1e-12`` (the two differ
 in summation order only; measured ≤ 9e-15 here), fp32 ``1e-5`` (measured ≤ 1.8e-6, mLSTM at T = 19; a
 convention bug is O(1)). A negative control shows the comparison fails a fast path that is slightly wrong. The
-hand-worked cases and the larger, per-op sweeps live in tests/test_ops.py, test_followup_ops.py,
+hand-worked cases and the larger, per-op sweeps live in tests/test_ops.py, test_ops_gated_pd_complex.py,
 test_bilinear.py, test_rnn.py, test_xlstm.py and test_transformer.py.
 """
 

@@ -205,7 +205,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from statetrack.verdicts.recipes import check_preset
     from statetrack.verdicts.registry import get_claim, preflight, select
     from statetrack.display.parameters import check_parameter_names
-    from statetrack.runs.store import check_writable, forced_since, forcing, scratch_for_smoke
+    from statetrack.runs.store import check_writable, forced_since, forcing
+    from statetrack.verdicts.recipes import scratch_for_smoke
     from statetrack.training import resolve_device
 
     check_preset(args.preset)
@@ -259,7 +260,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from statetrack.runs.store import scratch_for_smoke
+    from statetrack.verdicts.recipes import scratch_for_smoke
     from statetrack.tools.sweep import sweep
     from statetrack.verdicts.plan import dry_run, plan
     from statetrack.training import resolve_device
@@ -308,7 +309,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise ConfigError(f"{'--add' if args.add else '--stale'} needs --records DIR; allowed: "
                           "statetrack verify --records DIR [--add] [--stale] [--json]")
     if args.preset:
-        from statetrack.runs.store import scratch_for_smoke
+        from statetrack.verdicts.recipes import scratch_for_smoke
 
         check_preset(args.preset)
         scratch_for_smoke(args.preset)  # smoke records live in the scratch folder
@@ -432,7 +433,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     resolve_device(args.device)
     _check_out(args.out)
     try:
-        from statetrack.runs.store import scratch_for_smoke
+        from statetrack.verdicts.recipes import scratch_for_smoke
     except ImportError:  # a store without a scratch folder of its own: the same default, set here
         def scratch_for_smoke(preset: str) -> None:
             if preset == "smoke" and not os.environ.get("STATETRACK_RESULTS_DIR"):

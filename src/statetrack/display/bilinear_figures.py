@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from statetrack.display.explorers import Explorer
-from statetrack.display.plots import PAGE_WIDTH, PAPER, family, fmt, model_color, style
+from statetrack.display.plots import PAGE_WIDTH, PAPER, family, fmt, model_color, style, records_frame
 from statetrack.runs import store as results
 
 #: Colours of things that are not models (machines, pure and affine forms, widths).
@@ -110,7 +110,7 @@ def runs_table(records: Sequence[dict], cell_of: Callable[[dict], dict] | None =
                label_of: Callable[[dict], str] | None = None) -> pd.DataFrame:
     """``runs.store.tidy`` of the records, one row per (run, test length), with ``model`` the run's name:
     ``label_of(cell_of(record))`` (a claim's cell label), else the model's config label."""
-    frame = results.tidy(list(records))
+    frame = records_frame(list(records))
     if cell_of is not None and label_of is not None:
         names = {r["key"]: label_of(cell_of(r)) for r in records}
         frame["model"] = frame["key"].map(names)

@@ -16,10 +16,9 @@ from typing import Any
 
 from statetrack.config import ConfigError
 from statetrack.display import tables
-from statetrack.runs.store import scratch_for_smoke
 from statetrack.training import resolve_device
 from statetrack.verdicts.claim import Claim
-from statetrack.verdicts.recipes import PRESETS, check_seeds
+from statetrack.verdicts.recipes import PRESETS, check_seeds, scratch_for_smoke
 
 
 def _as_list(name: str, value: Any, others: bool = False) -> Any:

@@ -19,6 +19,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from statetrack.config import RunConfig
 from statetrack.models import display_names, family_colors
 
 #: The book's page width in inches (the text column at 100 dpi): a figure this wide is shown at its size.
@@ -237,3 +238,27 @@ def explorer(controls: Sequence[widgets.Widget | Sequence[widgets.Widget]], draw
         lines.append(widgets.HBox(group) if len(group) > 1 else group[0])
     redraw()
     return widgets.VBox([*lines, out])
+
+
+def records_frame(records: list[dict[str, Any]]) -> Any:
+    """Records → a pandas frame with one row per (run, length): the input of plots and widgets.
+
+    Columns: key, model (the model's name), label (its config label, e.g. ``bilinear-block2``), eig_range,
+    task (the task's name), seed, lr, status, stale, length, acc, normalized, seq_acc.
+    Runs without an accuracy (diverged, failed) contribute no rows.
+    """
+    rows = []
+    for r in records:
+        if r["status"] != "ok":
+            continue
+        m, bl = r["config"]["model"], r["by_length"]
+        chance = r["summary"]["chance"]
+        label = RunConfig.from_dict(r["config"]).model.label
+        seq = bl.get("seq_acc") or [None] * len(bl["length"])
+        for n, a, s in zip(bl["length"], bl["acc"], seq):
+            rows.append({"key": r["key"], "model": m["name"], "label": label, "eig_range": m.get("eig_range", ""),
+                         "task": r["config"]["task"]["name"],
+                         "seed": r["config"]["seed"], "lr": r["config"]["train"]["lr"], "status": r["status"],
+                         "stale": r.get("stale", False), "length": n, "acc": a,
+                         "normalized": (a - chance) / (1 - chance), "seq_acc": s})
+    return pd.DataFrame(rows)

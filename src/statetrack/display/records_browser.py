@@ -18,7 +18,8 @@ from statetrack.display.explorers import WIDTH, Explorer, picked, radio, select,
 from statetrack.display.plots import style
 from statetrack.verdicts.recipes import PRESETS
 from statetrack.verdicts.registry import holders
-from statetrack.runs.store import load_records, tidy
+from statetrack.display.plots import records_frame
+from statetrack.runs.store import load_records
 
 
 def run_explorer(frame: pd.DataFrame, train_max_len: int, log_length: bool = False,
@@ -69,7 +70,7 @@ def results_frame(claim_ids: list[str] | None = None) -> pd.DataFrame:
     frames = []
     for rec in records:
         try:
-            part = tidy([rec])
+            part = records_frame([rec])
         except (KeyError, TypeError):  # a record measured otherwise (no accuracy by length)
             continue
         if part.empty:

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from statetrack.display.explorers import Explorer, exercise, picked
-from statetrack.display.plots import PAGE_WIDTH, model_color, style
+from statetrack.display.plots import PAGE_WIDTH, model_color, style, records_frame
 from statetrack.display.word_charts import example_words, state_lines, step_grid, word_control
 from statetrack.runs import store as results
 from statetrack.tasks import make_task, task_config
@@ -198,7 +198,7 @@ def length_frame(records: list[dict], cell_of, names: dict[str, str], panel: str
         cell_of: a claim's ``cell_of`` (record → cell with ``model``, ``eig_range``, ``depth`` and ``panel``).
     """
 
-    frame = results.tidy(records)
+    frame = records_frame(records)
     cells = {r["key"]: cell_of(r) for r in records}
     frame["panel"] = frame["key"].map(lambda k: cells[k][panel])
     frame["series"] = frame["key"].map(lambda k: f"{names[cells[k]['model']]} {cells[k]['eig_range']}".strip())

@@ -20,7 +20,7 @@ A record is *stale* when the code that made it differs from the code here now (`
 mismatch). Stale records still load; pages and ``statetrack verify`` say that they are stale.
 
 ``STATETRACK_RESULTS_DIR`` moves the results folder. The ``smoke`` preset never writes into
-``data/results`` unless that variable says so: ``scratch_for_smoke`` points it at ``_build/smoke-results``
+``data/results`` unless that variable says so: ``verdicts.recipes.scratch_for_smoke`` points it at ``_build/smoke-results``
 (ignored by git) for the command or notebook kernel that runs at smoke, and the run locks live inside
 whichever results folder is in use (``.locks/``, ignored by git too).
 
@@ -86,15 +86,6 @@ RESULTS_DIR = "STATETRACK_RESULTS_DIR"
 def results_dir() -> Path:
     env = os.environ.get(RESULTS_DIR)
     return Path(env) if env else repo_root() / "data" / "results"
-
-
-def scratch_for_smoke(preset: str) -> Path:
-    """At the ``smoke`` preset, unless ``$STATETRACK_RESULTS_DIR`` is set, use ``_build/smoke-results`` from now on
-    (this process and what it starts: notebook kernels, workers). Smoke records check a set-up; they are never
-    results. Returns the results folder in use."""
-    if preset == "smoke" and not os.environ.get(RESULTS_DIR):
-        os.environ[RESULTS_DIR] = str(repo_root() / "_build" / "smoke-results")
-    return results_dir()
 
 
 def paper_dir() -> Path:
@@ -449,29 +440,3 @@ def _created(rec: dict[str, Any]) -> str:
 
 
 # ----------------------------------------------------------------------------- paper numbers
-
-
-def tidy(records: list[dict[str, Any]]) -> Any:
-    """Records → a pandas frame with one row per (run, length): the input of plots and widgets.
-
-    Columns: key, model (the model's name), label (its config label, e.g. ``bilinear-block2``), eig_range,
-    task (the task's name), seed, lr, status, stale, length, acc, normalized, seq_acc.
-    Runs without an accuracy (diverged, failed) contribute no rows.
-    """
-    import pandas as pd
-
-    rows = []
-    for r in records:
-        if r["status"] != "ok":
-            continue
-        m, bl = r["config"]["model"], r["by_length"]
-        chance = r["summary"]["chance"]
-        label = RunConfig.from_dict(r["config"]).model.label
-        seq = bl.get("seq_acc") or [None] * len(bl["length"])
-        for n, a, s in zip(bl["length"], bl["acc"], seq):
-            rows.append({"key": r["key"], "model": m["name"], "label": label, "eig_range": m.get("eig_range", ""),
-                         "task": r["config"]["task"]["name"],
-                         "seed": r["config"]["seed"], "lr": r["config"]["train"]["lr"], "status": r["status"],
-                         "stale": r.get("stale", False), "length": n, "acc": a,
-                         "normalized": (a - chance) / (1 - chance), "seq_acc": s})
-    return pd.DataFrame(rows)

@@ -273,14 +273,15 @@ def swap_tracker(num_points: int = 5) -> SwapTracker:
 
 @dataclass(frozen=True)
 class TrackResult:
-    """A rollout of a hand-built tracker against the task's labels."""
+    """A hand-built tracker run against the task's labels; a tracker whose state is the group element's matrix also
+    says how far its state drifted from that matrix (``track_swaps``)."""
 
     num_seqs: int
     length: int
     acc: float  # fraction of (sequence, position) answers equal to the label
     seq_acc: float  # fraction of sequences correct at every position
-    max_state_error: float  # max |S_t − M(label_t)| over sequences, positions and entries (fp32 rounding)
-    error_by_step: torch.Tensor  # (T,) that max at each step, over sequences and entries
+    max_state_error: float | None = None  # max |S_t − M(label_t)| over sequences, positions and entries (fp32)
+    error_by_step: torch.Tensor | None = None  # (T,) that max at each step, over sequences and entries
 
 
 @torch.no_grad()

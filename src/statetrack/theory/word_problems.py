@@ -50,7 +50,6 @@ Used in: ne5, ne6.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -59,6 +58,7 @@ from statetrack.config import ConfigError, TaskConfig
 from statetrack.models import make_model, model_config
 from statetrack.models.ops.delta import delta_rule_sequential
 from statetrack.tasks import make_task, task_config
+from statetrack.theory.householder import TrackResult, as_reflections
 
 GROUPS = ("S5", "Z60")
 
@@ -161,16 +161,6 @@ def full_matrix_tracker(task_cfg: TaskConfig, d_model: int = 32) -> nn.Module:
     return model.eval()
 
 
-@dataclass(frozen=True)
-class TrackResult:
-    """A hand-built tracker run against the task's labels."""
-
-    num_seqs: int
-    length: int
-    acc: float  # fraction of (sequence, position) answers equal to the label
-    seq_acc: float  # fraction of sequences right at every position
-
-
 @torch.no_grad()
 def track(model: nn.Module, task_cfg: TaskConfig, num_seqs: int = 1000, length: int = 500, seed: int = 0,
           batch_size: int = 250) -> TrackResult:
@@ -205,8 +195,6 @@ def factors_needed(task) -> torch.Tensor:
     Returns:
         (E,) LongTensor in the order of ``task.elements_drawn``.
     """
-    from statetrack.theory.householder import as_reflections
-
     if getattr(task.cfg, "group", None) != "S5":
         raise ConfigError(f"group={getattr(task.cfg, 'group', None)!r} is not allowed here; allowed: S5")
     return torch.tensor([len(as_reflections(task.permutations[e])) for e in task.elements_drawn.tolist()])

@@ -20,7 +20,7 @@ Before anything trains the command checks its input (an unknown model, a bad ``-
 transition class: one line naming the value and what is allowed, exit 2, nothing written) and prints the
 estimated cost of the missing runs (``cost.seconds_each``, as ``verdicts.registry.preflight`` estimates: recorded or benchmarked
 throughput, else a few timed steps). Runs go through ``runs.load_or_run`` into the results store (at
-``smoke`` into the scratch store, ``results.scratch_for_smoke``), so a second call loads them. The output
+``smoke`` into the scratch store, ``verdicts.recipes.scratch_for_smoke``), so a second call loads them. The output
 puts the row beside the built-in families' rows that x1 has recorded at the same preset
 (``claims.verify_claim``) and, with ``--out``, writes it all as JSON atomically.
 

@@ -10,11 +10,14 @@ Used in: every claim module; ``statetrack.tools.leaderboard``.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TaskConfig, TrainConfig
+from statetrack.runs.store import RESULTS_DIR, repo_root, results_dir
 
 PRESETS = ("smoke", "quick", "paper")
 NE_PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)  # NE App. E.1.1: the best median over seeds among these rates
@@ -102,6 +105,15 @@ def check_lrs(lrs: Sequence[float] | None) -> list[float] | None:
 
 
 # ----------------------------------------------------------------------------- grids
+
+
+def scratch_for_smoke(preset: str) -> Path:
+    """At the ``smoke`` preset, unless ``$STATETRACK_RESULTS_DIR`` is set, use ``_build/smoke-results`` from now on
+    (this process and what it starts: notebook kernels, workers). Smoke records check a set-up; they are never
+    results. Returns the results folder in use."""
+    if preset == "smoke" and not os.environ.get(RESULTS_DIR):
+        os.environ[RESULTS_DIR] = str(repo_root() / "_build" / "smoke-results")
+    return results_dir()
 
 
 def check_preset(preset: str) -> str:

@@ -27,7 +27,7 @@ from statetrack.claims.bl7 import claim as bl7
 from statetrack.models import make_model, model_config
 from statetrack.runs import store as results
 from statetrack.display.explorers import Explorer, exercise, picked
-from statetrack.display.plots import accuracy_by_length, style
+from statetrack.display.plots import accuracy_by_length, style, records_frame
 from statetrack.theory.commuting import (commutator_norms, commuting_pairs, count_only_ceiling, swapped_word_gap,
                                          transitions_fp64)
 from statetrack.evaluate import normalized
@@ -103,7 +103,7 @@ def run_scores(r: dict[str, Any]) -> dict[str, Any]:
 
 def length_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     """``results.tidy`` of the runs with each run's task and model name (``bl7.NAMES``) as columns."""
-    frame = results.tidy(records)
+    frame = records_frame(records)
     cells = {r["key"]: bl7.cell_of(r) for r in records}
     frame["task"] = frame["key"].map(lambda k: cells[k]["task"])
     frame["model"] = frame["key"].map(lambda k: bl7.NAMES[cells[k]["model"]])

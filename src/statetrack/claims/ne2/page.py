@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from statetrack.claims.ne2 import claim as ne2
 from statetrack.verdicts.statements import PAPER_TOLERANCE
 from statetrack.display.explorers import WIDTH, Explorer, picked, radio, slider
-from statetrack.display.plots import PAGE_WIDTH, style
+from statetrack.display.plots import PAGE_WIDTH, style, records_frame
 from statetrack.theory import rotations as rot
 from statetrack.runs import store as results
 from statetrack.theory import counting_mod3
@@ -244,7 +244,7 @@ def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
     (``claims.ne2.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
     from statetrack.display.plots import accuracy_by_length
 
-    frame = results.tidy(records)
+    frame = records_frame(records)
     names = {r["key"]: ne2.NAMES[ne2.model_of(r)] for r in records}
     frame["model"] = frame["key"].map(names)
     frame["family"] = frame["model"].map(lambda n: "bilinear, one layer" if n.startswith("bilinear")

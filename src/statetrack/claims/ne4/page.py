@@ -48,7 +48,7 @@ from statetrack.verdicts.statements import PAPER_TOLERANCE, score
 from statetrack.runs import store as results
 from statetrack.display.grids import recipe_values
 from statetrack.display.explorers import Explorer, exercise, select, step_grid
-from statetrack.display.plots import PAGE_WIDTH, annotated_heatmap, fmt, style
+from statetrack.display.plots import PAGE_WIDTH, annotated_heatmap, fmt, style, records_frame
 from statetrack.tasks import make_task
 from statetrack.tasks.modular import _running_values
 from statetrack.theory import modular_arithmetic as ma
@@ -126,7 +126,7 @@ def run_values(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def cell_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     """``results.tidy`` of the records with ``row`` ("Model [range]") and ``column`` (the task's name) per run."""
-    frame = results.tidy(records)
+    frame = records_frame(records)
     cells = {r["key"]: ne4.cell_of(r) for r in records}
     frame["row"] = frame["key"].map(lambda k: f"{cells[k]['model']} {cells[k]['eig_range']}".strip())
     frame["column"] = frame["key"].map(lambda k: ne4.TASK_NAMES[cells[k]["task"]])

@@ -1,6 +1,6 @@
 """A byte-level corpus's split by document: files and bytes per split, each document in exactly one split.
 
-Used in: notebooks/ne7_language_modelling.md (the corpora table), tests/test_analysis.py.
+Used in: notebooks/ne7_language_modelling.md (the corpora table), tests/test_page_readings_ne7_x2.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A language model's curves as rows, one per point: the smoothed training loss by step and the test perplexity by
 position (the figures' and the explorer's input).
 
-Used in: notebooks/ne7_language_modelling.md, tests/test_analysis.py.
+Used in: notebooks/ne7_language_modelling.md, tests/test_page_readings_ne7_x2.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Language-model runs summarized: one row per run, the median and best per cell, tokens per second per model.
 
-Used in: notebooks/ne7_language_modelling.md, tests/test_analysis.py.
+Used in: notebooks/ne7_language_modelling.md, tests/test_page_readings_ne7_x2.py.
 """
 
 from __future__ import annotations

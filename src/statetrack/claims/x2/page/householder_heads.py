@@ -3,7 +3,7 @@
 Reflections along orthogonal keys commute (they generate Z_2 × Z_2): |k₀·k₁| near 0 with both tokens' 1 − β near −1
 is the structure a parity solution can use; near 1, the two tokens act on the same axis.
 
-Used in: notebooks/x2_eigenvalue_explorer.md (the head table), tests/test_analysis.py.
+Used in: notebooks/x2_eigenvalue_explorer.md (the head table), tests/test_page_readings_ne7_x2.py.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ A 2×2 rotation R(θ) has the eigenvalues e^{±iθ} for θ and −θ alike, so Z
 δ_v too far, a uniformly random word of T tokens drifts by about T·δ̄ (δ̄ the mean over tokens), and half a
 spacing, π/m, moves the answer: the count is lost after the **drift horizon** (π/m) / |δ̄| tokens.
 
-Used in: notebooks/x2_eigenvalue_explorer.md (the drift table), tests/test_analysis.py.
+Used in: notebooks/x2_eigenvalue_explorer.md (the drift table), tests/test_page_readings_ne7_x2.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 run's readings.
 
 Used in: notebooks/x2_eigenvalue_explorer.md (the spectra figures and the numbers their captions name),
-tests/test_analysis.py.
+tests/test_page_readings_ne7_x2.py.
 """
 
 from __future__ import annotations
