@@ -12,7 +12,8 @@ import pytest  # noqa: E402
 
 from statetrack.claims.x1 import claim as x1
 from statetrack.verdicts.claim import MODEL_NAMES  # noqa: E402
-from statetrack.display.plots import FAMILY_COLORS, accuracy_by_length, annotated_heatmap, family, fmt, model_color  # noqa: E402
+from statetrack.display.plots import FAMILY_COLORS, accuracy_by_length, annotated_heatmap, family, model_color  # noqa: E402
+from statetrack.verdicts.numbers import number
 
 
 @pytest.mark.parametrize("name", [*MODEL_NAMES.values(), *x1.NAMES.values(), "full matrix", "bilinear rotation"])
@@ -25,7 +26,7 @@ def test_one_colour_per_family_shaded_by_range():
     assert family("Gated DeltaNet [0,1], 1 layer") == "gated_deltanet" and family("DeltaNet [-1,1], 2 layers") == "deltanet"
     assert model_color("Mamba") == model_color("mamba")
     assert len({model_color("Mamba [0,1]"), model_color("Mamba [-1,1]"), model_color("Mamba")}) == 3
-    assert fmt(float("nan")) == "–" and fmt(None) == "–" and fmt(0.5) == "0.50"
+    assert number(float("nan"), 2) == "–" and number(None, 2) == "–" and number(0.5, 2) == "0.50"
 
 
 def _frame(series: list[str], panels: list[str]) -> pd.DataFrame:

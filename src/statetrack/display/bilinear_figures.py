@@ -22,11 +22,12 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from statetrack.display.explorers import Explorer
-from statetrack.display.plots import PAGE_WIDTH, PAPER, family, fmt, model_color, style, records_frame
+from statetrack.display.plots import COLORS as PALETTE, PAGE_WIDTH, PAPER, family, model_color, records_frame, style
+from statetrack.verdicts.numbers import number
 from statetrack.runs import store as results
 
-#: Colours of things that are not models (machines, pure and affine forms, widths).
-COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860"]
+#: Colours of things that are not models (machines, pure and affine forms, widths): the palette's first seven.
+COLORS = PALETTE[:7]
 
 
 def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[str], panel_order: Sequence[str],
@@ -59,11 +60,11 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
             ax.scatter(i + jitter[ok], vals[ok], s=42, color=color, edgecolor="white", lw=0.6,
                        zorder=3)
             if (~ok).any():
-                ax.scatter(i + jitter[~ok], np.full((~ok).sum(), low + 0.08), marker="x", color="#C44E52", zorder=3)
+                ax.scatter(i + jitter[~ok], np.full((~ok).sum(), low + 0.08), marker="x", color=PALETTE[1], zorder=3)
             p = paper[(paper["x"] == x) & (paper["panel"] == panel)]["value"]
             if len(p):
                 ax.hlines(float(p.iloc[0]), i - 0.3, i + 0.3, color=PAPER, lw=2.2, zorder=2)
-                ax.text(i + 0.32, float(p.iloc[0]), f"BL {fmt(float(p.iloc[0]))}", fontsize=10, va="center",
+                ax.text(i + 0.32, float(p.iloc[0]), f"BL {number(float(p.iloc[0]), 2)}", fontsize=10, va="center",
                         ha="left", color="0.1")
             if (x, panel) in missing and not len(vals):
                 y = 0.5 if not len(p) else (0.3 if float(p.iloc[0]) > 0.5 else 0.7)  # clear of the paper's bar

@@ -27,6 +27,8 @@ from typing import Any
 
 import altair as alt
 
+from statetrack.display.plots import COLORS, explorer
+
 MIME = f"application/vnd.vegalite.{alt.SCHEMA_VERSION.split('.')[0]}+json"
 
 #: the class the book's script looks for (book/_ext/static/explorers.js) and its pages test for
@@ -108,7 +110,7 @@ def picked(param: alt.Parameter, field: str) -> str:
     return f"datum[{json.dumps(field)}] == {param.name}"
 
 
-WRONG, RIGHT = "#C44E52", "#222222"  # a text grid's answer that differs from the truth, and one that agrees
+WRONG, RIGHT = COLORS[1], "#222222"  # a text grid's answer that differs from the truth, and one that agrees
 
 
 def text_grid(long, keep: Sequence[str], rows: Sequence[str], step: str = "step", step_title: str = "step",
@@ -166,6 +168,4 @@ def exercise(controls, draw, what: str):
     if os.environ.get(BUILDING):
         return Markdown(f"*Exercise: {what}. This cell needs a running kernel: open the page in Colab or Binder "
                         "(the rocket button at the top), or locally with `make lab`, and run it there.*")
-    from statetrack.display.plots import explorer
-
     return explorer(controls, draw)

@@ -29,6 +29,7 @@ from statetrack.runs.retired import retired_records
 from statetrack.runs.store import run_key
 from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.claim import Claim
+from statetrack.verdicts.numbers import number
 from statetrack.verdicts.registry import CLAIMS, get_claim, run_claim
 from statetrack.verdicts.statements import Outcome, Verdict, is_experiment, matches, theory_tally
 
@@ -68,11 +69,6 @@ def decisive(verdict: Verdict, prefer: str | None = None) -> Outcome | None:
     chosen = ([o for o in failing if o.statement.kind == "theorem forbids"] or failing
               or [o for o in use if o.statement.id == prefer] or use)
     return chosen[0] if chosen else None
-
-
-def number(x: Any) -> str:
-    """A statement's number for a page: three decimals (as the scoreboard), "–" when missing or not a number."""
-    return "–" if x is None or x != x or abs(x) == float("inf") else f"{x:.3f}"
 
 
 def ours_value(o: Outcome) -> str:
@@ -222,7 +218,7 @@ def _figure(x: float | None, kind: str) -> str | None:
     10) to 3 decimals, anything else (a construction's error, a loss, a perplexity) to 3 significant figures."""
     if x is None:
         return None
-    return f"{x:.3g}" if kind == "construction" or abs(x) >= 10 else f"{x:.3f}"
+    return number(x, style="general" if kind == "construction" or abs(x) >= 10 else "fixed")
 
 
 def statement_frame(v: Verdict) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from statetrack.verdicts.numbers import number
 from statetrack.verdicts.registry import get_claim
 from statetrack.runs import store as results
 
@@ -60,8 +61,6 @@ def trained_outcomes(claim_id: str, recs: list[dict[str, Any]]) -> str:
     """The trained statements judged at the paper preset, one clause each ("fsm50-best holds: best of seeds ≥ 0.9,
     ours 1.000, 3 of 3 seeds pass"), once every run of the grid is recorded; before that, how many runs are still to
     train. The construction statements are left to the full verdict (they are computed at the paper preset's size)."""
-    from statetrack.display.page import number
-
     runs = grid(claim_id)
     if len(recs) < len(runs):
         return f"judged once every run is recorded ({len(runs) - len(recs)} of the {len(runs)} still to train)"

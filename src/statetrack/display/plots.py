@@ -25,11 +25,18 @@ from statetrack.models import display_names, family_colors
 #: The book's page width in inches (the text column at 100 dpi): a figure this wide is shown at its size.
 PAGE_WIDTH = 9.0
 
+# ----------------------------------------------------------------------------- the palette: every colour a figure names
+
 #: One colour per model family, every page alike, as the model configs declare them (``colors``);
 #: ``model_color`` shades it by the eigenvalue range.
 FAMILY_COLORS = family_colors()
+#: Colours of things that are not models (machines, tokens, pure and affine forms, widths), in the order a figure's
+#: series take them: seaborn's "deep" colours.
+COLORS = ("#4C72B0", "#C44E52", "#55A868", "#8172B3", "#CCB974", "#64B5CD", "#937860", "#DA8BC3")
+#: Okabe–Ito, a colour-blind-safe palette, by name: the background chapters' figures.
+OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermilion": "#D55E00", "grey": "#999999"}
 #: Our runs and the paper's numbers, where a figure sets one beside the other.
-OURS, PAPER = "#4C72B0", "black"
+OURS, PAPER = COLORS[0], "black"
 
 
 def _family_words() -> tuple[tuple[str, str], ...]:
@@ -49,11 +56,6 @@ _FAMILY_WORDS = _family_words()
 def style() -> None:
     """Set the book's figure style: seaborn's white grid, fonts sized for a figure shown at the page's width."""
     sns.set_theme(style="whitegrid", context="notebook", font_scale=1.0)
-
-
-def fmt(x: Any, digits: int = 2) -> str:
-    """A number with ``digits`` decimals, or "–" for a missing one (None or NaN)."""
-    return "–" if x is None or x != x else f"{x:.{digits}f}"
 
 
 def family(label: str) -> str | None:

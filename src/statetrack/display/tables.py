@@ -16,7 +16,8 @@ import html as _html
 from dataclasses import dataclass, field
 from typing import Any
 
-MISSING = "–"  # what a page writes for a missing value
+from statetrack.verdicts.numbers import MISSING, number
+
 TRUTH = {True: "yes", False: "no"}  # what a page writes for a truth value
 FOLD_ROWS = 20  # a table with more rows than this is folded (shown on a click), never cut
 RAW_MISSING = ("NaN", "nan", "None", "NaT", "<NA>")  # what pandas or Python print for a missing value
@@ -74,20 +75,6 @@ def _fold(body: str, summary: str) -> str:
     return f"<details><summary>{_html.escape(summary)}</summary>\n{body}\n</details>"
 
 
-def figure(x: float) -> str:
-    """A number as a table prints it: below 10 in size (scores, accuracies, their differences) to 3 decimals, larger
-    ones to 3 significant figures with thousands separators (44,964.52 → "45,000"; 14.458 → "14.5")."""
-    import math
-
-    if not math.isfinite(x):
-        return str(x)
-    if abs(x) < 10:
-        return f"{x:.3f}"
-    x = float(f"{x:.3g}")  # 3 significant figures (99.96 → 100)
-    decimals = max(0, 2 - int(math.floor(math.log10(abs(x)))))
-    return f"{x:,.{decimals}f}"
-
-
 def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -> str:
     """A frame's HTML as a page shows it: all rows and columns, no index column, ``MISSING`` for a missing value,
     ``TRUTH`` for a truth value; folded under ``summary`` (default "all N rows") when it has more than ``fold`` rows
@@ -109,7 +96,7 @@ def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -
                                     index=t.index, dtype=object))
     for i in range(t.shape[1]):
         if t.iloc[:, i].dtype.kind == "f":
-            t.isetitem(i, pd.Series([MISSING if _missing(v) else figure(v) for v in t.iloc[:, i]], index=t.index,
+            t.isetitem(i, pd.Series([MISSING if _missing(v) else number(v, style="grouped") for v in t.iloc[:, i]], index=t.index,
                                     dtype=object))
     body = t.to_html(index=False, na_rep=MISSING, max_rows=None, max_cols=None, border=1)
     if fold is not None and len(t) > fold:

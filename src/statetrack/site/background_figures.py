@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-#: Okabe–Ito, a colour-blind-safe palette
-BLUE, ORANGE, GREEN, VERMILION, GREY = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#999999"
+from statetrack.display.plots import OKABE_ITO
+
+BLUE, ORANGE, GREEN, VERMILION, GREY = (OKABE_ITO[c] for c in ("blue", "orange", "green", "vermilion", "grey"))
 
 
 def unit_disk():

@@ -18,14 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from statetrack.verdicts.numbers import number
 from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, recorded, verify_claim
 from statetrack.verdicts.statements import tally, theory_tally
 from statetrack.runs import store
 from statetrack.verdicts.plan import dry_run, plan
-
-
-def _fmt(x: Any) -> str:
-    return "–" if x is None or x != x else f"{x:.3f}"
 
 
 def _tally(t: dict[str, int]) -> str:
@@ -90,11 +87,11 @@ def deciding_number(st: dict[str, Any] | None) -> str:
         return "–"
     if st["kind"] == "construction":
         return "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']} checks"
-    other = f"paper {_fmt(st['paper'])}" if st["paper"] is not None else \
+    other = f"paper {number(st['paper'])}" if st["paper"] is not None else \
         f"needs {'≥' if st['op'] == '>=' else '≤'} {st['threshold']:.3g}"
     if st.get("outcome") == "fails" and st.get("provenance") == "secondary source":
         other += ", secondary-sourced"
-    return f"{_fmt(st['value'])} ({other})".replace(" ", NBSP)  # one line in a narrow column
+    return f"{number(st['value'])} ({other})".replace(" ", NBSP)  # one line in a narrow column
 
 
 def statements_cell(r: dict[str, Any]) -> str:
@@ -164,8 +161,8 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
             seeds = "–" if st["seeds"] is None or st["seeds_pass"] is None else f"{st['seeds_pass']} of {st['seeds']}"
             outcome = st["outcome"] + (f": {st['reason']}" if st["reason"] else "")
             src = st["source"] + (" (ours)" if st["ours"] else "")
-            lines.append(f"| {r['claim']} | {st['id']} | {src} | {st['kind']} | {st['rule']} | {_fmt(st['paper'])} | "
-                         f"{_fmt(st['value'])} | {seeds} | {outcome} |".replace("\n", " "))
+            lines.append(f"| {r['claim']} | {st['id']} | {src} | {st['kind']} | {st['rule']} | {number(st['paper'])} | "
+                         f"{number(st['value'])} | {seeds} | {outcome} |".replace("\n", " "))
     lines += ["", ":::"]
     return "\n".join(lines) + "\n"
 

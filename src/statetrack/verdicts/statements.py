@@ -17,6 +17,7 @@ from fnmatch import fnmatchcase
 from statistics import median
 from typing import Any, Literal, get_args
 
+from statetrack.verdicts.numbers import number
 from statetrack.verdicts.seed_statistics import ALPHA, FIT, clopper_pearson, enough, fit_value, fitted, sign_test
 from statetrack.evaluate import best_of, median_mad
 
@@ -279,10 +280,6 @@ class Outcome:
                 "control": s.control, "reads": list(s.reads)}
 
 
-def _fmt(x: float) -> str:
-    return "–" if x != x else f"{x:.3f}"
-
-
 def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]],
              checks: Sequence[Check], label_of: Callable[[dict[str, Any]], str]) -> Outcome:
     """One statement at ``preset`` from the grid's cells (key → (cell, runs)) and the exact checks."""
@@ -318,7 +315,7 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         best = max((fit_value(r) for r in runs_of(g)), key=lambda v: -1e9 if v != v else v, default=float("nan"))
         at = "the unigram margin" if runs_of(g)[0]["config"]["task"]["name"] == "byte_lm" else \
             f"normalized accuracy at the longest training length ≥ {fit_at if fit_at is not None else FIT:g}"
-        return f"not fitted ({what}{k} of {n} seeds reach {at}; best {_fmt(best)})"
+        return f"not fitted ({what}{k} of {n} seeds reach {at}; best {number(best)})"
 
     mine = group(s.where)
     if not mine:

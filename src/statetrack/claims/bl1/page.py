@@ -27,7 +27,7 @@ from statetrack.claims.bl1 import claim as bl1
 from statetrack.verdicts.pilots import MARGIN
 from statetrack.runs import store as results
 from statetrack.display.explorers import Explorer, exercise, picked
-from statetrack.display.plots import PAGE_WIDTH, style
+from statetrack.display.plots import COLORS, PAGE_WIDTH, style
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import fsm_simulation as fs
 from statetrack.tasks.fsm import walk
@@ -180,14 +180,14 @@ def fsm_construction(trace: pd.DataFrame, scale: pd.DataFrame, title: str | None
     ax.imshow(grid.to_numpy(), aspect="auto", cmap="Greys", vmin=0, vmax=1, origin="lower",
               extent=(grid.columns.min() - 0.5, grid.columns.max() + 0.5, -0.5, len(grid) - 0.5))
     truth = trace.drop_duplicates("t")
-    ax.plot(truth["t"], truth["truth"], "o", ms=3.5, mfc="none", mec="#C44E52", mew=1.0)
+    ax.plot(truth["t"], truth["truth"], "o", ms=3.5, mfc="none", mec=COLORS[1], mew=1.0)
     ax.set_xlabel("step t (letters read)")
     ax.set_ylabel("state q (unit of h)")
     ax.set_title("hand-built $h_t$ (black = 1) and the true state (red rings)", fontsize=10)
     ax.grid(False)
     for model, run in scale.groupby("model", sort=False):
         bx.plot(run["c"], run["changed"], marker="o", lw=1.5, label=model,
-                color={"pure": "#4C72B0", "additive": "#C44E52"}.get(model, "gray"))
+                color={"pure": COLORS[0], "additive": COLORS[1]}.get(model, "gray"))
     bx.set_xscale("log")
     bx.set_ylim(-0.03, max(0.3, float(np.nanmax(scale["changed"])) * 1.15))
     bx.set_xlabel("scale c of the start state $h_0 \\to c\\,h_0$")
@@ -334,7 +334,7 @@ def fsm_exercise(table: torch.Tensor, word: str = "0 1 2 3 1 0 2 2 3 1"):
         style()
         fig, ax = plt.subplots(figsize=(7.0, 3.2))
         ax.imshow(h.T.numpy(), aspect="auto", cmap="Greys", vmin=0, vmax=1, origin="lower")
-        ax.plot(range(len(letters)), truth.tolist(), "o", mfc="none", mec="#C44E52")
+        ax.plot(range(len(letters)), truth.tolist(), "o", mfc="none", mec=COLORS[1])
         ax.set_xlabel("step t")
         ax.set_ylabel("state q")
         ax.grid(False)

@@ -24,7 +24,8 @@ from matplotlib.figure import Figure
 from statetrack.claims.bl2 import claim as bl2
 from statetrack.verdicts.statements import Verdict
 from statetrack.verdicts.statements import PAPER_TOLERANCE, Statement
-from statetrack.display.plots import annotated_heatmap, fmt
+from statetrack.display.plots import annotated_heatmap
+from statetrack.verdicts.numbers import number
 from statetrack.display.statement_readings import failing, rule_values
 
 def _joined_rules(by_id: dict[str, Statement], ids: Iterable[str]) -> str:
@@ -96,7 +97,7 @@ def model_modulus_heatmap(rows: list[dict[str, Any]], row_order: Sequence[str], 
             ran = r.get("part") == "trained"
             if ran:
                 value[i, j] = r["ours_best"]
-            line.append(f"{'ours ' + fmt(r.get('ours_best')) if ran else 'not run'}\npaper {fmt(r.get('paper_best'))}")
+            line.append(f"{'ours ' + number(r.get('ours_best'), 2) if ran else 'not run'}\npaper {number(r.get('paper_best'), 2)}")
         texts.append(line)
     return annotated_heatmap(value, texts, [names[n] for n in row_order], [f"m = {m}" for m in moduli],
                              "ours: normalized accuracy at length 500",

@@ -45,7 +45,7 @@ from statetrack.claims.ne3 import claim as ne3
 from statetrack.verdicts.statements import PAPER_TOLERANCE
 from statetrack.display.grids import recipe_values
 from statetrack.display.explorers import Explorer, exercise, select, slider, step_grid
-from statetrack.display.plots import accuracy_by_length, style
+from statetrack.display.plots import COLORS, accuracy_by_length, style
 from statetrack.theory import cascade as kr, gh_checks, householder as hh
 from statetrack.theory.householder import permutation_matrix, swap_tracker, gh_product
 
@@ -228,10 +228,10 @@ def gh_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
             ax = axes[r][c]
             sub = eig[(eig["beta"] == b) & (eig["k"] == k)]
             ax.plot(np.cos(t), np.sin(t), color="0.6", lw=0.8)
-            ax.plot([0, 1], [0, 0], color="#4C72B0", lw=3, alpha=0.35, solid_capstyle="butt")
+            ax.plot([0, 1], [0, 0], color=COLORS[0], lw=3, alpha=0.35, solid_capstyle="butt")
             real = sub["im"].abs() <= 1e-6
-            ax.scatter(sub.loc[real, "re"], sub.loc[real, "im"], s=4, color="#4C72B0", alpha=0.5, lw=0)
-            ax.scatter(sub.loc[~real, "re"], sub.loc[~real, "im"], s=4, color="#C44E52", alpha=0.5, lw=0)
+            ax.scatter(sub.loc[real, "re"], sub.loc[real, "im"], s=4, color=COLORS[0], alpha=0.5, lw=0)
+            ax.scatter(sub.loc[~real, "re"], sub.loc[~real, "im"], s=4, color=COLORS[1], alpha=0.5, lw=0)
             share = (~real).groupby(sub["sample"]).any().mean() if len(sub) else 0.0
             ax.set_title(f"k = {k}, {b}\n{share:.0%} of products non-real", fontsize=10.5)
             ax.set_aspect("equal")

@@ -48,7 +48,8 @@ from statetrack.verdicts.statements import PAPER_TOLERANCE, score
 from statetrack.runs import store as results
 from statetrack.display.grids import recipe_values
 from statetrack.display.explorers import Explorer, exercise, select, step_grid
-from statetrack.display.plots import PAGE_WIDTH, annotated_heatmap, fmt, style, records_frame
+from statetrack.display.plots import PAGE_WIDTH, annotated_heatmap, style, records_frame
+from statetrack.verdicts.numbers import number
 from statetrack.tasks import make_task
 from statetrack.tasks.modular import _running_values
 from statetrack.theory import modular_arithmetic as ma
@@ -211,8 +212,8 @@ def table_heatmap(rows: list[dict[str, Any]], row_order: list[str], col_order: l
             ran = r.get("part") == "trained"
             if ran:
                 value[i, j] = r["ours_best"]
-            paper = f"paper {fmt(r.get('paper_best'))} / {fmt(r.get('paper_median'))}"
-            ours = f"ours {fmt(r.get('ours_best'))} / {fmt(r.get('ours_median'))}" if ran else f"not run at {preset}"
+            paper = f"paper {number(r.get('paper_best'), 2)} / {number(r.get('paper_median'), 2)}"
+            ours = f"ours {number(r.get('ours_best'), 2)} / {number(r.get('ours_median'), 2)}" if ran else f"not run at {preset}"
             line.append(f"{ours}\n{paper}")
         texts.append(line)
     return annotated_heatmap(value, texts, row_order, [col_names[c] for c in col_order],

@@ -42,7 +42,8 @@ from statetrack.claims.x1 import claim as x1
 from statetrack.verdicts.statements import Verdict
 from statetrack.verdicts.statements import PAPER_TOLERANCE
 from statetrack.display.explorers import Explorer, picked, radio, select
-from statetrack.display.plots import annotated_heatmap, fmt
+from statetrack.display.plots import annotated_heatmap
+from statetrack.verdicts.numbers import number
 
 def plan() -> pd.DataFrame:
     """Every statement of ``claims.x1.statements`` with its rule, the presets that judge it and why."""
@@ -169,7 +170,7 @@ def leaderboard_heatmap(board: pd.DataFrame, rows: Sequence[str], columns: Seque
             mark = MARK.get(r.get("theory"), "")
             if ran:
                 value[i, j] = r["median"]
-                line.append(f"{mark} {fmt(r['median'])} (n={r['seeds']})\n{fmt(r['min'])} to {fmt(r['max'])}")
+                line.append(f"{mark} {number(r['median'], 2)} (n={r['seeds']})\n{number(r['min'], 2)} to {number(r['max'], 2)}")
             else:
                 line.append(f"{mark} not run")
             if ran and r.get("pass") == "FAIL":
@@ -228,7 +229,7 @@ def prediction_grid(board: pd.DataFrame, statements: Sequence[Any], solved: floa
     cells = prediction_cells(board, statements, solved)
     grid = [[cells.get((row, col), ("", "not run", None)) for col in columns] for row in rows]
     kinds = [[agreement for _, agreement, _ in line] for line in grid]
-    texts = [[f"{said}\n{seen}" if best is None else f"{said}\n{seen.replace('no prediction', 'best')} {fmt(best)}"
+    texts = [[f"{said}\n{seen}" if best is None else f"{said}\n{seen.replace('no prediction', 'best')} {number(best, 2)}"
               for said, seen, best in line] for line in grid]
     note = (f"each cell: the theory's prediction (can, cannot, or bound: no seed above the best count-only accuracy), "
             f"then whether\nthe runs bear it out and the best seed's normalized accuracy (solved: ≥ {solved:g}); "

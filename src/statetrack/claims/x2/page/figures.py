@@ -25,9 +25,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from statetrack.display.explorers import Explorer, picked, radio, select
-from statetrack.display.plots import PAGE_WIDTH, style
+from statetrack.display.plots import COLORS, PAGE_WIDTH, style
 
-TOKEN_COLORS = ["#4C72B0", "#C44E52", "#55A868", "#8172B2", "#CCB974", "#64B5CD", "#937860", "#DA8BC3"]
+TOKEN_COLORS = COLORS  # a colour per token, the palette's order
 
 
 def _modulus(panel: str) -> int:
