@@ -20,7 +20,6 @@ import csv
 from dataclasses import dataclass, field
 from typing import Any
 
-from statetrack.verdicts.pilots import RecipePilots
 from statetrack.check import Check
 from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.statements import Statement, Verdict, decide
@@ -30,6 +29,37 @@ from statetrack.runs.store import RecordError, paper_dir
 
 Record = dict[str, Any]
 CellFields = dict[str, Any]
+
+#: The recorded pilots' seeds (``verdicts.pilots``): 100 and up, apart from every verdict's.
+PILOT_SEEDS = (100, 101, 102)
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """One alternative to a recipe: ``changes`` (``"model.d_conv": 0``) applied to the cells ``where`` matches."""
+
+    name: str
+    why: str  # the choice it tests, in the page's words
+    where: dict[str, Any]  # dotted config fields → value, matched on the claim's quick cells
+    changes: dict[str, Any] = field(default_factory=dict)  # empty: the recipe itself
+    seeds: tuple[int, ...] = PILOT_SEEDS
+
+
+DELTANET_NEG = {"model.name": "deltanet", "model.eig_range": "[-1,1]"}
+ROTATION_ONE_BLOCK = {"model.variant": "rotation", "model.d_model": 2}
+FULL = {"model.variant": "full"}
+RECIPE = "the quick recipe"
+
+
+@dataclass(frozen=True)
+class RecipePilots:
+    """A claim's quick-recipe pilots (its declared ``recipe_pilots``): the summary metric they are judged on, whether
+    lower is better, and the pilots."""
+
+    metric: str
+    lower: bool
+    pilots: tuple[Pilot, ...]
+
 
 MODEL_NAMES = {**display_names(), "block2": display_of(model_config("bilinear", variant="block", block_size=2))}
 

@@ -11,48 +11,20 @@ ran: the recipe stands on a cell when its median over the pilot seeds is no wors
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 
 from statetrack.config import ConfigError, RunConfig
 from statetrack.runs import store
+from statetrack.verdicts.claim import (DELTANET_NEG, FULL, PILOT_SEEDS as SEEDS, RECIPE, ROTATION_ONE_BLOCK, Claim, Pilot,
+                                       RecipePilots)
 from statetrack.verdicts.statements import score
 
-if TYPE_CHECKING:  # the declaration names its pilots, so the type is only read here
-    from statetrack.verdicts.claim import Claim
 
-SEEDS = (100, 101, 102)
 MARGIN = 0.05  # of a normalized accuracy, or of a perplexity
 PRESET = "quick"
-
-
-@dataclass(frozen=True)
-class Pilot:
-    """One alternative to a recipe: ``changes`` (``"model.d_conv": 0``) applied to the cells ``where`` matches."""
-
-    name: str
-    why: str  # the choice it tests, in the page's words
-    where: dict[str, Any]  # dotted config fields → value, matched on the claim's quick cells
-    changes: dict[str, Any] = field(default_factory=dict)  # empty: the recipe itself
-    seeds: tuple[int, ...] = SEEDS
-
-
-DELTANET_NEG = {"model.name": "deltanet", "model.eig_range": "[-1,1]"}
-ROTATION_ONE_BLOCK = {"model.variant": "rotation", "model.d_model": 2}
-FULL = {"model.variant": "full"}
-RECIPE = "the quick recipe"
-
-
-@dataclass(frozen=True)
-class RecipePilots:
-    """A claim's quick-recipe pilots (its declared ``recipe_pilots``): the summary metric they are judged on, whether
-    lower is better, and the pilots."""
-
-    metric: str
-    lower: bool
-    pilots: tuple[Pilot, ...]
 
 
 def _declared(claim: Claim) -> RecipePilots:
