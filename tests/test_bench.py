@@ -53,7 +53,7 @@ def test_throughput_takes_each_model_from_the_newest_record_that_timed_it(tmp_pa
     """An older full record and a newer one timing only a new model: both models are estimated, the newer wins."""
     import json
 
-    from statetrack.runs import cost, provenance
+    from statetrack.runs import cost
 
     folder = tmp_path / "benchmarks" / "results"
     folder.mkdir(parents=True)
@@ -67,7 +67,7 @@ def test_throughput_takes_each_model_from_the_newest_record_that_timed_it(tmp_pa
     write("a.json", "2026-01-01", {"old": 100.0, "shared": 5.0})
     write("b.json", "2026-02-01", {"new": 7.0, "shared": 9.0})
     write("c.json", "2026-03-01", {"old": 1e9}, device="cuda:0")  # another device type
-    monkeypatch.setattr(provenance, "repo_root", lambda: tmp_path)
+    monkeypatch.setattr(cost, "repo_root", lambda: tmp_path)
     assert cost.bench_throughput("cpu") == {"old": (100.0, 10), "shared": (9.0, 10), "new": (7.0, 10)}
     assert cost.bench_throughput("cuda") == {"old": (1e9, 10)}
 

@@ -3,9 +3,11 @@
 - NE: Grazzi et al., *Unlocking State-Tracking in Linear RNNs Through Negative Eigenvalues* (ICLR 2025).
 - BL: Ebrahimi & Memisevic, *Revisiting Bi-Linear State Transitions in Recurrent Neural Networks* (NeurIPS 2025).
 
-Subpackages and modules: ``tasks`` (data), ``models`` (recurrences and models), ``training`` (one
-``fit``), ``evaluate`` (metrics), ``results`` (records), ``claims`` (one module per paper claim),
-``theory`` (exact and finite-precision demonstrations), ``plotting``, ``widgets``, ``cli``.
+Subpackages and modules, lowest layer first: ``config``; ``tasks`` (data) and ``models`` (recurrences and
+models); ``training`` (one ``fit``) and ``evaluate`` (metrics); ``theory`` (exact and finite-precision
+demonstrations); ``runs`` (records: store, provenance, cost); ``verdicts`` (the engine that judges a claim);
+``display`` (the page kit: tables, figures, explorers); ``claims`` (one folder per paper claim: its declaration and
+its page); ``site`` (the book build); ``tools`` (bench, leaderboard, sweep); ``cli``.
 """
 
 __version__ = "0.1.0"
@@ -15,6 +17,7 @@ def __getattr__(name: str):
     """``statetrack.register_model`` (the plug-in API of ``statetrack.models``), imported on first use so that
     ``import statetrack`` stays light."""
     if name == "register_model":
+        # start-up: `import statetrack` (a plug-in module does it) loads no torch until register_model is used
         from statetrack.models import register_model
 
         return register_model

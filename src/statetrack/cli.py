@@ -27,17 +27,35 @@ nothing written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+import time
+from dataclasses import MISSING, fields
+from pathlib import Path
 from typing import Any
 
 from statetrack.config import ConfigError, RunConfig, overrides_from_strings, preset_sections
+from statetrack.display.parameters import check_parameter_names
+from statetrack.models import MODELS, PLUGIN_ERRORS, PLUGINS, model_config
+from statetrack.models.ops import PAIRS
+from statetrack.runs import intake
+from statetrack.runs.execute import run
+from statetrack.runs.memory import IGNORE_ENV, check_memory
+from statetrack.runs.retired import results_record, retire, retired_dir
+from statetrack.runs.store import RecordError, check_writable, forced_since, forcing, results_dir, write_record
+from statetrack.site import book
+from statetrack.tasks import TASKS, task_config
+from statetrack.tools import bench, peers
+from statetrack.tools.sweep import default_workers, sweep
+from statetrack.training import resolve_device
+from statetrack.verdicts.plan import dry_run, plan
+from statetrack.verdicts.recipes import PRESETS, check_preset, scratch_for_smoke
+from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, orphans, preflight, select, verify_claim
 
 
 def _fields(cfg_cls: type) -> dict[str, Any]:
-    from dataclasses import MISSING, fields
-
     return {f.name: f.default for f in fields(cfg_cls) if f.default is not MISSING}
 
 
@@ -79,7 +97,6 @@ class Parser(argparse.ArgumentParser):
 
 def at_least(low: int, unit: str = ""):
     """An argparse type: an integer >= ``low``; anything else is named with the allowed range."""
-
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -95,10 +112,6 @@ def at_least(low: int, unit: str = ""):
 
 def _check_out(out: str | None) -> None:
     """``--out`` must name a file that can be written: refuse a folder (or anything but a file) by name."""
-    from pathlib import Path
-
-    from statetrack.runs.store import check_writable
-
     if out is None:
         return
     path = Path(out)
@@ -108,10 +121,6 @@ def _check_out(out: str | None) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from statetrack.verdicts.registry import CLAIMS
-    from statetrack.models import MODELS, PLUGIN_ERRORS, PLUGINS
-    from statetrack.tasks import TASKS
-
     data = {
         "tasks": [{"name": n, "description": _first_line(c.Config), "fields": _fields(c.Config)} for n, c in TASKS.items()],
         "models": [{"name": n, "description": _first_line(c.Config), "fields": _fields(c.Config),
@@ -143,9 +152,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def build_config(task: str, model: str, sets: list[str], preset: str, seed: int | None) -> RunConfig:
-    from statetrack.models import model_config
-    from statetrack.tasks import task_config
-
     train, ev = preset_sections(preset)
     cfg = RunConfig(task=task_config(task), model=model_config(model), train=train, eval=ev)
     overrides = overrides_from_strings(sets)
@@ -155,13 +161,6 @@ def build_config(task: str, model: str, sets: list[str], preset: str, seed: int 
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from statetrack.runs.memory import check_memory
-    from statetrack.runs.store import write_record
-    from statetrack.runs.execute import run
-    from statetrack.training import resolve_device
-
     cfg = build_config(args.task, args.model, args.set or [], args.preset, args.seed)
     dev = resolve_device(args.device)  # reject a bad device before any work
     _check_out(args.out)
@@ -198,28 +197,15 @@ def _papermill_value(text: str) -> Any:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    import contextlib
-    import time
-
-    from statetrack.site.book import declared_parameters, executed_dir, execute_notebooks
-    from statetrack.verdicts.recipes import check_preset
-    from statetrack.verdicts.registry import get_claim, preflight, select
-    from statetrack.display.parameters import check_parameter_names
-    from statetrack.runs.store import check_writable, forced_since, forcing
-    from statetrack.verdicts.recipes import scratch_for_smoke
-    from statetrack.training import resolve_device
-
     check_preset(args.preset)
     scratch_for_smoke(args.preset)  # smoke never writes into data/results; the kernels inherit the folder
     resolve_device(args.device)
     if args.workers is None:
-        from statetrack.tools.sweep import default_workers
 
         args.workers = default_workers(args.device)
     if args.workers < 1:
         raise ConfigError(f"--workers {args.workers!r} is not allowed: it must be an integer >= 1")
     if args.ignore_memory:  # the notebooks' kernels inherit it (memory.check_memory)
-        from statetrack.runs.memory import IGNORE_ENV
 
         os.environ[IGNORE_ENV] = "1"
     ids = select(args.ids)
@@ -230,8 +216,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise ConfigError(f"-p {name} {extra[name]!r} is not allowed here: set it with {flag}")
     for i in ids:  # every claim id, parameter, record, folder and cost is checked before anything runs
         get_claim(i)
-        check_parameter_names(i, dict(args.parameter or []), declared_parameters(i))  # values as typed
-    check_writable(executed_dir())
+        check_parameter_names(i, dict(args.parameter or []), book.declared_parameters(i))  # values as typed
+    check_writable(book.executed_dir())
     for i in ids:
         preflight(i, args.preset, force=args.force, device=args.device, confirm_long=args.confirm_long,
                   ignore_memory=args.ignore_memory)
@@ -240,7 +226,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     # --force retrains each run once, however many claims hold it (results.forcing)
     with forcing() if args.force else contextlib.nullcontext():
         if args.workers > 1:  # train the grids in a process pool first; the notebooks then load the records
-            from statetrack.tools.sweep import sweep
 
             t0 = time.perf_counter()
             counts = sweep(ids, args.preset, workers=args.workers, device=args.device, confirm_long=args.confirm_long,
@@ -250,7 +235,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"training: {counts['trained']} run(s) trained by {args.workers} workers, {counts['done']} recorded "
                   f"or shared, {counts['failed']} failed, in {seconds:.1f} s", flush=True)
         t0 = time.perf_counter()
-        for i, path, seconds in execute_notebooks(ids, args.preset, workers=args.workers, force=args.force,
+        for i, path, seconds in book.execute_notebooks(ids, args.preset, workers=args.workers, force=args.force,
                                                   device=args.device, confirm_long=args.confirm_long,
                                                   extra=extra or None):
             print(f"{i}: executed at preset {args.preset} in {seconds:.1f} s -> {path}", flush=True)
@@ -260,11 +245,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from statetrack.verdicts.recipes import scratch_for_smoke
-    from statetrack.tools.sweep import sweep
-    from statetrack.verdicts.plan import dry_run, plan
-    from statetrack.training import resolve_device
-
     scratch_for_smoke(args.preset)  # smoke never writes into data/results
     if args.measure and not args.dry_run:
         raise ConfigError(f"--measure {args.measure} is allowed only with --dry-run (it times steps, trains nothing)")
@@ -285,7 +265,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               f"{sum(r['hours'] for r in rows):>11.2f}  (training only, one device; divide by the workers)")
         return 0
     if args.workers is None:
-        from statetrack.tools.sweep import default_workers
 
         args.workers = 1 if args.executor != "local" else default_workers(args.device)
     slurm = {"partition": args.partition, "time": args.time, "gpus_per_job": args.gpus_per_job,
@@ -300,16 +279,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, select, verify_claim
-    from statetrack.verdicts.recipes import check_preset
-
     if args.records is not None:
         return verify_records(args)
     if args.add or args.stale:
         raise ConfigError(f"{'--add' if args.add else '--stale'} needs --records DIR; allowed: "
                           "statetrack verify --records DIR [--add] [--stale] [--json]")
     if args.preset:
-        from statetrack.verdicts.recipes import scratch_for_smoke
 
         check_preset(args.preset)
         scratch_for_smoke(args.preset)  # smoke records live in the scratch folder
@@ -348,7 +323,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def verify_records(args: argparse.Namespace) -> int:
     """``statetrack verify --records DIR``: one line per record (ok, stale, bad: why), then a summary; exit 0 when
     every record is ok (with ``--stale``, ok or stale) and ``--add`` refused none, else 1."""
-    from statetrack.runs import intake
 
     if args.ids or args.preset:
         raise ConfigError(f"--records checks files, not claims: {' '.join(args.ids) or '--preset ' + args.preset!r} "
@@ -388,20 +362,15 @@ def statement_line(st: dict[str, Any]) -> str:
 
 def cmd_retire(args: argparse.Namespace) -> int:
     """Move records out of the results store into the retired store (``statetrack.runs.retired``), saying why."""
-    from statetrack.runs.retired import retire, retired_dir
-    from statetrack.runs.store import results_dir
-
     if args.orphans == bool(args.paths):
         raise ConfigError("retire needs either --orphans or record paths, not both; allowed: "
                           "statetrack retire (--orphans | PATH ...) --why TEXT [--dry-run]")
     if not args.why.strip():
         raise ConfigError("--why '' is not allowed: say which grid the cells left and why")
     if args.orphans:
-        from statetrack.verdicts.registry import orphans
 
         paths = orphans()
     else:
-        from statetrack.runs.retired import results_record
 
         paths = [results_record(p) for p in args.paths]  # a bad path stops here, before anything moves
     root = results_dir().resolve()
@@ -423,23 +392,12 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """One model on x1's board (``statetrack.tools.leaderboard``): input checked, cost printed, runs trained or loaded."""
-    from pathlib import Path
-
+    # start-up: the board is x1's page reading, which loads the plotting libraries; `statetrack verify` loads none
     from statetrack.tools import leaderboard as lb
-    from statetrack.runs.store import write_record
-    from statetrack.training import resolve_device
 
     cfg = lb.model_of(args.model, args.set)
     resolve_device(args.device)
     _check_out(args.out)
-    try:
-        from statetrack.verdicts.recipes import scratch_for_smoke
-    except ImportError:  # a store without a scratch folder of its own: the same default, set here
-        def scratch_for_smoke(preset: str) -> None:
-            if preset == "smoke" and not os.environ.get("STATETRACK_RESULTS_DIR"):
-                from statetrack.runs.provenance import repo_root
-
-                os.environ["STATETRACK_RESULTS_DIR"] = str(repo_root() / "_build" / "smoke-results")
     scratch_for_smoke(args.preset)  # smoke never writes into data/results
     planned = lb.plan(cfg, args.preset, args.device, confirm_long=args.confirm_long, ignore_memory=args.ignore_memory)
     print(lb.cost_line(cfg, planned), file=sys.stderr if args.json else sys.stdout, flush=True)
@@ -451,34 +409,24 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_book(args: argparse.Namespace) -> int:
-    from statetrack.site.book import build_book
-
-    path, seconds = build_book()
+    path, seconds = book.build_book()
     print(f"book built in {seconds:.1f} s: {path}")
     return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from statetrack.tools.bench import format_tables, run
-    from statetrack.runs.store import write_record
-
     _check_out(args.out)
     if args.models and not args.peers:
-        from statetrack.models import MODELS
 
         unknown = [m for m in args.models if m not in MODELS]
         if unknown:
             raise ConfigError(f"unknown models {unknown} for --models; allowed: {', '.join(sorted(MODELS))}")
     if args.pairs and not args.peers:
-        from statetrack.models.ops import PAIRS
 
         unknown = [n for n in args.pairs if n not in PAIRS]
         if unknown:
             raise ConfigError(f"unknown op pairs {unknown} for --pairs; allowed: {', '.join(sorted(PAIRS))}")
     if args.peers:
-        from statetrack.tools import peers
 
         try:
             res = peers.run(lengths=(32,) if args.scale == "tiny" else peers.LENGTHS, scale=args.scale or "cpu",
@@ -490,17 +438,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
             write_record(Path(args.out), res)
         print(json.dumps(res, indent=1) if args.json else peers.format_table(res))
         return 0
-    res = run(device=args.device, scale=args.scale, pairs=args.pairs, models=args.models,
-              precision=not args.no_precision)
+    res = bench.run(device=args.device, scale=args.scale, pairs=args.pairs, models=args.models,
+                    precision=not args.no_precision)
     if args.out:
         write_record(Path(args.out), res)
-    print(json.dumps(res, indent=1) if args.json else format_tables(res))
+    print(json.dumps(res, indent=1) if args.json else bench.format_tables(res))
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
-    from statetrack.verdicts.recipes import PRESETS
-
     p = Parser(prog="statetrack", description="Reproduce state-tracking claims of the NE and BL papers.")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -617,16 +563,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from statetrack.site.book import NotebookError
-    from statetrack.runs.store import RecordError
-
     args = parser().parse_args(argv)
     try:
         return args.fn(args)
     except (ConfigError, RecordError, ValueError) as e:  # bad input: nothing ran, nothing was written
         print(f"statetrack: error: {e}", file=sys.stderr)
         return 2
-    except NotebookError as e:  # a failure during work: earlier records stay, the partial notebook is named
+    except book.NotebookError as e:  # a failure during work: earlier records stay, the partial notebook is named
         print(f"statetrack: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -24,6 +24,7 @@ from statetrack.display.plots import OURS, PAGE_WIDTH, PAPER, style
 from statetrack.display.word_charts import example_words, state_lines, word_control, word_note
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import block_size as bs
+from statetrack.tasks.fsm import walk
 
 MODULI = tuple(range(2, 13))  # the Z_m the explorer offers
 BLOCKS = tuple(range(1, 7))  # its block sizes
@@ -48,7 +49,6 @@ def truth_of(task, tokens: list[int]) -> list[int]:
     x = torch.tensor([tokens])  # (1, T)
     if task.cfg.name == "modular_addition":
         return (x.cumsum(1) % task.cfg.modulus)[0].tolist()
-    from statetrack.tasks.fsm import walk
 
     return walk(task.table, x)[0].tolist()
 

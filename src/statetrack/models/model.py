@@ -45,6 +45,7 @@ class StackConfig(ModelConfig):
     def check(self) -> None:
         super().check()
         if self.mlp_ratio < 0:
+            # waits for a planned retrain: hoisting it changes the code hash the records read (no cycle)
             from statetrack.config import ConfigError
 
             raise ConfigError(f"{self._prefix()}mlp_ratio={self.mlp_ratio!r} is not allowed: it must be >= 0")

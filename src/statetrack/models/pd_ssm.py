@@ -147,6 +147,7 @@ class PDSSMConfig(StackConfig):
         super().check()
         positive(self, "d_state", "dict_size")
         if self.gate_hidden < 0:
+            # waits for a planned retrain: hoisting it changes the code hash the records read (no cycle)
             from statetrack.config import ConfigError
 
             raise ConfigError(f"{self._prefix()}gate_hidden={self.gate_hidden!r} is not allowed: it must be >= 0")

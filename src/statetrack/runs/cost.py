@@ -32,6 +32,9 @@ from statetrack.config import ModelConfig, RunConfig, TaskConfig
 from statetrack.models import make_model
 from statetrack.tasks import make_task
 from statetrack.training import resolve_device, fit
+from statetrack.runs.provenance import repo_root
+from statetrack.runs.store import RecordError, read_record, results_dir
+from statetrack.runs.execute import cpu_threads
 
 
 class Throughput(NamedTuple):
@@ -57,8 +60,6 @@ def stored_throughput(device_type: str) -> Throughput:
 def bench_throughput(device_type: str) -> dict[str, tuple[float, int]]:
     """model name → (tokens/s of a fast training step, its parameter count) from the newest bench record that
     timed that model on ``device_type`` (a record may time only some models, e.g. newly added ones)."""
-    from statetrack.runs.provenance import repo_root
-
     timed: list[tuple[str, dict[str, tuple[float, int]]]] = []
     for path in sorted((repo_root() / "benchmarks" / "results").glob("*.json")):
         data = json.loads(path.read_text())
@@ -85,8 +86,6 @@ def run_throughput(device_type: str) -> dict[tuple[str, int, int, int, int], flo
     tokens/s among the stored "ok" records of such runs on ``device_type`` (tokens over ``train_time_s``). The
     fastest, not the median: a run that shared the machine with other work took longer than the machine needs. A
     record that cannot be read is left out here (the claim that holds it names it)."""
-    from statetrack.runs.store import RecordError, read_record, results_dir
-
     rates: dict[tuple[str, int, int, int, int], list[float]] = {}
     for path in sorted(results_dir().glob("*/*.json")):
         try:
@@ -195,8 +194,6 @@ def run_seconds(cfg: RunConfig, device: str = "auto", steps: int = 3, measure: b
     ``estimate_seconds``), else, or with ``measure``, from timing a few real steps.
     """
     from dataclasses import replace
-
-    from statetrack.runs.execute import cpu_threads
 
     dev = resolve_device(device)
     if not measure and (est := estimate_seconds(cfg, throughput(dev.type))) is not None:

@@ -45,9 +45,6 @@ from statetrack.runs.store import RecordError, results_dir, write_record
 
 def _records(root: Path) -> list[tuple[Path, dict, RunConfig]]:
     """Every record under ``root`` with its config; an unreadable one stops with a ``RecordError`` naming it."""
-    import statetrack.models  # noqa: F401  (fills the config registries that RunConfig.from_dict reads)
-    import statetrack.tasks  # noqa: F401
-
     out = []
     for path in sorted(root.rglob("*.json")):
         try:

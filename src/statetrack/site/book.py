@@ -27,6 +27,14 @@ from statetrack.runs.store import repo_root
 from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.runs.store import check_writable
 from statetrack.site.launch import add_launch_buttons, fill_setup_cells, launch_target
+from statetrack.display.parameters import check_parameter_names
+from statetrack.site.kernel_client import PatientKernelManager
+from statetrack.runs.workers import worker_pool
+from statetrack.site.api_page import api_markdown
+from statetrack.site.theory_grid import theory_grid_markdown
+from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
+from statetrack.site.paper_coverage import coverage_markdown
+from statetrack.site.verdict_changes import changes_markdown
 
 BUILD = "_build"
 
@@ -100,8 +108,6 @@ def declared_parameters(claim_id: str) -> list[str]:
 
 def check_extra(claim_id: str, extra: dict | None) -> None:
     """Refuse ``extra`` parameters the claim's notebook does not declare (``parameters.check_parameter_names``)."""
-    from statetrack.display.parameters import check_parameter_names
-
     if extra:
         check_parameter_names(claim_id, {k: repr(v) for k, v in extra.items()}, declared_parameters(claim_id))
 
@@ -117,8 +123,6 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     import jupytext
     import papermill as pm
 
-    from statetrack.site.kernel_client import PatientKernelManager
-
     src = notebook_source(claim_id)
     check_extra(claim_id, extra)  # papermill would only warn and run with the defaults
     out_dir = check_writable(out_dir or executed_dir())
@@ -128,6 +132,7 @@ def execute_notebook(claim_id: str, preset: str, force: bool = False, device: st
     params = {"PRESET": preset, "FORCE": force, "DEVICE": device, "CONFIRM_LONG": confirm_long, **(extra or {})}
     tmp = out.with_suffix(".partial.ipynb")
     t0 = time.perf_counter()
+    # start-up: the page kit loads the plotting libraries, and the cli imports this module for `statetrack verify` too
     from statetrack.display.explorers import BUILDING
 
     os.environ[BUILDING] = "1"  # the kernel inherits it: exercise cells say where to run them (display.explorers)
@@ -186,8 +191,6 @@ def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
         for i in ids:
             yield (i, *execute_notebook(i, preset, **kwargs))
         return
-    from statetrack.runs.workers import worker_pool
-
     threads = max(1, (os.cpu_count() or 1) // workers)
     kwargs.setdefault("out_dir", executed_dir())  # resolved here: a worker imports the module afresh
     with worker_pool(workers, initializer=_pool_start, initargs=(threads,)) as pool:
@@ -199,12 +202,8 @@ def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
 def write_generated(folder: Path) -> None:
     """The tables computed at build time, as MyST files: from the run records (``statetrack.site.scoreboard``) and the
     theory's table of transition class × task (``theory_grid``, linking the claim pages)."""
-    from statetrack.site.api_page import api_markdown
-    from statetrack.site.theory_grid import theory_grid_markdown
-    from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
+    # start-up: matplotlib, which `statetrack verify` (through the cli's import of this module) never needs
     from statetrack.site import background_figures
-    from statetrack.site.paper_coverage import coverage_markdown
-    from statetrack.site.verdict_changes import changes_markdown
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "paper_cost.md").write_text(paper_cost_markdown())

@@ -23,6 +23,8 @@ from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, record
 from statetrack.verdicts.statements import tally, theory_tally
 from statetrack.runs import store
 from statetrack.verdicts.plan import dry_run, plan
+from statetrack.display.page import deciding, decisive
+from statetrack.display.page import chip
 
 
 def _tally(t: dict[str, int]) -> str:
@@ -32,8 +34,6 @@ def _tally(t: dict[str, int]) -> str:
 def rows() -> list[dict[str, Any]]:
     """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, the deciding
     statements' tally and the one statement that explains the word (``display.page.decisive``)."""
-    from statetrack.display.page import deciding, decisive
-
     out = []
     for c in CLAIMS.values():
         row = {"claim": c.id, "paper": c.paper, "source": c.source, "title": c.title}
@@ -68,8 +68,6 @@ def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
 
 
 def _paper_cell(p: dict[str, Any]) -> str:
-    from statetrack.display.page import chip
-
     if p["status"] == "shown":
         return "(shown)"
     if p["status"] == "not run":
@@ -122,8 +120,6 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
     """The scoreboard as MyST, about one screen: per claim a coloured verdict chip, the number behind the word
     and how many of the deciding statements hold; then, folded, the claims' sources with the paper preset, and every
     statement with the seeds that pass. ``table``: ``rows()`` (computed when not given)."""
-    from statetrack.display.page import chip
-
     table = rows() if table is None else table
     lines = ["| claim | verdict | deciding number | experiments | theory | preset |", "|---|---|---|---|---|---|"]
     for r in table:

@@ -34,6 +34,8 @@ from statistics import NormalDist
 import torch
 
 from statetrack.tasks.base import Task
+from statetrack.theory.commuting import count_only_ceiling as group_ceiling
+from statetrack.theory.block_size import count_only_ceiling as table_ceiling
 
 LEVEL = 0.999  # one-sided: a score at the ceiling crosses ceiling + margin by sampling alone once in 1000
 
@@ -74,10 +76,7 @@ def count_only_ceiling(task: Task, max_len: int) -> list[float]:
     A word problem (``mul_table``, tokens ``elements_drawn``) or a state machine (``table``, from state 0).
     """
     if hasattr(task, "mul_table"):
-        from statetrack.theory.commuting import count_only_ceiling as group_ceiling
-
         return group_ceiling(task.mul_table, max_len, [int(x) for x in task.elements_drawn])
-    from statetrack.theory.block_size import count_only_ceiling as table_ceiling
 
     return table_ceiling(task.table, max_len)
 

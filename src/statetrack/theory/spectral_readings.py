@@ -22,6 +22,7 @@ from statetrack import spectra as sp
 from statetrack.check import Check
 from statetrack.models import make_model
 from statetrack.tasks import make_task
+from statetrack.theory.fsm_simulation import fsm_bilinear
 
 EPS = 2.0 ** -24  # fp32 unit roundoff: the arithmetic our runs train and test in
 
@@ -107,8 +108,6 @@ def construction_checks(parity_len: int, z_len: int, rotation_cfgs: dict[int, An
                         ) -> list[Check]:
     """NE Thm 3's constructions read as exact solutions, near misses do not: a ``Check``
     each; flip scores against ``flip_bound(parity_len)``, Z_m readings against ``drift_bound(z_len)``."""
-    from statetrack.theory.fsm_simulation import fsm_bilinear
-
     bound, out = flip_bound(parity_len), []
 
     def flip_check(name, mats, kind, want_exact, detail=None):

@@ -39,6 +39,8 @@ import torch
 from statetrack.models.layers import MambaMixer
 from statetrack.models.ops import delta_rule_chunked, diagonal_recurrence, selective_scan
 from statetrack.training import fp32_policy
+from statetrack.tools.bench import forward_only, time_interleaved
+from statetrack.tools.bench import environment
 
 EXTRA = "peers"
 PEER_PACKAGES = ("mambapy==1.2.0", "flash-linear-attention==0.6.0")
@@ -254,8 +256,6 @@ def check_agreement(pair: PeerPair, inputs: tuple, tol: float = AGREE_TOL) -> di
 
 def bench_pair(pair: PeerPair, T: int, size: dict, repeat: int = 5, warmup: int = 1) -> dict[str, Any]:
     """Agreement first, then interleaved forward and forward+backward timings of ours and the peer."""
-    from statetrack.tools.bench import forward_only, time_interleaved
-
     gen = torch.Generator().manual_seed(T)
     inputs = pair.make_inputs(size, T, gen)
     errs = check_agreement(pair, inputs)
@@ -284,8 +284,6 @@ def bench_pair(pair: PeerPair, T: int, size: dict, repeat: int = 5, warmup: int 
 def run(lengths=LENGTHS, scale: str = "cpu", repeat: int = 5, names: list[str] | None = None,
         pairs: list[PeerPair] | None = None) -> dict[str, Any]:
     """Every comparison at every T on the CPU, fp32, fp32 policy (TF32 off); with the environment."""
-    from statetrack.tools.bench import environment
-
     if scale not in SIZES:
         raise ValueError(f"unknown scale {scale!r}; allowed: {', '.join(SIZES)}")
     pairs = pairs if pairs is not None else peer_pairs()

@@ -32,6 +32,8 @@ from statetrack.tasks import make_task, task_config
 from statetrack.theory import fsm_simulation as fs
 from statetrack.tasks.fsm import walk
 from statetrack.theory.fsm_simulation import fsm_bilinear
+from statetrack.display.explorers import WIDTH, radio
+from statetrack.display.word_charts import word_control
 
 HAND_SCALES = (0.5, 0.9, 1.1, 2.0)  # c in the hand example h_0 = c·e_0
 
@@ -281,8 +283,6 @@ def fsm_explorer(tables: tuple[pd.DataFrame, pd.DataFrame]) -> Explorer:
     is built)."""
     import altair as alt
 
-    from statetrack.display.explorers import WIDTH, radio
-    from statetrack.display.word_charts import word_control
 
     states, answers = tables
     word = word_control(list(dict.fromkeys(states["word"])), label="word (letters)")

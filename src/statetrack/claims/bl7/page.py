@@ -33,6 +33,8 @@ from statetrack.theory.commuting import (commutator_norms, commuting_pairs, coun
 from statetrack.evaluate import normalized
 from statetrack.tasks import make_task, task_config
 from statetrack.theory.commuting import product_distribution
+from statetrack.display.word_charts import example_words
+from statetrack.display.word_charts import step_grid, word_control, word_note
 
 #: the cell table's columns: a row key of ``Verdict.rows`` → its heading.
 CELL_COLUMNS = {"label": "cell", "paper_best": "BL table, m = 5 (secondary)", "ours_best": "ours best",
@@ -177,8 +179,6 @@ def word_table(words=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     t: the token, the true product (the task's table), the best guess from the token counts alone and its chance of
     being right (``theory.commuting.product_distribution``) (``steps``: word, t, token, product, guess, chance);
     and the reversed word's product, which has the same counts (``notes``: word, note)."""
-    from statetrack.display.word_charts import example_words
-
     task = make_task(task_config("word_problem", group="S3"))
     table, perms = task.mul_table, task.permutations
     words = example_words(S3_WORDS, 6, 4, 8) if words is None else words
@@ -206,8 +206,6 @@ def word_explorer(tables: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> Ex
     """Pick an S3 word; see, per prefix, the true running product beside the best guess from token counts and its
     chance of being right (``word_table``, computed when the page is built). "1 2" and "2 1" have the same counts
     but another product, so a commuting model must miss one of the two."""
-    from statetrack.display.word_charts import step_grid, word_control, word_note
-
     steps, notes = word_table() if tables is None else tables
     word = word_control(list(dict.fromkeys(steps["word"])), label="word (element ids)")
     keep = [picked(word, "word")]

@@ -34,6 +34,8 @@ from statetrack.verdicts.claim import paper_numbers
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import letters
 from statetrack.theory.predictions import counts_only, predict_model
+from statetrack.verdicts.statements import matches
+from statetrack.runs.store import run_key
 
 ID = "x1"
 NAMES = {"mamba_pos": "Mamba [0,1]", "mamba_neg": "Mamba [-1,1]", "deltanet_pos": "DeltaNet [0,1], 1 layer",
@@ -433,8 +435,6 @@ def owner_outcomes(preset: str, records: list[dict[str, Any]],
     the cells an owner runs at ``preset``: what the board shows there (x1 judges no paper row of an owner's cell).
 
     ``verdict_of``: a claim id → its verdict at ``preset`` (None where it has none, e.g. records missing)."""
-    from statetrack.verdicts.statements import matches
-    from statetrack.runs.store import run_key
 
     cell_by_key = {run_key(c): key for key, cfgs in owned(preset).items() for c in cfgs}
     out: dict[tuple[str, str], dict[tuple[str, str], Any]] = {}

@@ -28,6 +28,9 @@ from statetrack.theory import spectral_readings as sr
 from statetrack.theory.spectral_readings import drift_bound, flip_bound
 from statetrack.runs.execute import checkpoint_path, load_model
 from statetrack.runs.store import RecordError
+from statetrack.claims.bl7 import claim as bl7
+from statetrack.claims.ne1 import claim as ne1
+from statetrack.claims.ne2 import claim as ne2
 
 ID = "x2"
 ROUNDING = 1e-9  # an exact solution: normalized test accuracy 1 within this (every test length all correct)
@@ -41,10 +44,6 @@ _CELLS = (("parity", "Mamba [-1,1]", "mamba"), ("parity", "DeltaNet [-1,1]", "de
 
 def grid(preset: str, seeds: list[int] | None = None) -> list[RunConfig]:
     """The source claims' configurations at ``preset`` (default seeds: each source claim's)."""
-    from statetrack.claims.bl7 import claim as bl7
-    from statetrack.claims.ne1 import claim as ne1
-    from statetrack.claims.ne2 import claim as ne2
-
     check_preset(preset)
     seeds = None if seeds is None else check_seeds(seeds, ())
     out = [c for c in ne1.grid(preset, seeds=seeds) if c.model.eig_range == "[-1,1]"]

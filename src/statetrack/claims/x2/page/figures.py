@@ -26,6 +26,7 @@ from matplotlib.lines import Line2D
 
 from statetrack.display.explorers import Explorer, picked, radio, select
 from statetrack.display.plots import COLORS, PAGE_WIDTH, style
+from statetrack.display.records_browser import results_figure
 
 TOKEN_COLORS = COLORS  # a colour per token, the palette's order
 
@@ -255,8 +256,6 @@ def spectrum_explorer(eig: pd.DataFrame) -> Explorer:
 def explorer_figure(frame: pd.DataFrame, start: dict[str, str]) -> Figure:
     """x2's figure 4: the records browser's starting selection ``start`` drawn statically
     (``widgets.results_figure``), or a panel saying there is no recorded run."""
-    from statetrack.display.records_browser import results_figure
-
     if start:
         return results_figure(frame, start["claim"], start["task"], start["model"], start["setting"])
     fig, ax = plt.subplots(figsize=(7.2, 1.5))

@@ -15,6 +15,7 @@ import torch
 from statetrack.spectra import Transitions
 from statetrack.config import RunConfig
 from statetrack.runs.execute import checkpoint_path, load_model
+from statetrack import spectra
 
 def head_readings(tr: Transitions, tokens: tuple[int, int] = (0, 1)) -> list[dict[str, Any]]:
     """Per head: the non-unit eigenvalue 1 − β of A(x) for each of two tokens (its largest over the windows ending
@@ -34,8 +35,6 @@ def head_readings(tr: Transitions, tokens: tuple[int, int] = (0, 1)) -> list[dic
 def head_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``head_readings`` of every trained DeltaNet run among ``records`` (weights from its checkpoint), one row per
     head with the run's seed and normalized test accuracy."""
-    from statetrack import spectra
-
     out = []
     for r in records:
         if r["status"] != "ok" or r["config"]["model"]["name"] != "deltanet":

@@ -31,6 +31,9 @@ from statetrack.theory import spectral_readings as sr
 from statetrack.models import make_model
 from statetrack.tasks import make_task
 from statetrack.training import seed_everything
+from statetrack.verdicts import registry
+from statetrack.claims.x2.page import householder_heads
+from statetrack.display.records_browser import first_selection
 
 #: The records browser's first selection (where the records hold it): ne1's DeltaNet [-1,1] on parity.
 START = {"claim": "ne1", "task": "parity", "model": "deltanet-neg", "setting": "–"}
@@ -47,8 +50,6 @@ ROOTS = (("rot5", "bilinear rotation", "Z5"), ("full5", "bilinear full", "Z5"), 
 def run_scores(preset: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The run table's scores at ``preset``: a run's normalized test accuracy and the other claims whose grid holds
     it ("also in", ``registry.holders``; "–" when none)."""
-    from statetrack.verdicts import registry
-
     holders = registry.holders(preset)
 
     def scores(r: dict[str, Any]) -> dict[str, Any]:
@@ -108,8 +109,6 @@ def spectra_values(readings: list[dict[str, Any]], records: list[dict[str, Any]]
 
 def head_table(records: list[dict[str, Any]]) -> pd.DataFrame:
     """``householder_heads.head_rows`` of the records: one row per head of every trained DeltaNet."""
-    from statetrack.claims.x2.page import householder_heads
-
     return pd.DataFrame(householder_heads.head_rows(records))
 
 
@@ -185,8 +184,6 @@ def init_values(contrast: pd.DataFrame) -> dict[str, int]:
 def explorer_start(frame: pd.DataFrame) -> dict[str, str]:
     """The records browser's starting selection over ``widgets.results_frame`` rows: ``START`` where the records
     hold it (``widgets.first_selection``)."""
-    from statetrack.display.records_browser import first_selection
-
     return first_selection(frame, START)
 
 
