@@ -108,7 +108,8 @@ def test_the_run_table_and_the_length_frame_name_task_and_model():
 
 
 def test_the_length_figure_draws_a_panel_per_task_and_the_ceiling_on_s3():
-    frame = pd.DataFrame([{"task": t, "model": "R2 (1 block)", "seed": 0, "length": n, "normalized": 0.5}
+    frame = pd.DataFrame([{"task": t, "model": "R2 (1 block)", "family": "rotation", "eig_range": "", "seed": 0,
+                           "length": n, "normalized": 0.5}
                           for t in ("Z5", "S3") for n in (2, 20)])
     ceiling = pd.DataFrame({"length": [1, 2], "value": [1.0, 0.75]})
     fig = lengths_with_ceiling(frame, ceiling, 10, (11, 500))

@@ -45,7 +45,7 @@ def test_paper_values_are_table_3s_parity_column():
 
 
 def _frame() -> pd.DataFrame:
-    rows = [{"key": f"{m}{e}{s}", "model": m, "eig_range": e, "seed": s, "length": n, "normalized": 0.5}
+    rows = [{"key": f"{m}{e}{s}", "model": m, "family": m, "eig_range": e, "seed": s, "length": n, "normalized": 0.5}
             for m in ne1.MODELS for e in ne1.EIG_RANGES for s in (0, 1) for n in (10, 20, 30)]
     return pd.DataFrame(rows)
 

@@ -131,7 +131,7 @@ def test_sign_bound_tops_the_central_interval_of_a_fair_coin():
 
 
 def _frame():
-    return pd.DataFrame([{"key": f"{e}{s}", "model": "deltanet", "eig_range": e, "seed": s, "length": n,
+    return pd.DataFrame([{"key": f"{e}{s}", "model": "deltanet", "family": "deltanet", "eig_range": e, "seed": s, "length": n,
                           "normalized": 0.5} for e in ne3.EIG_RANGES for s in (0, 1) for n in (33, 64, 128)])
 
 

@@ -21,10 +21,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from statetrack.config import RunConfig
 from statetrack.display.explorers import Explorer
-from statetrack.display.plots import COLORS as PALETTE, PAGE_WIDTH, PAPER, family, model_color, records_frame, style
+from statetrack.display.plots import COLORS as PALETTE, PAGE_WIDTH, PAPER, model_color, records_frame, style
 from statetrack.verdicts.numbers import number
-from statetrack.runs import store as results
+from statetrack.display.records_browser import run_explorer
+from statetrack.models import family_of
 
 #: Colours of things that are not models (machines, pure and affine forms, widths): the palette's first seven.
 COLORS = PALETTE[:7]
@@ -37,8 +39,8 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
     """One row of axes per ``panel`` value; per x category our runs as dots and the paper's number as a labelled bar.
 
     Args:
-        runs: one row per run: ``x``, ``panel``, ``score`` (NaN for a run without an accuracy, drawn
-            as a red cross at the bottom).
+        runs: one row per run (``run_dots``): ``x``, ``panel``, ``score`` (NaN for a run without an accuracy,
+            drawn as a red cross at the bottom) and ``family``: an x whose runs share a family takes its colour.
         paper: one row per cell with a paper number: ``x``, ``panel``, ``value``.
         x_order, panel_order: category orders.
         not_run: (x, panel) cells this preset did not run.
@@ -56,7 +58,8 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
             vals = sub["score"].to_numpy(dtype=float)
             jitter = np.linspace(-0.12, 0.12, len(vals)) if len(vals) > 1 else np.zeros(len(vals))
             ok = ~np.isnan(vals)
-            color = model_color(x) if family(x) else COLORS[i % len(COLORS)]
+            fams = set(sub["family"].dropna())  # the runs' model family, the key of their colour
+            color = model_color(fams.pop()) if len(fams) == 1 else COLORS[i % len(COLORS)]
             ax.scatter(i + jitter[ok], vals[ok], s=42, color=color, edgecolor="white", lw=0.6,
                        zorder=3)
             if (~ok).any():
@@ -94,10 +97,12 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
 def run_dots(records: Sequence[dict], cell_of: Callable[[dict], dict], x_of: Callable[[dict], str],
              panel_of: Callable[[dict], str]) -> pd.DataFrame:
     """``scores_vs_paper``'s ``runs``: one row per record, its x and panel (``x_of`` and ``panel_of`` of the
-    record's cell, ``cell_of(record)``) and its normalized accuracy at the test length (NaN for a run without one)."""
-    rows = [{"x": x_of(c), "panel": panel_of(c), "score": r.get("summary", {}).get("ood_normalized", float("nan"))}
+    record's cell, ``cell_of(record)``), its normalized accuracy at the test length (NaN for a run without one) and
+    its model's family (``models.family_of``, the key of its colour)."""
+    rows = [{"x": x_of(c), "panel": panel_of(c), "score": r.get("summary", {}).get("ood_normalized", float("nan")),
+             "family": family_of(RunConfig.from_dict(r["config"]).model)}
             for r in records for c in [cell_of(r)]]
-    return pd.DataFrame(rows, columns=["x", "panel", "score"])
+    return pd.DataFrame(rows, columns=["x", "panel", "score", "family"])
 
 
 def paper_marks(rows: Sequence[dict], x_of: Callable[[dict], str], panel_of: Callable[[dict], str]) -> pd.DataFrame:
@@ -124,7 +129,5 @@ def runs_explorer(records: Sequence[dict], train_max_len: int, cell_of: Callable
                   label_of: Callable[[dict], str] | None = None) -> Explorer:
     """``widgets.run_explorer`` over ``runs_table``: one panel per cell (in the records' order), one line per seed,
     test lengths on a log axis (training lengths 1 to ``train_max_len`` beside one long test length)."""
-    from statetrack.display.records_browser import run_explorer
-
     return run_explorer(runs_table(records, cell_of, label_of), train_max_len=train_max_len, log_length=True,
                         ordered=True)

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from statetrack.config import RunConfig
-from statetrack.models import display_names, family_colors
+from statetrack.models import family_colors, family_of
 
 #: The book's page width in inches (the text column at 100 dpi): a figure this wide is shown at its size.
 PAGE_WIDTH = 9.0
@@ -39,41 +39,18 @@ OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermil
 OURS, PAPER = COLORS[0], "black"
 
 
-def _family_words() -> tuple[tuple[str, str], ...]:
-    """How a display name names its family, most specific first: each family's key ("gated_deltanet"), the key
-    with spaces ("gated deltanet"), its display name ("pd-ssm") and the display name before a parenthetical gloss
-    ("r2" of "R2 (rotation blocks)"); phrases of more words before fewer ("Gated DeltaNet" before "DeltaNet")."""
-    words: dict[str, str] = {}
-    for fam, name in display_names().items():
-        for phrase in (fam, fam.replace("_", " "), name.lower(), name.lower().split(" (")[0]):
-            words.setdefault(phrase, fam)
-    return tuple(sorted(words.items(), key=lambda item: -len(item[0].split())))
-
-
-_FAMILY_WORDS = _family_words()
-
-
 def style() -> None:
     """Set the book's figure style: seaborn's white grid, fonts sized for a figure shown at the page's width."""
     sns.set_theme(style="whitegrid", context="notebook", font_scale=1.0)
 
 
-def family(label: str) -> str | None:
-    """The model family a display name or model key names ("DeltaNet [-1,1], 2 layers" → "deltanet"), else None."""
-    words = str(label).lower().replace(",", " ").replace("(", " ").replace(")", " ").split()
-    text = " ".join(words)
-    for phrase, fam in _FAMILY_WORDS:
-        if (" " in phrase and phrase in text) or phrase in words or text.startswith(phrase):
-            return fam
-    return None
-
-
-def model_color(label: str) -> tuple[float, float, float]:
-    """The colour of a model: its family's (``FAMILY_COLORS``), lighter for [0,1], darker for [-1,1]; grey if unknown."""
-    base = np.array(to_rgb(FAMILY_COLORS.get(family(label) or "", "#999999")))
-    if "[0,1]" in str(label):
+def model_color(family: str, eig_range: str = "") -> tuple[float, float, float]:
+    """The colour of a model, looked up by its family key (``models.family_of``): the family's (``FAMILY_COLORS``),
+    lighter for the eigenvalue range [0,1], darker for [-1,1]; grey for a family that declares none."""
+    base = np.array(to_rgb(FAMILY_COLORS.get(family, "#999999")))
+    if eig_range == "[0,1]":
         return tuple(base + (1 - base) * 0.45)
-    if "[-1,1]" in str(label):
+    if eig_range == "[-1,1]":
         return tuple(base * 0.8)
     return tuple(base)
 
@@ -146,15 +123,16 @@ def accuracy_by_length(frame: pd.DataFrame, train_max_len: int, test_range: tupl
                        hue: str = "eig_range", y: str = "normalized", ceiling: pd.DataFrame | None = None,
                        log_x: bool = False, title: str | None = None) -> Figure:
     """Accuracy against length: one panel per ``panel`` value (one panel when None), one colour per model
-    (``model_color``), one line per (``hue`` value, seed); the trained lengths shaded, the test range between
-    dashed lines.
+    (``model_color`` of the rows' ``family`` and ``eig_range``), one line per (``hue`` value, seed); the trained
+    lengths shaded, the test range between dashed lines.
 
-    A model is named by its ``hue`` value, or by the panel and the hue ("Mamba" and "[0,1]") where the hue
-    names no family. Series of one family differ by line style, every series by its marker, so that a line
+    A model is named by its ``hue`` value, or by the panel and the hue ("Mamba" and "[0,1]") where the hue is the
+    eigenvalue range. Series of one family differ by line style, every series by its marker, so that a line
     under another stays visible.
 
     Args:
-        frame: ``results.tidy`` output with the columns named by ``panel`` and ``hue``.
+        frame: ``records_frame`` output (with its ``family`` and ``eig_range``) and the columns named by ``panel``
+            and ``hue``.
         y: "normalized" (0 = chance), "acc" or "seq_acc".
         ceiling: optional frame (columns ``panel``, length, value) drawn as a black dashed bound.
         log_x: a log-scaled length axis.
@@ -165,16 +143,19 @@ def accuracy_by_length(frame: pd.DataFrame, train_max_len: int, test_range: tupl
     panels = list(dict.fromkeys(frame[panel]))
     fig, axes = plt.subplots(1, len(panels), figsize=(PAGE_WIDTH if len(panels) > 1 else 7.0, 4.0), sharey=True,
                              squeeze=False)
-    names = {}
-    for p, h in frame[[panel, hue]].drop_duplicates().itertuples(index=False):
-        names[(p, h)] = str(h) if family(str(h)) else f"{p} {h}".strip()
+    names, kinds = {}, {}
+    for p, h, fam, eig in frame[[panel, hue, "family", "eig_range"]].drop_duplicates([panel, hue]).itertuples(
+            index=False):
+        names[(p, h)] = f"{p} {h}".strip() if hue == "eig_range" else str(h)
+        kinds.setdefault(names[(p, h)], (fam, eig))
     series = list(dict.fromkeys(names.values()))
-    per_family: dict[str | None, int] = {}
+    per_family: dict[str, int] = {}
     look = {}
     for i, s in enumerate(series):
-        n = per_family.get(family(s), 0)
-        per_family[family(s)] = n + 1
-        look[s] = dict(color=model_color(s), ls=_STYLES[n % len(_STYLES)], marker=_MARKERS[i % len(_MARKERS)],
+        fam, eig = kinds[s]
+        n = per_family.get(fam, 0)
+        per_family[fam] = n + 1
+        look[s] = dict(color=model_color(fam, eig), ls=_STYLES[n % len(_STYLES)], marker=_MARKERS[i % len(_MARKERS)],
                        zorder=2 + i, offset=i)
     for ax, name in zip(axes[0], panels):
         sub = frame[frame[panel] == name]
@@ -245,7 +226,8 @@ def explorer(controls: Sequence[widgets.Widget | Sequence[widgets.Widget]], draw
 def records_frame(records: list[dict[str, Any]]) -> Any:
     """Records → a pandas frame with one row per (run, length): the input of plots and widgets.
 
-    Columns: key, model (the model's name), label (its config label, e.g. ``bilinear-block2``), eig_range,
+    Columns: key, model (the model's name), label (its config label, e.g. ``bilinear-block2``), family (its
+    family key, ``models.family_of``: the key of its colour and display name), eig_range,
     task (the task's name), seed, lr, status, stale, length, acc, normalized, seq_acc.
     Runs without an accuracy (diverged, failed) contribute no rows.
     """
@@ -255,10 +237,12 @@ def records_frame(records: list[dict[str, Any]]) -> Any:
             continue
         m, bl = r["config"]["model"], r["by_length"]
         chance = r["summary"]["chance"]
-        label = RunConfig.from_dict(r["config"]).model.label
+        cfg = RunConfig.from_dict(r["config"]).model
+        label, fam = cfg.label, family_of(cfg)
         seq = bl.get("seq_acc") or [None] * len(bl["length"])
         for n, a, s in zip(bl["length"], bl["acc"], seq):
-            rows.append({"key": r["key"], "model": m["name"], "label": label, "eig_range": m.get("eig_range", ""),
+            rows.append({"key": r["key"], "model": m["name"], "label": label, "family": fam,
+                         "eig_range": m.get("eig_range", ""),
                          "task": r["config"]["task"]["name"],
                          "seed": r["config"]["seed"], "lr": r["config"]["train"]["lr"], "status": r["status"],
                          "stale": r.get("stale", False), "length": n, "acc": a,

@@ -26,7 +26,6 @@ from matplotlib.lines import Line2D
 from statetrack.display.explorers import Explorer, exercise, picked
 from statetrack.display.plots import PAGE_WIDTH, model_color, style, records_frame
 from statetrack.display.word_charts import example_words, state_lines, step_grid, word_control
-from statetrack.runs import store as results
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import word_problems as wp
 
@@ -35,8 +34,9 @@ def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, 
     """Sequence accuracy by length, one panel per entry of ``panels`` that ran; the others are named under the plot.
 
     Args:
-        frame: ``results.tidy`` rows with the added columns ``panel``, ``series`` (e.g. "DeltaNet [-1,1]") and
-            ``depth``; every (key) is one run and one line, coloured by its model (``plotting.model_color``).
+        frame: ``records_frame`` rows with the added columns ``panel``, ``series`` (e.g. "DeltaNet [-1,1]") and
+            ``depth``; every (key) is one run and one line, coloured by its ``family`` and ``eig_range``
+            (``plots.model_color``).
         panels: panel ids in order; names: panel id → title; train_len: panel id → the longest training length.
     """
     style()
@@ -52,7 +52,7 @@ def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, 
         sub = frame[frame["panel"] == panel] if len(frame) else frame
         for _, run in (sub.groupby("key", sort=False) if len(sub) else []):
             first = run.iloc[0]
-            ax.plot(run["length"], run["seq_acc"], color=model_color(first["series"]),
+            ax.plot(run["length"], run["seq_acc"], color=model_color(first["family"], first["eig_range"]),
                     lw=0.9 + 0.6 * (int(first["depth"]) - 1), alpha=0.85)
         ax.axvspan(0, train_len.get(panel, 0), color="0.85", alpha=0.5, lw=0)
         if not len(sub):
@@ -68,8 +68,10 @@ def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, 
         ax.set_xlabel("length (tokens)", fontsize=11)
     for ax in axes[:, 0]:
         ax.set_ylabel("sequence accuracy", fontsize=11)
+    kinds = {} if not len(frame) else dict(  # series → (family, eig_range), the key of its colour
+        reversed(list(zip(frame["series"], zip(frame["family"], frame["eig_range"])))))
     shown = list(dict.fromkeys(frame["series"])) if len(frame) else []
-    handles = [Line2D([], [], color=model_color(s), lw=2) for s in shown]
+    handles = [Line2D([], [], color=model_color(*kinds[s]), lw=2) for s in shown]
     depths = sorted({int(d) for d in frame["depth"]}) if len(frame) else []
     if len(depths) > 1:
         handles += [Line2D([], [], color="0.3", lw=0.9 + 0.6 * (d - 1)) for d in depths]

@@ -36,6 +36,7 @@ from statetrack.theory import rotations as rot
 from statetrack.runs import store as results
 from statetrack.theory import counting_mod3
 from statetrack.theory.rotations import best_readout_accuracy, diagonal_orbit, eventual_period, rotation
+from statetrack.display.plots import accuracy_by_length
 
 DTYPES = ((torch.float32, "fp32"), (torch.bfloat16, "bf16"))  # the stored dtypes, with their names in a case
 
@@ -242,15 +243,13 @@ def count_lengths(records: list[dict], cfg, preset: str) -> Figure:
     """ne2's figure: accuracy by length of every Z3 run (``plotting.accuracy_by_length``, log length), one panel for
     the one-layer bilinear models and one for the Mamba and DeltaNet stacks, one colour per model
     (``claims.ne2.NAMES``); ``cfg`` (a run config of the grid) gives the trained and tested lengths."""
-    from statetrack.display.plots import accuracy_by_length
-
     frame = records_frame(records)
     names = {r["key"]: ne2.NAMES[ne2.model_of(r)] for r in records}
     frame["model"] = frame["key"].map(names)
-    frame["family"] = frame["model"].map(lambda n: "bilinear, one layer" if n.startswith("bilinear")
+    frame["stack"] = frame["model"].map(lambda n: "bilinear, one layer" if n.startswith("bilinear")
                                          else "Mamba and DeltaNet stacks")
     return accuracy_by_length(frame, train_max_len=cfg.train.max_len, test_range=(cfg.eval.min_len, cfg.eval.max_len),
-                              panel="family", hue="model", log_x=True,
+                              panel="stack", hue="model", log_x=True,
                               title=f"Z3 (count mod 3), preset {preset}: accuracy by length")
 
 

@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 from statetrack.display.explorers import Explorer, picked, radio
 from statetrack.display.plots import PAGE_WIDTH, model_color, style
 from statetrack.claims.ne7 import claim as ne7
+from statetrack.claims.ne7.page import lm_curves
 
 NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}
 
@@ -63,14 +64,15 @@ def loss_curves(frame: pd.DataFrame, corpora: Sequence[str], title: str | None =
     """Smoothed training loss (nats per byte) against the step, one panel per corpus.
 
     Args:
-        frame: columns corpus, model, eig_range, seed, step, loss (already smoothed).
+        frame: columns corpus, model (ne7's models are their own families: the key of the colour), eig_range, seed,
+            step, loss (already smoothed).
         corpora: panel order (corpus short names).
     """
     fig, axes = _panels(frame, corpora, "training loss", title)
     for ax, corpus in zip(axes, corpora):
         sub = frame[frame["corpus"] == corpus]
         for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
-            ax.plot(run["step"], run["loss"], color=model_color(f"{model} {eig}"), lw=1.4,
+            ax.plot(run["step"], run["loss"], color=model_color(model, eig), lw=1.4,
                     ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
         ax.set_title(f"corpus: {corpus}", fontsize=12)
         ax.set_xlabel("training step", fontsize=11)
@@ -92,7 +94,7 @@ def ppl_by_position(frame: pd.DataFrame, corpora: Sequence[str], context: int, t
     for ax, corpus in zip(axes, corpora):
         sub = frame[frame["corpus"] == corpus]
         for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
-            ax.plot(run["position"], run["ppl"], color=model_color(f"{model} {eig}"), lw=1.4, marker=".",
+            ax.plot(run["position"], run["ppl"], color=model_color(model, eig), lw=1.4, marker=".",
                     ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
         ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
         ax.axvline(context, color="0.4", ls="--", lw=0.8)
@@ -158,15 +160,11 @@ def lm_explorer(curves: pd.DataFrame, points: pd.DataFrame, context: int) -> Exp
 
 def _corpora(records: list[dict]) -> list[str]:
     """The panels of the records' corpora, in reading order (``lm_curves.panel_order``)."""
-    from statetrack.claims.ne7.page import lm_curves
-
     return lm_curves.panel_order({ne7.cell_of(r)["corpus"] for r in records})
 
 
 def training_loss(records: list[dict], preset: str) -> Figure:
     """ne7's figure 1: ``loss_curves`` of the records' smoothed training losses (``lm_curves.loss_points``)."""
-    from statetrack.claims.ne7.page import lm_curves
-
     return loss_curves(pd.DataFrame(lm_curves.loss_points(records)), _corpora(records),
                        title=f"Training loss, preset {preset}")
 
@@ -174,15 +172,11 @@ def training_loss(records: list[dict], preset: str) -> Figure:
 def position_perplexity(records: list[dict], context: int, preset: str) -> Figure:
     """ne7's figure 2: ``ppl_by_position`` of the records' test perplexity by position (``lm_curves.position_points``),
     the training ``context`` shaded."""
-    from statetrack.claims.ne7.page import lm_curves
-
     return ppl_by_position(pd.DataFrame(lm_curves.position_points(records)), _corpora(records), context,
                            title=f"Test perplexity by position, preset {preset}")
 
 
 def records_explorer(records: list[dict], context: int) -> Explorer:
     """``lm_explorer`` over the records' training losses and test perplexity by position."""
-    from statetrack.claims.ne7.page import lm_curves
-
     return lm_explorer(pd.DataFrame(lm_curves.loss_points(records)), pd.DataFrame(lm_curves.position_points(records)),
                        context)
