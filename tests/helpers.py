@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
+
 import torch
 
 
@@ -72,3 +76,29 @@ def outcomes(verdict) -> dict:
 def outcome_objects(verdict) -> dict:
     """A verdict's statements by id → their ``Outcome`` (value, seeds passing, reason)."""
     return {o.statement.id: o for o in verdict.statements}
+
+
+# ----------------------------------------------------------------------------- records checked by verify --records
+
+
+def put(folder: Path, rel: str, rec) -> Path:
+    """Write ``rec`` (an object as JSON, or text as it is) at ``folder/rel``."""
+    path = folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(rec if isinstance(rec, str) else json.dumps(rec, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def verify(capsys, folder: Path, *flags: str) -> tuple[int, list[str], str]:
+    """``statetrack verify --records folder *flags``: its exit status, stdout lines and stderr."""
+    from statetrack.cli import main
+
+    rc = main(["verify", "--records", str(folder), *flags])
+    out, err = capsys.readouterr()
+    return rc, out.splitlines(), err
+
+
+def key_of(config: dict) -> str:
+    """The run key computed here, independently of the package: SHA-256 of the canonical schema-1 JSON."""
+    payload = json.dumps({"schema": 1, "config": config}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()[:8]

@@ -1,14 +1,14 @@
 """`statetrack verify --records DIR`: records made elsewhere, checked one by one, and only ok ones added to the store."""
 
-import hashlib
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 from statetrack.cli import main
 from statetrack.runs.provenance import repo_root
+
+from helpers import key_of, put, verify
 
 COMMITTED = repo_root() / "data" / "results"
 NAMES = ("bilinear-diagonal-s0-56c6f83a.json", "bilinear-diagonal-s1-341918e7.json")  # two paper-preset parity runs
@@ -16,26 +16,6 @@ NAMES = ("bilinear-diagonal-s0-56c6f83a.json", "bilinear-diagonal-s1-341918e7.js
 
 def committed(name: str = NAMES[0]) -> dict:
     return json.loads((COMMITTED / "parity" / name).read_text())
-
-
-def put(folder: Path, rel: str, rec) -> Path:
-    """Write ``rec`` (an object as JSON, or text as it is) at ``folder/rel``."""
-    path = folder / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(rec if isinstance(rec, str) else json.dumps(rec, indent=1, sort_keys=True) + "\n")
-    return path
-
-
-def verify(capsys, folder: Path, *flags: str) -> tuple[int, list[str], str]:
-    rc = main(["verify", "--records", str(folder), *flags])
-    out, err = capsys.readouterr()
-    return rc, out.splitlines(), err
-
-
-def key_of(config: dict) -> str:
-    """The run key computed here, independently of the package: SHA-256 of the canonical schema-1 JSON."""
-    payload = json.dumps({"schema": 1, "config": config}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(payload.encode()).hexdigest()[:8]
 
 
 def _edit(**changes):

@@ -9,7 +9,7 @@
               [--executor local|slurm|submitit-local] [--dry-run] [--stale] [--force] [--partition ... --time ...]
     statetrack verify [IDS ...] [--json] [--preset P]      paper number, ours, preset, verdict per claim
     statetrack verify --records DIR [--add] [--stale]      check records made elsewhere; --add copies the ok ones
-              [--json]                                     into data/results (never over a different record)
+              [--replay N [--sample K]] [--json]           into data/results (never over a different record)
     statetrack retire (--orphans | PATH ...) --why TEXT    move records no grid names to data/retired (never delete)
               [--dry-run]
     statetrack leaderboard --model M --preset P            one model (a plug-in too) on x1's board, judged by theory
@@ -43,6 +43,7 @@ from statetrack.models.ops import PAIRS
 from statetrack.runs import intake
 from statetrack.runs.execute import run
 from statetrack.runs.memory import IGNORE_ENV, check_memory
+from statetrack.runs.replay import HORIZON, REPLAY_COST, TOLERANCE
 from statetrack.runs.retired import results_record, retire, retired_dir
 from statetrack.runs.store import RecordError, check_writable, forced_since, forcing, results_dir, write_record
 from statetrack.site import book
@@ -281,9 +282,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     if args.records is not None:
         return verify_records(args)
-    if args.add or args.stale:
-        raise ConfigError(f"{'--add' if args.add else '--stale'} needs --records DIR; allowed: "
-                          "statetrack verify --records DIR [--add] [--stale] [--json]")
+    for flag, value in (("--add", args.add), ("--stale", args.stale), ("--replay", args.replay),
+                        ("--sample", args.sample)):
+        if value:
+            raise ConfigError(f"{flag} needs --records DIR; allowed: statetrack verify --records DIR [--add] "
+                              "[--stale] [--replay N [--sample K]] [--json]")
     if args.preset:
 
         check_preset(args.preset)
@@ -326,8 +329,12 @@ def verify_records(args: argparse.Namespace) -> int:
 
     if args.ids or args.preset:
         raise ConfigError(f"--records checks files, not claims: {' '.join(args.ids) or '--preset ' + args.preset!r} "
-                          "is not allowed with it; allowed: statetrack verify --records DIR [--add] [--stale] [--json]")
-    checks = intake.check_folder(args.records)
+                          "is not allowed with it; allowed: statetrack verify --records DIR [--add] [--stale] "
+                          "[--replay N [--sample K]] [--json]")
+    if args.sample is not None and args.replay is None:
+        raise ConfigError(f"--sample {args.sample} needs --replay N; allowed: statetrack verify --records DIR "
+                          "--replay N --sample K")
+    checks = intake.check_folder(args.records, replay=args.replay, sample=args.sample)
     if args.add:
         intake.add(checks, stale=args.stale)
     if args.json:
@@ -521,6 +528,13 @@ def parser() -> argparse.ArgumentParser:
                         "different record under the same key")
     s.add_argument("--stale", action="store_true",
                    help="with --records: accept stale records too (exit status, --add); the store flags them stale")
+    s.add_argument("--replay", type=at_least(1, " (logged steps)"), metavar="N",
+                   help="with --records: retrain the first N logged steps of each ok record from its config and "
+                        "seed on the CPU and compare the losses: bit for bit where the record was made on this "
+                        f"CPU kind with as many threads, else to {TOLERANCE:g} relative up to step {HORIZON} (other "
+                        f"rounding drifts after); a prefix, not a retrain: {REPLAY_COST}")
+    s.add_argument("--sample", type=at_least(1, " (records)"), metavar="K",
+                   help=f"with --replay: replay K of the ok records, drawn with seed {intake.SAMPLE_SEED}")
     s.set_defaults(fn=cmd_verify)
 
     s = sub.add_parser("retire", help="move records no grid names from data/results to data/retired, with the reason")

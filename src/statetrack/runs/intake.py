@@ -11,7 +11,16 @@ a task's folder alone works too) and says of each ``*.json`` file one verdict:
   the record then passes the store's own checks (``store.validate_record``: fields and types, schema, status,
   config, key, an "ok" record's numbers), and these: summary and by-length numbers finite or null, the
   record's other fields of their types, the provenance fields ``runs.provenance.provenance`` and
-  ``runs.execute`` write, the file named as the store names it and kept in its task's folder.
+  ``runs.execute`` write, the file named as the store names it and kept in its task's folder, and the record
+  agreeing with itself (``runs.consistency``: every summary field its by_length and config determine, the
+  training log ``fit`` writes for its config, a status its log and results show), naming each field that
+  disagrees with both values.
+
+With ``replay=N``, each ok record (or a seeded sample of ``sample`` of them) is also retrained for its first N
+logged steps from its config and seed (``runs.replay``); a record whose losses differ is "bad", naming the first
+step that differs and by how much. What intake cannot see: a record made by this code with another seed or a
+changed config is caught by its key and name, but a record made by a different program that agrees with itself
+and replays is, as far as any check can tell, this code's record.
 
 Hidden files and folders (the store's ``.locks/``, submitit's logs, half-written ``.*.tmp`` files) and files that
 do not end ``.json`` (kept weights, ``.pt``) are skipped and counted, never checked or copied.
@@ -29,6 +38,7 @@ import datetime as _dt
 import json
 import math
 import os
+import random
 import re
 import stat
 from dataclasses import dataclass, field
@@ -36,12 +46,17 @@ from pathlib import Path
 from typing import Any
 
 from statetrack.config import PRESET_SECTIONS, ConfigError, RunConfig
+from statetrack.runs.consistency import disagreements
 from statetrack.runs.provenance import code_hash
+from statetrack.runs.replay import replay
 from statetrack.runs.store import (RecordError, check_writable, record_path, results_dir, run_key, run_lock,
                                    validate_record, write_atomically)
+from statetrack.tasks import make_task
+from statetrack.tasks.base import Task
 
 MAX_BYTES = 20 * 1024 * 1024  # the largest committed record is 65 kB
 VERDICTS = ("ok", "stale", "bad")
+SAMPLE_SEED = 0  # the seed of ``replay``'s sample of records: the same folder gives the same sample
 
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -74,6 +89,7 @@ class Checked:
     reason: str = ""
     task: str | None = None
     key: str | None = None
+    replayed: str = ""  # after a replay that agreed: what was compared, and how
     added: str = ""  # after ``add``: "added", "already stored", or "not added: <why>"
     dest: Path | None = None  # where the store keeps it
     data: bytes = field(default=b"", repr=False)  # the bytes checked, which ``add`` copies
@@ -81,11 +97,14 @@ class Checked:
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "verdict": self.verdict, "reason": self.reason, "task": self.task,
-                "key": self.key, "added": self.added or None, "dest": str(self.dest) if self.dest else None}
+                "key": self.key, "replayed": self.replayed or None, "added": self.added or None,
+                "dest": str(self.dest) if self.dest else None}
 
     def line(self) -> str:
-        """``ok     parity/x.json``, ``bad    parity/y.json: <reason>``, then `` -> <what add did>``."""
+        """``ok     parity/x.json``, ``bad    parity/y.json: <reason>``, then ``; <replay>`` and `` -> <what add
+        did>``."""
         text = f"{self.verdict:<6} {self.path}" + (f": {self.reason}" if self.reason else "")
+        text += f"; {self.replayed}" if self.replayed else ""
         return text + (f" -> {self.added}" if self.added else "")
 
 
@@ -98,8 +117,10 @@ class Checks:
     skipped: list[str]
 
 
-def check_folder(folder: Path | str, max_bytes: int = MAX_BYTES) -> Checks:
-    """Check every record under ``folder`` (see the module's docstring); a missing folder is a ``ConfigError``."""
+def check_folder(folder: Path | str, max_bytes: int = MAX_BYTES, replay: int | None = None,
+                 sample: int | None = None) -> Checks:
+    """Check every record under ``folder`` (see the module's docstring); a missing folder is a ``ConfigError``.
+    With ``replay`` (N logged steps), replay the ok records, or a sample of ``sample`` of them (``replay_records``)."""
     folder = Path(folder)
     if not folder.is_dir():
         what = "does not exist" if not folder.exists() else "is not a folder"
@@ -123,7 +144,30 @@ def check_folder(folder: Path | str, max_bytes: int = MAX_BYTES) -> Checks:
                 skipped.append(shown)
             else:
                 records.append(check_file(path, shown, max_bytes))
-    return Checks(folder, records, skipped)
+    checks = Checks(folder, records, skipped)
+    if replay is not None:
+        replay_records(checks, replay, sample)
+    return checks
+
+
+def replay_records(checks: Checks, logged: int, sample: int | None = None) -> None:
+    """Replay the first ``logged`` logged steps of each ok record (``runs.replay``), or of ``sample`` of them drawn
+    with ``SAMPLE_SEED``: one that differs becomes "bad" with the step and both losses; one that agrees says so in
+    ``replayed``. Stale records are not replayed (other code made them)."""
+    ok = [c for c in checks.records if c.verdict == "ok"]
+    if sample is not None and sample < len(ok):
+        ok = sorted(random.Random(SAMPLE_SEED).sample(ok, sample), key=lambda c: c.path)
+    for c in ok:
+        assert c.cfg is not None
+        rec = json.loads(c.data)
+        if not rec.get("history", {}).get("step"):
+            c.replayed = "not replayed: no logged step"
+            continue
+        found = replay(rec, c.cfg, logged)
+        if found.first_bad is None:
+            c.replayed = found.line()
+        else:
+            c.verdict, c.reason = "bad", found.line()
 
 
 def _symlink(path: Path) -> str:
@@ -144,6 +188,9 @@ def check_file(path: Path, shown: str, max_bytes: int = MAX_BYTES) -> Checked:
         _check_fields(rec)
         _check_provenance(rec)
         _check_place(path, cfg)
+        faults = disagreements(rec, cfg, _task(rec, cfg))
+        if faults:
+            raise Bad("disagrees with itself: " + "; ".join(faults))
     except Bad as e:
         return Checked(shown, "bad", str(e))
     checked = Checked(shown, "ok", task=cfg.task.name, key=rec["key"], dest=record_path(cfg), data=data, cfg=cfg)
@@ -152,6 +199,17 @@ def check_file(path: Path, shown: str, max_bytes: int = MAX_BYTES) -> Checked:
         checked.reason = (f"made by other code: provenance.code_hash {rec['provenance']['code_hash']!r}, "
                           f"this checkout's {code_hash(cfg)!r}")
     return checked
+
+
+_TASKS: dict[str, Task] = {}  # a record's task config (canonical JSON) → its task, built once per process
+
+
+def _task(rec: dict[str, Any], cfg: RunConfig) -> Task:
+    """The task of ``rec``'s config (a language-modelling corpus takes a second to load; a folder repeats tasks)."""
+    key = json.dumps(rec["config"]["task"], sort_keys=True)
+    if key not in _TASKS:
+        _TASKS[key] = make_task(cfg.task)
+    return _TASKS[key]
 
 
 class Bad(Exception):
