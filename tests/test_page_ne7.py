@@ -135,3 +135,23 @@ def test_the_explorer_table_holds_every_run_in_both_views():
     panel = f"{first['corpus']}: {name} {first['eig_range']}".strip()
     at16 = table[(table["view"] == "ppl") & (table["panel"] == panel) & (table["x"] == 16)]
     assert list(at16["y"].unique()) == [round(math.exp(4.5), 3)]
+
+
+def test_beyond_directions_pair_each_seeds_ranges_and_read_the_retired_pairs():
+    """The retired Mamba pair of seed 0, read straight from its two files: [-1,1] minus [0,1] beyond the context,
+    negative, so not the direction NE reports for Mamba; docs runs have no pair on code and give no row."""
+    import json
+
+    from statetrack.claims.ne7.page import readings
+    from statetrack.runs.provenance import repo_root
+
+    folder = repo_root() / "data" / "retired" / "byte_lm"
+    neg = json.loads((folder / "mamba-neg-s0-6bdfc6df.json").read_text())["summary"]["test_loss_beyond"]
+    pos = json.loads((folder / "mamba-pos-s0-33bffc6e.json").read_text())["summary"]["test_loss_beyond"]
+    retired = [json.loads(f.read_text()) for f in sorted(folder.glob("*.json"))]  # the committed retired store
+    table = readings.beyond_directions([], retired)
+    row = table[(table["model"] == "Mamba") & (table["seed"] == 0)].iloc[0]
+    assert row["seeds"] == "retired" and row["ln ppl ratio beyond"] == pytest.approx(neg - pos, abs=1e-12)
+    assert row["as NE says"] == ("yes" if neg - pos >= 0 else "no") == "no"
+    assert set(table["seeds"]) == {"retired"}
+    assert readings.direction_values(table)["directions_mamba_verdict"] == "0 of 0"

@@ -19,7 +19,9 @@ use (``results_dir().parent / "retired"``), so a test's temporary results folder
 
 ``retire(paths, why)`` moves records (and a kept checkpoint beside one) and appends their entries to the index
 atomically (a temporary file, then ``os.replace``); ``statetrack retire --orphans --why "…"`` retires every
-record no grid or pilot names (``claims.orphans``).
+record no grid or pilot names (``claims.orphans``). ``restore(commit, path, why)`` brings back a record that a
+commit deleted from data/results without retiring it: its bytes as the commit's parent held them, at its task's
+folder, indexed with that commit and its date.
 
 Used in: ``statetrack retire`` (``statetrack.cli``), tests/test_store_complete.py.
 """
@@ -29,11 +31,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from statetrack.config import ConfigError
+from statetrack.runs.provenance import git, repo_root
 from statetrack.runs.store import RecordError, results_dir, write_atomically
 
 INDEX = "index.json"
@@ -159,3 +163,34 @@ def retire(paths: Iterable[Path | str], why: str, commit: str | None = None) -> 
             kept.unlink()
         src.unlink()
     return added
+
+
+def restore(commit: str, path: str, why: str) -> dict[str, Any]:
+    """Retire the record ``path`` (``data/results/...`` in the repository) as ``commit``'s parent held it, where
+    ``commit`` deleted it: byte for byte into its task's folder of the retired store, indexed with the commit, its
+    date and ``why``. A record already there (same bytes, indexed) is left; returns its entry either way."""
+    if not why or not why.strip():
+        raise ConfigError("restoring needs a reason: say why the record left and why it was not retired then")
+    full = git("rev-parse", "--verify", f"{commit}^{{commit}}")
+    if full is None:
+        raise ConfigError(f"commit {commit!r} is not in this repository's history; allowed: a commit that deleted "
+                          "a record from data/results")
+    try:
+        data = subprocess.run(["git", "show", f"{full}^:{path}"], cwd=repo_root(), capture_output=True,
+                              check=True, timeout=60).stdout
+        rec = json.loads(data)
+    except (subprocess.CalledProcessError, ValueError):
+        raise ConfigError(f"{path!r} is not a JSON record in {commit}^; allowed: a record that {commit} "
+                          "deleted") from None
+    task = rec["config"]["task"]["name"]
+    dst, _ = _target(Path(task) / Path(path).name, data)
+    rel = dst.relative_to(retired_dir()).as_posix()
+    entries = read_index()
+    for e in entries:
+        if e["path"] == rel:
+            return e
+    write_atomically(dst, data)
+    entry = {"path": rel, "key": key_of(Path(path).name), "claim": rec.get("claim", ""), "commit": full,
+             "date": git("log", "-1", "--format=%aI", full), "why": why.strip()}
+    write_index(entries + [entry])
+    return entry

@@ -11,12 +11,15 @@ Table 4 and the training speed.
   outcome.
 - ``speed_table``, ``speed_values``: tokens per second per model (``lm_summary.speed``) and the line naming them.
 - ``key_columns``: what the table of run keys shows beyond the standard settings.
+- ``beyond_directions``: each seed's beyond-context log perplexity ratio and whether it points as NE says, for the
+  verdict's pairs and for the retired ones (the seeds the recipe was calibrated on, which no verdict reads).
 
 Used in: notebooks/ne7_language_modelling.md, tests/test_page_ne7.py.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -29,6 +32,7 @@ from statetrack.claims.ne7.page import corpus_splits, lm_summary
 from statetrack.tasks import byte_lm
 from statetrack.runs import store as results
 from statetrack.runs.cost import grid_estimate
+from statetrack.runs.retired import retired_records
 
 STALE = "Note: some records were made by older code (stale); rerun with FORCE = True to refresh them."
 
@@ -143,5 +147,44 @@ def key_columns(c: Any) -> dict[str, Any]:
     return {"layers": c.model.num_layers, "train tokens": _train_tokens(c)}
 
 
-__all__ = ["cell_values", "corpus_table", "corpus_values", "cost_line", "grid_values", "key_columns", "outcome_values",
-           "paper_values", "run_table", "speed_table", "speed_values"]
+
+
+def beyond_directions(records: list[dict[str, Any]], retired: list[dict[str, Any]] | None = None) -> pd.DataFrame:
+    """One row per model and seed on code where both ranges ran: ln(ppl [-1,1] / ppl [0,1]) beyond the training
+    context (the pair's ``test_loss_beyond``, [-1,1] minus [0,1]) and whether it points as NE says (the rule of the
+    model's ``<model>-code-beyond`` statement); ``records`` are the verdict's runs, ``retired`` the retired store's
+    (default: every retired record whose config is a quick grid's but for its seed and range)."""
+    rules = {s.where["model"]: s.rule for s in ne7.statements() if s.id.endswith("-code-beyond")}
+    if retired is None:
+        quick = {_setting(c.to_dict()) for c in ne7.grid("quick")}
+        retired = [r for r, _ in retired_records() if r.get("status") == "ok" and _setting(r["config"]) in quick]
+    rows = []
+    for source, recs in (("verdict", records), ("retired", retired)):
+        beyond = {(ne7.cell_of(r)["model"], r["config"]["seed"], ne7.cell_of(r)["eig_range"]):
+                  r["summary"]["test_loss_beyond"] for r in recs
+                  if r["status"] == "ok" and ne7.cell_of(r)["corpus"] == "code" and ne7.cell_of(r)["model"] in rules}
+        for model, seed in sorted({(m, sd) for m, sd, _ in beyond}):
+            if (model, seed, "[-1,1]") in beyond and (model, seed, "[0,1]") in beyond:
+                ratio = beyond[(model, seed, "[-1,1]")] - beyond[(model, seed, "[0,1]")]
+                rows.append({"model": ne7.NAMES[model], "seeds": source, "seed": seed, "ln ppl ratio beyond": ratio,
+                             "as NE says": "yes" if rules[model].passes(ratio) else "no"})
+    return pd.DataFrame(rows, columns=["model", "seeds", "seed", "ln ppl ratio beyond", "as NE says"])
+
+
+def _setting(config: dict[str, Any]) -> str:
+    """A run config without its seed and eigenvalue range, as text: what the two runs of a pair share."""
+    model = {k: v for k, v in config["model"].items() if k != "eig_range"}
+    return json.dumps({**config, "seed": None, "model": model}, sort_keys=True)  # tuples and lists alike
+
+
+def direction_values(table: pd.DataFrame) -> dict[str, str]:
+    """``directions_<model>_<verdict|retired>``: "k of n" seeds of ``beyond_directions`` pointing as NE says."""
+    out = {}
+    for model in ne7.FAMILIES:
+        for source in ("verdict", "retired"):
+            sub = table[(table["model"] == ne7.NAMES[model]) & (table["seeds"] == source)]
+            out[f"directions_{model}_{source}"] = f"{int((sub['as NE says'] == 'yes').sum())} of {len(sub)}"
+    return out
+
+__all__ = ["beyond_directions", "cell_values", "corpus_table", "corpus_values", "cost_line", "direction_values",
+           "grid_values", "key_columns", "outcome_values", "paper_values", "run_table", "speed_table", "speed_values"]
