@@ -102,3 +102,21 @@ def key_of(config: dict) -> str:
     """The run key computed here, independently of the package: SHA-256 of the canonical schema-1 JSON."""
     payload = json.dumps({"schema": 1, "config": config}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()[:8]
+
+
+# ----------------------------------------------------------------------------- verdict words
+
+
+def all_held_word(v) -> str:
+    """The word of a verdict whose decided paper statements all hold, counted here from its outcomes: "reproduced"
+    when every paper experiment statement is decided (holds or fails), else "supported"."""
+    paper = [o for o in v.statements if o.statement.kind != "construction" and not o.statement.ours]
+    return "reproduced" if all(o.outcome in ("holds", "fails") for o in paper) else "supported"
+
+
+def with_coverage(v, word: str) -> str:
+    """``word`` as a verdict line and chip show it: followed by "k of n decided", counted here from the outcomes,
+    where fewer than all of the paper's experiment statements hold or fail."""
+    paper = [o for o in v.statements if o.statement.kind != "construction" and not o.statement.ours]
+    decided = sum(o.outcome in ("holds", "fails") for o in paper)
+    return word if decided == len(paper) else f"{word}, {decided} of {len(paper)} decided"

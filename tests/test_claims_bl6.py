@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from helpers import fake_record
+from helpers import fake_record, all_held_word, with_coverage
 from statetrack.claims.bl6 import claim as bl6
 from statetrack.verdicts.recipes import QUICK_SEEDS
 from statetrack.check import Check
@@ -86,7 +86,7 @@ def test_statements_are_bls_directions_with_the_tolerance():
 
 def test_bls_shape_reproduces():
     v = bl6.CLAIM.verdict(_records(), "quick", checks=PASSING)
-    assert _failing(v) == [] and v.word == "reproduced"
+    assert _failing(v) == [] and v.word == all_held_word(v)
     assert v.line.startswith("bl6 verdict (quick): REPRODUCED: experiments: 10/10 of the paper's hold; theory: 1/1")
     o = next(o for o in v.statements if o.statement.id == "diagonal-parity-helps")
     assert o.value == pytest.approx(1.0 - 0.1) and (o.seeds_pass, o.seeds) == (3, 3)
@@ -106,7 +106,7 @@ def test_bls_shape_reproduces():
 def test_a_violating_record_set_fails_the_named_statement(change, failing):
     v = bl6.CLAIM.verdict(_records(change), "quick", checks=PASSING)
     assert _failing(v) == sorted(failing)
-    assert v.word == ("partly reproduced" if failing else "reproduced")
+    assert v.word == ("partly reproduced" if failing else all_held_word(v))
 
 
 @pytest.mark.parametrize("unfit,unfitted", [
@@ -118,8 +118,9 @@ def test_a_side_that_did_not_fit_its_training_lengths_is_not_fitted(unfit, unfit
     """A direction needs the pure side fitted (2 of 3 seeds); "no clear effect" needs both forms fitted."""
     v = bl6.CLAIM.verdict(_records(unfit=unfit), "quick", checks=PASSING)
     assert _unfitted(v) == sorted(unfitted) and _failing(v) == []
-    assert v.word == "reproduced"
-    assert v.line.startswith(f"bl6 verdict (quick): REPRODUCED: experiments: {10 - len(unfitted)}/{10 - len(unfitted)}")
+    assert v.word == all_held_word(v)
+    assert v.line.startswith(f"bl6 verdict (quick): {with_coverage(v, all_held_word(v)).upper()}: experiments: "
+                             f"{10 - len(unfitted)}/{10 - len(unfitted)}")
 
 
 def test_a_diverged_run_counts_against_the_statement():
@@ -144,7 +145,7 @@ def test_nothing_holds_is_not_reproduced():
 def test_a_failed_frozen_check_fails_frozen_helps_only():
     # the frozen network is a construction: theory, tallied apart from the experiments' word
     v = bl6.CLAIM.verdict(_records(), "quick", checks=[dataclasses.replace(PASSING[0], passed=False)])
-    assert _failing(v) == ["frozen-helps"] and v.word == "reproduced" and "theory: 0/1 hold" in v.line
+    assert _failing(v) == ["frozen-helps"] and v.word == all_held_word(v) and "theory: 0/1 hold" in v.line
 
 
 def test_exact_part_at_smoke_holds_and_fails_when_affine_works():

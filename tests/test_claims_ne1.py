@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import fake_record, outcomes as _outcomes
+from helpers import fake_record, outcomes as _outcomes, all_held_word, with_coverage
 from statetrack.claims.ne1 import claim as ne1
 from statetrack.config import ConfigError
 from statetrack.runs.store import run_key
@@ -140,10 +140,10 @@ def test_verdict_from_statements(scores, failing, not_fitted):
     got = _outcomes(v)
     assert sorted(k for k, o in got.items() if o == "fails") == sorted(failing)
     assert sorted(k for k, o in got.items() if o == "not fitted") == sorted(not_fitted)
-    word = "reproduced" if not failing else "partly reproduced"
-    assert v.word == word and v.reproduced is (not failing)
+    word = all_held_word(v) if not failing else "partly reproduced"
+    assert v.word == word and v.reproduced is (word == "reproduced")
     judged = 8 - len(not_fitted)
-    assert v.line.startswith(f"ne1 verdict (quick): {word.upper()}: experiments: {judged - len(failing)}/{judged} "
+    assert v.line.startswith(f"ne1 verdict (quick): {with_coverage(v, word).upper()}: experiments: {judged - len(failing)}/{judged} "
                              "of the paper's hold")
     assert sorted(r["label"] for r in v.rows) == ["DeltaNet [-1,1]", "DeltaNet [0,1]", "Mamba [-1,1]", "Mamba [0,1]"]
 

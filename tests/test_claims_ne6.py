@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from helpers import fake_record, outcomes as _outcomes
+from helpers import fake_record, outcomes as _outcomes, all_held_word
 from statetrack.claims.ne6 import claim as ne6
 from statetrack.check import Check
 from statetrack.config import ConfigError
@@ -51,7 +51,7 @@ def _fig8(c):
 
 def test_paper_statements_hold_on_the_papers_picture():
     v = ne6.CLAIM.verdict(_records("paper", _fig8), "paper", checks=ne6.checks("smoke"))
-    assert v.word == "reproduced" and all(o.outcome == "holds" for o in v.statements), v.line
+    assert v.word == all_held_word(v) and all(o.outcome == "holds" for o in v.statements), v.line
     assert not [r for r in v.rows if r.get("part") == "not run"]
 
 
@@ -74,7 +74,7 @@ def test_paper_statements_fail(change, failing):
 
     v = ne6.CLAIM.verdict(_records("paper", value), "paper", checks=ne6.checks("smoke"))
     assert sorted(k for k, o in _outcomes(v).items() if o == "fails") == sorted(failing)
-    assert v.word == ("partly reproduced" if failing else "reproduced")
+    assert v.word == ("partly reproduced" if failing else all_held_word(v))
 
 
 def test_quick_judges_the_exact_part_only():
@@ -84,7 +84,8 @@ def test_quick_judges_the_exact_part_only():
         assert [k for k, o in got.items() if o == "not run"] == TRAINED
         # the word is the experiments'; the constructions are tallied as theory
         assert v.word == "not run at this preset" and v.line.startswith(
-            "ne6 verdict (quick): NOT RUN AT THIS PRESET: experiments: 0/0 of the paper's hold, 5 not run; "
+            "ne6 verdict (quick): NOT RUN AT THIS PRESET, 0 OF 5 DECIDED: experiments: 0/0 of the paper's hold, 5 not "
+            "run; "
             "theory: 2/2 hold (+ 1/1 implementation checks)"), v.line
     bad = [Check(c.label, c.value, c.rule, not c.label.startswith("generator"), c.detail) for c in ne6.checks("smoke")]
     v = ne6.CLAIM.verdict(_records("quick", lambda c: 0.0), "quick", checks=bad)

@@ -4,6 +4,8 @@ from statetrack.verdicts.statements import Outcome, Statement, Verdict, at_least
 from statetrack.display.page import chip, decisive, deciding, reason, verdict_box
 from statetrack.verdicts.registry import CLAIMS
 
+from helpers import all_held_word
+
 
 def _st(id, provenance="paper text", kind="learns", paper=1.0, rule=None):
     return Statement(id, f"claim {id} | piped", "NE Table 3", provenance, kind,
@@ -20,7 +22,9 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
                   Outcome(_st("c", "ours", paper=None), "holds", 0.9, 3, 3), Outcome(_st("d"), "not run", reason="r")])
     box = verdict_box(v)
     assert v.word == "partly reproduced"
-    assert box.startswith(":::{admonition} Verdict at preset `quick`: {bdg-warning}`partly reproduced`\n:class: warning")
+    # the chip carries the coverage: two of the paper's three statements are decided ("d" is not run)
+    assert box.startswith(":::{admonition} Verdict at preset `quick`: {bdg-warning}`partly reproduced, 2 of 3 decided`"
+                          "\n:class: warning")
     assert box.rstrip().endswith(":::") and "{ref}`the Verdict section <zz1-verdict>`" in box
     assert "{doc}`the glossary </book/glossary>`" in box.splitlines()[-2]  # its last line inside the box
     items = [line for line in box.splitlines() if line.startswith("- ")]
@@ -36,7 +40,7 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
 def test_ours_decide_when_no_statement_of_the_papers_is_judged():
     v = _verdict([Outcome(_st("a"), "not run", reason="r"), Outcome(_st("o", "ours", paper=None), "holds", 0.1, 2, 2)])
     assert [o.statement.id for o in deciding(v)] == ["o"] and v.word == "ours only: 1 of 1 hold"
-    assert "{bdg-secondary}`ours only: 1 of 1 hold`" in verdict_box(v)
+    assert "{bdg-secondary}`ours only: 1 of 1 hold, 0 of 1 decided`" in verdict_box(v)
     assert "- {bdg-success}`holds` claim o | piped. *NE Table 3, ours*: ours 0.100 (best of seeds)." in verdict_box(v)
     assert reason(v) == "No trained statement of the paper's is judged at this preset; 1 of 1 of our own hold; 1 not run."
 
@@ -78,7 +82,7 @@ def test_a_construction_statement_is_theory_counted_apart_and_never_decides():
     assert v.word == "not run at this preset" and deciding(v) == [] and "\n- " not in verdict_box(v)
     assert reason(v).endswith("Theory (exact checks, apart): 1 of 1 hold.")
     v = _verdict([Outcome(_st("a"), "holds", 1.0, 3, 3), failed])  # a failing construction leaves the word alone
-    assert v.word == "reproduced" and [o.statement.id for o in deciding(v)] == ["a"]
+    assert v.word == all_held_word(v) and [o.statement.id for o in deciding(v)] == ["a"]
     assert reason(v).endswith("Theory (exact checks, apart): 0 of 1 hold.")
 
 
@@ -86,7 +90,7 @@ def test_not_fitted_and_inconclusive_are_counted_and_decide_nothing():
     neg = _st("n", kind="does not learn", paper=None, rule=at_most(0.2))
     v = _verdict([Outcome(_st("a"), "holds", 1.0, 3, 3), Outcome(neg, "not fitted", reason="not fitted (1 of 3)"),
                   Outcome(_st("c"), "inconclusive", reason="4 of 5")])
-    assert v.word == "reproduced" and [o.statement.id for o in deciding(v)] == ["a"]
+    assert v.word == all_held_word(v) and [o.statement.id for o in deciding(v)] == ["a"]
     assert reason(v) == ("Experiments: 1 of 1 of the paper's trained statements judged at this preset hold; "
                          "1 not fitted; 1 inconclusive.")
 

@@ -198,8 +198,8 @@ def _fake(cfg: RunConfig, score: float | None) -> dict:
     pytest.param({"[0,1]": 0.30, "[-1,1]": 0.97}, "PARTLY REPRODUCED", id="pos-too-high"),
     # [-1,1] below the paper's number: its statements fail, and as the [0,1] arm's positive control it did not learn,
     # so the [0,1] statements are not fitted: no statement of the paper's holds
-    pytest.param({"[0,1]": 0.02, "[-1,1]": 0.80}, "NOT REPRODUCED", id="neg-too-low"),
-    pytest.param({"[0,1]": 0.02, "[-1,1]": None}, "NOT REPRODUCED", id="neg-diverged"),
+    pytest.param({"[0,1]": 0.02, "[-1,1]": 0.80}, "NOT REPRODUCED, 4 OF 8 DECIDED", id="neg-too-low"),
+    pytest.param({"[0,1]": 0.02, "[-1,1]": None}, "NOT REPRODUCED, 4 OF 8 DECIDED", id="neg-diverged"),
 ])
 def test_ne1_rule(scores, word):
     recs = [_fake(c, scores[c.model.eig_range]) for c in ne1.grid("quick")]

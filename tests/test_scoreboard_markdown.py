@@ -36,8 +36,14 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
              theory={"paper": _t(3, 3), "ours": _t(1, 1), "implementation": _t(2, 2)}),
         {"claim": "zz9", "paper": "BL", "source": "", "title": "t", "status": "not run"},
     ]
-    text = scoreboard_markdown(table)
-    board = text.split("\n\n")[0].splitlines()
+    totals = {"quick": {"paper": _t(3, 4, not_run=5, not_fitted=1), "ours": _t(2, 2)},
+              "paper": {"paper": _t(not_run=10), "ours": _t(not_run=2)}}
+    text = scoreboard_markdown(table, totals)
+    sentence, board = text.split("\n\n")[0], text.split("\n\n")[1].splitlines()
+    assert sentence == ("**How much of the papers is tested.** Of the 10 experiment statements the claims read from "
+                        "the two papers, at `quick` 4 are decided (3 hold, 1 fail), 1 not fitted, 0 inconclusive and 5 "
+                        "not run; at `paper` 0 are decided (0 hold, 0 fail), 0 not fitted, 0 inconclusive and 10 not "
+                        "run (our own 2 statements apart).")
     assert board[0] == "| claim | verdict | deciding number | experiments | theory | preset |"
     cells = {re.search(r"`(\w+) <", r).group(1) if "{ref}" in r else r.split(" | ")[0][2:]: r.split(" | ")[1:]
              for r in board[2:]}
@@ -56,3 +62,16 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
         in text
     # the sources and the paper preset are folded below
     assert "| ne1 | NE Thm 1 | title of ne1 | not run |" in text
+
+
+def test_the_chip_carries_the_coverage_and_a_row_says_what_is_inconclusive():
+    from statetrack.site.scoreboard import scoreboard_markdown
+
+    row = _row("ne7", "supported", {"held": 4, "judged": 4, "ours": False}, _st(),
+               paper={**_t(4, 4, not_run=2), "inconclusive": 2, "total": 8})
+    row["label"] = "supported, 4 of 8 decided"
+    totals = {"quick": {"paper": _t(4, 4, not_run=4), "ours": _t()}}
+    board = scoreboard_markdown([row], totals).split("\n\n")[1].splitlines()
+    cells = board[2].split(" | ")[1:]
+    assert cells[0] == "{bdg-info}`supported, 4 of 8 decided`"
+    assert cells[2] == "4 of 4 hold (2 inconclusive, 2 not run)"

@@ -27,7 +27,8 @@ from helpers import fake_record
 from statetrack.verdicts.registry import CLAIMS, get_claim
 from statetrack.verdicts.claim import Claim
 from statetrack.check import Check
-from statetrack.verdicts.statements import Outcome, Statement, at_least, at_most, decide, from_paper, verdict_word
+from statetrack.verdicts.statements import (Outcome, Statement, at_least, at_most, coverage, decide, from_paper,
+                                           labelled, verdict_word)
 
 CONTRACT_PRESETS = ("quick",)
 MARGIN = 0.2  # how far past the threshold a violating score sits
@@ -345,9 +346,28 @@ def test_verdict_words():
     assert verdict_word([o("learns", "not run"), o("learns", "fails", ours=True)]) == "ours only: 0 of 1 hold"
     assert verdict_word([o("learns", "holds", ours=True), o("learns", "fails", ours=True),
                          o("learns", "holds", ours=True)]) == "ours only: 2 of 3 hold"
-    # "not fitted" and "inconclusive" judge nothing
-    assert verdict_word([o("does not learn", "not fitted"), o("learns", "holds")]) == "reproduced"
-    assert verdict_word([o("does not learn", "not fitted"), o("learns", "inconclusive")]) == "not run at this preset"
+    # "not fitted", "inconclusive" and "not run" decide nothing, and "reproduced" needs every paper statement decided
+    assert verdict_word([o("does not learn", "not fitted"), o("learns", "holds")]) == "supported"
+    assert verdict_word([o("learns", "not run"), o("learns", "holds")]) == "supported"
+    assert verdict_word([o("learns", "inconclusive"), o("learns", "holds"), o("learns", "fails")]) == \
+        "partly reproduced"
+    assert verdict_word([o("does not learn", "not fitted"), o("learns", "inconclusive")]) == "undecided"
+    assert verdict_word([o("learns", "not run"), o("learns", "not fitted")]) == "undecided"
+
+
+def test_the_coverage_counts_the_papers_experiments_decided_of_all():
+    def o(outcome, ours=False, kind="learns"):
+        if kind == "construction":
+            return Outcome(Statement("c", "x", "T", "paper text", "construction", "value", at_least(1.0), "test",
+                                     checks="c: *"), outcome)
+        return Outcome(_s(provenance="ours" if ours else "paper text"), outcome)
+
+    outcomes = [o("holds"), o("fails"), o("not fitted"), o("inconclusive"), o("not run"), o("holds", ours=True),
+                o("fails", kind="construction")]
+    assert coverage(outcomes) == (2, 5)  # ours and the construction are not the paper's experiments
+    assert labelled("partly reproduced", outcomes) == "partly reproduced, 2 of 5 decided"
+    assert labelled("reproduced", [o("holds"), o("fails", ours=True)]) == "reproduced"  # all decided: no suffix
+    assert labelled("ours only: 1 of 1 hold", [o("holds", ours=True)]) == "ours only: 1 of 1 hold"  # none to count
 
 
 def test_the_word_comes_from_experiments_only():

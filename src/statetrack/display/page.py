@@ -34,11 +34,11 @@ from statetrack.verdicts.registry import CLAIMS, get_claim, run_claim
 from statetrack.verdicts.statements import Outcome, Verdict, is_experiment, matches, theory_tally
 
 #: sphinx-design badge colour per verdict word.
-COLOURS = {"reproduced": "success", "partly reproduced": "warning", "not reproduced": "danger",
-           "not run at this preset": "secondary"}
+COLOURS = {"reproduced": "success", "supported": "info", "partly reproduced": "warning", "not reproduced": "danger",
+           "undecided": "secondary", "not run at this preset": "secondary"}
 #: admonition class (the box's colour in the book's theme) per verdict word.
-BOX_CLASS = {"reproduced": "tip", "partly reproduced": "warning", "not reproduced": "danger",
-             "not run at this preset": "note"}
+BOX_CLASS = {"reproduced": "tip", "supported": "note", "partly reproduced": "warning", "not reproduced": "danger",
+             "undecided": "note", "not run at this preset": "note"}
 OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "secondary", "not fitted": "secondary",
                    "inconclusive": "secondary"}
 STATISTICS = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
@@ -47,10 +47,11 @@ MAX_ITEMS = 4  # statements shown in the box; the Verdict section lists every on
 GLOSSARY_LINE = "What each word in this box means: {doc}`the glossary </book/glossary>`."
 
 
-def chip(word: str) -> str:
-    """A verdict word (or a statement's outcome) as a coloured sphinx-design badge in MyST ("ours only: …" grey)."""
+def chip(word: str, label: str | None = None) -> str:
+    """A verdict word (or a statement's outcome) as a coloured sphinx-design badge in MyST ("ours only: …" grey),
+    reading ``label`` where given (the word with its coverage, ``Verdict.label``)."""
     colour = COLOURS.get(word) or OUTCOME_COLOURS.get(word, "secondary")
-    return f"{{bdg-{colour}}}`{word}`"
+    return f"{{bdg-{colour}}}`{label or word}`"
 
 
 def deciding(verdict: Verdict) -> list[Outcome]:
@@ -136,7 +137,7 @@ def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS) -> str:
     (failing ones first, at most ``limit``, one ``item`` each), a link to the Verdict section and one to the
     glossary (``GLOSSARY_LINE``)."""
     use = sorted(deciding(verdict), key=lambda o: o.outcome != "fails")
-    lines = [f":::{{admonition}} Verdict at preset `{verdict.preset}`: {chip(verdict.word)}",
+    lines = [f":::{{admonition}} Verdict at preset `{verdict.preset}`: {chip(verdict.word, verdict.label)}",
              f":class: {BOX_CLASS.get(verdict.word, 'note')}", "", reason(verdict), ""]
     if use:
         lines += [item(o) for o in use[:limit]]
@@ -437,7 +438,7 @@ class Page:
         glues its box (``glue_verdict``) and its word (``verdict_word``)."""
         v = self.declaration.verdict(self.records, self.preset, **kwargs)
         glue_verdict(v)
-        glue_values(verdict_word=v.word, **statement_values(v))
+        glue_values(verdict_word=v.label, **statement_values(v))
         return v
 
     def glue(self, **values: Any) -> None:

@@ -1,4 +1,4 @@
-"""Which statement judges each row of ``data/paper/``, and the rows no statement judges, with why.
+"""Which statement judges each row of ``data/paper/``, where it is decided, and the rows no statement judges, with why.
 
 Every row has an ``id``; a statement names the rows it judges in ``Statement.reads`` and a row is judged by one
 statement at most (tests/test_paper_rows.py). A row judged by none gets the reason of its table's first matching
@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 from typing import Any
 
-from statetrack.verdicts.registry import CLAIMS, get_claim
+from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim
 from statetrack.runs.store import paper_dir
 
 #: id prefix → why rows under it are judged by no statement (the first matching prefix wins)
@@ -61,13 +61,31 @@ def unjudged() -> list[dict[str, Any]]:
     return out
 
 
-def coverage_markdown() -> str:
-    """A short count per table and the unjudged rows, as MyST."""
+def decided(preset: str) -> set[str]:
+    """The row ids a statement reads and decides (holds or fails) at ``preset``, on the records stored for it (a
+    claim whose grid there lacks records decides none)."""
+    out: set[str] = set()
+    for c in CLAIMS.values():
+        v = all_verdicts(c.id, [preset]).get(preset)
+        for o in (v.statements if v is not None else []):
+            if o.outcome in ("holds", "fails"):
+                out |= set(o.statement.reads)
+    return out
+
+
+def coverage_markdown(presets: tuple[str, ...] = ("quick", "paper")) -> str:
+    """A short count per table (rows, read by a statement, decided at each preset with records) and the unjudged
+    rows, as MyST."""
     read, all_rows = readers(), rows()
-    lines = ["| file | rows | judged |", "|---|---|---|"]
+    done = {p: decided(p) for p in presets}
+    lines = ["| file | rows | read by a statement | " + " | ".join(f"decided at `{p}`" for p in presets) + " |",
+             "|---|---|---|" + "---|" * len(presets)]
     for name in dict.fromkeys(r["file"] for r in all_rows):
         mine = [r for r in all_rows if r["file"] == name]
-        lines.append(f"| `data/paper/{name}.csv` | {len(mine)} | {sum(r['id'] in read for r in mine)} |")
+        lines.append(f"| `data/paper/{name}.csv` | {len(mine)} | {sum(r['id'] in read for r in mine)} | "
+                     + " | ".join(str(sum(r["id"] in done[p] for r in mine)) for p in presets) + " |")
+    lines += ["", "A row is *read* when a statement names it, and *decided* at a preset when that statement holds or "
+              "fails there on the records stored for this build (not fitted, inconclusive and not run decide nothing)."]
     lines += ["", "```{dropdown} The rows no statement judges, and why", "",
               "| file | row | what | why |", "|---|---|---|---|"]
     lines += [f"| {u['file']} | `{u['id']}` | {u['what']} | {u['why']} |" for u in unjudged()]

@@ -6,7 +6,7 @@ include them. A claim's status is one of
 
 | status | meaning |
 |---|---|
-| reproduced / partly reproduced / not reproduced | the claim's statements judged at the shown preset (``verdicts.statements.verdict_word``) |
+| reproduced / supported / partly reproduced / not reproduced / undecided | the claim's statements judged at the shown preset (``verdicts.statements.verdict_word``), with its coverage ("k of n decided") where not every paper statement is decided |
 | not run at this preset | records exist, but no statement is judged at that preset |
 | not run | the claim is built, but no preset has all its records |
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from statetrack.verdicts.numbers import number
 from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, recorded, verify_claim
-from statetrack.verdicts.statements import tally, theory_tally
+from statetrack.verdicts.statements import is_experiment, tally, theory_tally
 from statetrack.runs import store
 from statetrack.verdicts.plan import dry_run, plan
 from statetrack.display.page import deciding, decisive
@@ -42,7 +42,7 @@ def rows() -> list[dict[str, Any]]:
             out.append({**row, "status": "not run"})
             continue
         use, key = deciding(v), decisive(v, get_claim(c.id).headline)
-        out.append({**row, "status": v.word, "preset": v.preset,
+        out.append({**row, "status": v.word, "label": v.label, "preset": v.preset,
                     "paper_statements": tally(v.statements, False), "our_statements": tally(v.statements, True),
                     "theory": theory_tally(v.statements),
                     "deciding": {"held": sum(o.outcome == "holds" for o in use), "judged": len(use),
@@ -63,7 +63,7 @@ def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
     if done < total:
         return {"status": "not run", "recorded": done, "runs": total}
     v = all_verdicts(claim_id, ["paper"])["paper"]
-    return {"status": v.word, "paper_statements": tally(v.statements, False), "stale": v.stale,
+    return {"status": v.word, "label": v.label, "paper_statements": tally(v.statements, False), "stale": v.stale,
             "statements": [o.to_dict() for o in v.statements]}
 
 
@@ -72,7 +72,7 @@ def _paper_cell(p: dict[str, Any]) -> str:
         return "(shown)"
     if p["status"] == "not run":
         return f"not run ({p['recorded']} of {p['runs']} runs recorded)" if p["recorded"] else "not run"
-    return f"{chip(p['status'])} ({_tally(p['paper_statements'])})" + (" (stale)" if p["stale"] else "")
+    return f"{chip(p['status'], p.get('label'))} ({_tally(p['paper_statements'])})" + (" (stale)" if p["stale"] else "")
 
 
 NBSP = "\u00a0"
@@ -93,7 +93,8 @@ def deciding_number(st: dict[str, Any] | None) -> str:
 
 
 def statements_cell(r: dict[str, Any]) -> str:
-    """The experiments: how many of those that decide the word hold, ours apart, and those not fitted or not run."""
+    """The experiments: how many of those that decide the word hold, ours apart, and those not fitted, inconclusive
+    or not run."""
     d, ours, paper = r["deciding"], r["our_statements"], r["paper_statements"]
     if not d["judged"]:
         cell = "none judged"
@@ -102,8 +103,8 @@ def statements_cell(r: dict[str, Any]) -> str:
     else:
         cell = f"{d['held']} of {d['judged']} hold" + (f" · ours {ours['held']} of {ours['judged']}" if ours["judged"]
                                                        else "")
-    rest = [f"{paper[k] + ours[k]} {w}" for k, w in (("not_fitted", "not fitted"), ("not_run", "not run"))
-            if paper[k] + ours[k]]
+    rest = [f"{paper[k] + ours[k]} {w}" for k, w in (("not_fitted", "not fitted"), ("inconclusive", "inconclusive"),
+                                                      ("not_run", "not run")) if paper[k] + ours[k]]
     return cell + (f" ({', '.join(rest)})" if rest else "")
 
 
@@ -116,29 +117,74 @@ def theory_cell(r: dict[str, Any]) -> str:
     return f"{t['paper']['held'] + t['ours']['held']} of {judged}"
 
 
-def scoreboard_markdown(table: list[dict[str, Any]] | None = None) -> str:
-    """The scoreboard as MyST, about one screen: per claim a coloured verdict chip, the number behind the word
-    and how many of the deciding statements hold; then, folded, the claims' sources with the paper preset, and every
-    statement with the seeds that pass. ``table``: ``rows()`` (computed when not given)."""
+COVERAGE_PRESETS = ("quick", "paper")
+
+
+def coverage_totals(presets: tuple[str, ...] = COVERAGE_PRESETS) -> dict[str, dict[str, dict[str, int]]]:
+    """Preset → ``{"paper": count, "ours": count}`` over every claim: its experiment statements held, failed,
+    judged (decided), not fitted, inconclusive, not run and in all (``statements.tally``); a claim whose grid at the
+    preset lacks records counts every statement as not run there."""
+    out = {}
+    for preset in presets:
+        sums = {"paper": {}, "ours": {}}
+        for c in CLAIMS.values():
+            v = all_verdicts(c.id, [preset]).get(preset)
+            for side, ours in (("paper", False), ("ours", True)):
+                if v is not None:
+                    t = tally(v.statements, ours)
+                else:
+                    n = sum(st.kind != "construction" and st.ours == ours for st in get_claim(c.id).statements())
+                    t = {"held": 0, "failed": 0, "judged": 0, "not_fitted": 0, "inconclusive": 0, "not_run": n,
+                         "total": n}
+                for k, x in t.items():
+                    sums[side][k] = sums[side].get(k, 0) + x
+        out[preset] = sums
+    return out
+
+
+def coverage_sentence(totals: dict[str, dict[str, dict[str, int]]]) -> str:
+    """The coverage totals in one sentence: the papers' experiment statements decided at each preset, of all."""
+    parts = []
+    for preset, sums in totals.items():
+        t = sums["paper"]
+        parts.append(f"at `{preset}` {t['judged']} are decided ({t['held']} hold, {t['failed']} fail), "
+                     f"{t['not_fitted']} not fitted, {t['inconclusive']} inconclusive and {t['not_run']} not run")
+    total = next(iter(totals.values()))["paper"]["total"] if totals else 0
+    ours = next(iter(totals.values()))["ours"]["total"] if totals else 0
+    return (f"**How much of the papers is tested.** Of the {total} experiment statements the claims read from the two "
+            f"papers, " + "; ".join(parts) + f" (our own {ours} statements apart).")
+
+
+def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
+                        totals: dict[str, dict[str, dict[str, int]]] | None = None) -> str:
+    """The scoreboard as MyST, about one screen: the coverage sentence (``coverage_totals``); per claim a coloured
+    verdict chip with its coverage, the number behind the word and how many of the deciding statements hold; then,
+    folded, the claims' sources with the paper preset, and every statement with the seeds that pass. ``table``:
+    ``rows()``, ``totals``: ``coverage_totals()`` (each computed when not given)."""
     table = rows() if table is None else table
+    totals = coverage_totals() if totals is None else totals
     lines = ["| claim | verdict | deciding number | experiments | theory | preset |", "|---|---|---|---|---|---|"]
     for r in table:
         name = f"{{ref}}`{r['claim']} <{r['claim']}>`"
         if "preset" not in r:
             lines.append(f"| {name} | {r['status']} | – | – | – | – |")
             continue
-        word = chip(r["status"]) + (" (stale)" if r["stale"] else "")
+        word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
         lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
                      f"{theory_cell(r)} | `{r['preset']}` |")
     built = [r for r in table if "preset" in r]
-    count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "partly reproduced", "not reproduced",
-                                                                "not run at this preset")}
+    count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "supported", "partly reproduced",
+                                                                "not reproduced", "undecided", "not run at this preset")}
     count["ours only"] = sum(r["status"].startswith("ours only") for r in built)
+    lines = [coverage_sentence(totals), ""] + lines
     lines += ["", "Of the " + str(len(built)) + " claims with records: " + ", ".join(
         f"{n} {w}" for w, n in count.items() if n) + ". A claim's word comes from its experiments (trained "
-        "statements) alone: *reproduced* when every trained statement of the paper's judged at its preset holds, "
-        "*partly reproduced* when some do, *not reproduced* when none does or a theorem's bound is violated; where "
-        "none of the paper's is judged, *ours only: k of n hold*. A statement that a model does not learn something "
+        "statements) alone and counts every one of the paper's, at every preset: *reproduced* when all are decided "
+        "(hold or fail) at its preset and all hold, *supported, k of n decided* when every decided one holds but not "
+        "all are decided, *partly reproduced* when some hold and some fail, *not reproduced* when none holds or a "
+        "theorem's bound is violated, *undecided* when some were tested but none decided; where none of the paper's "
+        "is decided, *ours only: k of n hold*. The chip adds *k of n decided* whenever not all are. A statement "
+        "that a model does not learn something "
         "is judged only on runs that fitted their training lengths (else *not fitted*). The theory column counts the "
         "exact checks, apart. The "
         "deciding number is that of a failing statement where one fails, else of the claim's headline statement. "

@@ -97,8 +97,20 @@ class Verdict:
     word: str = ""
     statements: list[Any] = field(default_factory=list)  # ``Outcome`` per statement
 
+    @property
+    def coverage(self) -> tuple[int, int]:
+        """(decided, total) of the paper's experiment statements (``coverage``)."""
+        return coverage(self.statements)
+
+    @property
+    def label(self) -> str:
+        """The word with its coverage where not every paper statement is decided: "supported, 2 of 20 decided"."""
+        return labelled(self.word, self.statements)
+
     def to_dict(self) -> dict[str, Any]:
+        decided, total = self.coverage
         return {"schema": SCHEMA, "claim": self.claim, "preset": self.preset, "verdict": self.word,
+                "label": self.label, "coverage": {"decided": decided, "total": total},
                 "reproduced": self.reproduced, "line": self.line, "stale": self.stale,
                 "statements": [o.to_dict() for o in self.statements],
                 "tally": {"experiments": {"paper": tally(self.statements, False), "ours": tally(self.statements, True)},
@@ -228,7 +240,7 @@ NEGATIVE = ("does not learn", "theorem forbids")
 #: The score on a negative statement's metric its positive control's seeds must reach, unless the statement sets
 #: ``control_at`` (the control's own "learns" threshold, e.g. the paper's number less the tolerance).
 CONTROL_SUCCESS = 0.9
-SCHEMA = "statetrack.verdict/2"  # the version of ``Verdict.to_dict`` (documented in book/verdict_schema.md)
+SCHEMA = "statetrack.verdict/3"  # the version of ``Verdict.to_dict`` (documented in book/verdict_schema.md)
 Result = Literal["holds", "fails", "not run", "not fitted", "inconclusive"]
 
 
@@ -458,22 +470,43 @@ def is_experiment(o: Outcome) -> bool:
     return o.statement.kind != "construction"
 
 
+def coverage(outcomes: Sequence[Outcome]) -> tuple[int, int]:
+    """(decided, total): how many of the paper's experiment statements hold or fail, of all of them (the same list at
+    every preset; one judged only at another preset is "not run" here)."""
+    paper = [o for o in outcomes if is_experiment(o) and not o.statement.ours]
+    return sum(o.outcome in ("holds", "fails") for o in paper), len(paper)
+
+
 def verdict_word(outcomes: Sequence[Outcome]) -> str:
-    """A claim's word from its experiments alone (constructions are its theory, tallied apart): from the paper's
-    statements judged (held or failed): reproduced (all hold), partly reproduced (some do), not reproduced (none
-    does, or a "theorem forbids" one is violated: a violated theorem is never "partly"); with none of the paper's
-    judged, "ours only: k of n hold" where ours are, else "not run at this preset". "Not fitted" and
-    "inconclusive" judge nothing."""
-    judged = [o for o in outcomes if is_experiment(o) and o.outcome in ("holds", "fails")]
+    """A claim's word from its experiments alone (constructions are its theory, tallied apart), from the paper's
+    statements decided (held or failed): reproduced (every paper statement decided, all hold), supported (all that are
+    decided hold, some are not decided), partly reproduced (some hold, some fail), not reproduced (none holds, or a
+    "theorem forbids" one is violated: a violated theorem is never "partly"). With none of the paper's decided: "ours
+    only: k of n hold" where ours are decided, "undecided" where a statement was tested (inconclusive or not fitted),
+    else "not run at this preset"."""
+    experiments = [o for o in outcomes if is_experiment(o)]
+    judged = [o for o in experiments if o.outcome in ("holds", "fails")]
     paper = [o for o in judged if not o.statement.ours]
     if not paper:
         ours = [o for o in judged if o.statement.ours]
-        return f"ours only: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold" if ours else \
-            "not run at this preset"
+        if ours:
+            return f"ours only: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold"
+        tested = any(o.outcome in ("inconclusive", "not fitted") for o in experiments)
+        return "undecided" if tested else "not run at this preset"
     held = sum(o.outcome == "holds" for o in paper)
     if any(o.outcome == "fails" and o.statement.kind == "theorem forbids" for o in paper) or held == 0:
         return "not reproduced"
-    return "reproduced" if held == len(paper) else "partly reproduced"
+    if held < len(paper):
+        return "partly reproduced"
+    decided, total = coverage(outcomes)
+    return "reproduced" if decided == total else "supported"
+
+
+def labelled(word: str, outcomes: Sequence[Outcome]) -> str:
+    """``word`` followed by its coverage, "k of n decided", where fewer than all of the paper's experiment statements
+    are decided (a claim without any shows its word alone)."""
+    decided, total = coverage(outcomes)
+    return f"{word}, {decided} of {total} decided" if decided < total else word
 
 
 def _count(outcomes: Sequence[Outcome]) -> dict[str, int]:
@@ -537,8 +570,8 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     rows += [c.row() for c in checks]
     word = verdict_word(outcomes)
     paper, ours, theory = tally(outcomes, False), tally(outcomes, True), theory_tally(outcomes)
-    line = (f"{claim} verdict ({preset}): {word.upper()}: experiments: {paper['held']}/{paper['judged']} of the "
-            f"paper's hold")
+    line = (f"{claim} verdict ({preset}): {labelled(word, outcomes).upper()}: experiments: {paper['held']}/"
+            f"{paper['judged']} of the paper's hold")
     if ours["total"]:
         line += f", ours {ours['held']}/{ours['judged']}"
     unfit = paper["not_fitted"] + ours["not_fitted"]
