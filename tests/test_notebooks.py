@@ -24,8 +24,9 @@ from statetrack.runs.store import repo_root
 
 pytestmark = pytest.mark.notebooks
 NOTEBOOKS = repo_root() / "notebooks"
-VERDICT = re.compile(r"^(\w+) verdict \((smoke|quick|paper)\): (REPRODUCED|PARTLY REPRODUCED|NOT REPRODUCED|NOT RUN AT "
-                     r"THIS PRESET|OURS ONLY: \d+ OF \d+ HOLD): experiments: (\d+)/(\d+) of the paper's hold", re.M)
+VERDICT = re.compile(r"^(\w+) verdict \((smoke|quick|paper)\): (REPRODUCED|SUPPORTED|PARTLY REPRODUCED|NOT REPRODUCED|"
+                     r"UNDECIDED|NOT RUN AT THIS PRESET|OURS ONLY: \d+ OF \d+ HOLD)(?:, \d+ OF \d+ DECIDED)?: "
+                     r"experiments: (\d+)/(\d+) of the paper's hold", re.M)
 
 
 @pytest.mark.parametrize("claim", list(CLAIMS))
