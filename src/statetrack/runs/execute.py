@@ -27,6 +27,7 @@ import functools
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,20 +138,26 @@ def run(cfg: RunConfig, claim: str, device: str | torch.device = "auto", progres
         return _run(cfg, claim, dev, progress, preset, checkpoint)
 
 
-def _run(cfg: RunConfig, claim: str, dev: torch.device, progress: bool, preset: str | None,
-         checkpoint: bool) -> dict[str, Any]:
-
-    wall = time.perf_counter()
+def build(cfg: RunConfig, dev: torch.device) -> tuple[Any, torch.nn.Module, Callable[..., dict], Callable[[int], dict]]:
+    """A run of ``cfg`` ready to train, as every run and every replay (``runs.replay``) builds it: the task, the model
+    initialised from the run's seed on ``dev``, its evaluation (a task with its own measures, language modelling,
+    evaluates itself) and ``fit``'s ``on_eval``, the evaluation in mid-training that the history keeps."""
     task = make_task(cfg.task)
     seed_everything(cfg.seed)
     model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
-
-    # A task with its own measures (language modelling: perplexity by position) evaluates itself.
     evaluate = getattr(task, "evaluate", None) or functools.partial(evaluate_run, task=task)
 
     def on_eval(step: int) -> dict:
         s = evaluate(model, train=cfg.train, ev=cfg.eval, device=dev)["summary"]
         return {k: s[k] for k in ("ood_acc", "id_acc", "val_loss") if k in s}
+
+    return task, model, evaluate, on_eval
+
+
+def _run(cfg: RunConfig, claim: str, dev: torch.device, progress: bool, preset: str | None,
+         checkpoint: bool) -> dict[str, Any]:
+    wall = time.perf_counter()
+    task, model, evaluate, on_eval = build(cfg, dev)
 
     record: dict[str, Any] = {
         "schema": SCHEMA_VERSION,

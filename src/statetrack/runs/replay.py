@@ -1,9 +1,9 @@
 """A record was made by this code: loss_t of its first N logged steps, retrained from its config and seed.
 
-``replay(rec, cfg, logged)`` rebuilds the run as ``runs.execute`` builds it (task, seeds, model, ``training.fit``
-with the same evaluation callback) and watches ``fit`` train: the task's batches and the model's training-mode
-logits give the loss of each step, computed as ``fit`` computes it, and training stops right after the last step
-asked for. Nothing of ``fit`` is changed or copied; the learning-rate schedule is the record's, so step t of the
+``replay(rec, cfg, logged)`` rebuilds the run as every run is built (``runs.execute.build``: task, seeds, model,
+the evaluation callback of ``training.fit``) and watches ``fit`` train: the task's batches and the model's
+training-mode logits give the loss of each step, computed as ``fit`` computes it, and training stops right after
+the last step asked for. Nothing of ``fit`` is changed or copied; the learning-rate schedule is the record's, so step t of the
 replay is step t of the run.
 
 The replayed losses are compared with the record's ``history.loss``:
@@ -24,7 +24,6 @@ Used in: ``statetrack.runs.intake`` (``statetrack verify --records DIR --replay 
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -33,11 +32,9 @@ import torch
 from torch.nn import functional as F
 
 from statetrack.config import RunConfig
-from statetrack.evaluate import evaluate_run
-from statetrack.models import make_model
+from statetrack.runs.execute import build
 from statetrack.runs.provenance import cpu_kind
-from statetrack.tasks import make_task
-from statetrack.training import fit, resolve_device, seed_everything
+from statetrack.training import fit, resolve_device
 
 #: Relative difference allowed between a replayed loss and the record's where the comparison is not exact: about 90
 #: times the largest measured up to ``HORIZON`` (1.1e-7; benchmarks/replay_tolerance.py).
@@ -122,16 +119,9 @@ def replay(rec: dict[str, Any], cfg: RunConfig, logged: int, device: str | torch
 
 
 def training_losses(cfg: RunConfig, dev: torch.device, last: int) -> dict[int, float]:
-    """The loss of every training step up to ``last``, as ``fit`` computes it, from a run built as ``execute`` builds
-    it; training stops when ``fit`` asks for the batch of step ``last + 1``."""
-    task = make_task(cfg.task)
-    seed_everything(cfg.seed)
-    model = make_model(cfg.model, task.vocab_size, task.num_classes).to(dev)
-    evaluate = getattr(task, "evaluate", None) or functools.partial(evaluate_run, task=task)
-
-    def on_eval(step: int) -> dict:  # as execute's: evaluation in mid-training, whose numbers are not compared
-        return evaluate(model, train=cfg.train, ev=cfg.eval, device=dev)["summary"]
-
+    """The loss of every training step up to ``last``, as ``fit`` computes it, from a run built as every run is
+    (``execute.build``); training stops when ``fit`` asks for the batch of step ``last + 1``."""
+    task, model, _, on_eval = build(cfg, dev)  # mid-training evaluations run as in the run; none is compared
     sample_range, batches, losses = task.sample_range, [], {}
 
     def sample(*args, **kwargs):  # the task's own sampler, counting the steps

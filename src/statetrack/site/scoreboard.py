@@ -20,11 +20,10 @@ from typing import Any
 
 from statetrack.verdicts.numbers import number
 from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, recorded, verify_claim
-from statetrack.verdicts.statements import is_experiment, tally, theory_tally
+from statetrack.verdicts.statements import Outcome, tally, theory_tally
 from statetrack.runs import store
 from statetrack.verdicts.plan import dry_run, plan
-from statetrack.display.page import deciding, decisive
-from statetrack.display.page import chip
+from statetrack.display.page import chip, deciding, decisive
 
 
 def _tally(t: dict[str, int]) -> str:
@@ -129,14 +128,9 @@ def coverage_totals(presets: tuple[str, ...] = COVERAGE_PRESETS) -> dict[str, di
         sums = {"paper": {}, "ours": {}}
         for c in CLAIMS.values():
             v = all_verdicts(c.id, [preset]).get(preset)
+            outcomes = v.statements if v is not None else [Outcome(st, "not run") for st in get_claim(c.id).statements()]
             for side, ours in (("paper", False), ("ours", True)):
-                if v is not None:
-                    t = tally(v.statements, ours)
-                else:
-                    n = sum(st.kind != "construction" and st.ours == ours for st in get_claim(c.id).statements())
-                    t = {"held": 0, "failed": 0, "judged": 0, "not_fitted": 0, "inconclusive": 0, "not_run": n,
-                         "total": n}
-                for k, x in t.items():
+                for k, x in tally(outcomes, ours).items():
                     sums[side][k] = sums[side].get(k, 0) + x
         out[preset] = sums
     return out
