@@ -44,7 +44,8 @@ def _records(change=None, unfit=()):
 
 
 def _unfitted(v):
-    return sorted(o.statement.id for o in v.statements if o.outcome == "not fitted")
+    """Statements failed because a side the paper says learns did not fit."""
+    return sorted(o.statement.id for o in v.statements if o.outcome == "fails" and "did not fit" in (o.reason or ""))
 
 
 def _failing(v):
@@ -114,19 +115,20 @@ def test_a_violating_record_set_fails_the_named_statement(change, failing):
     pytest.param({("diagonal", "parity", "affine")}, [], id="losing-side-unfitted-still-judged"),
     pytest.param({("full", "Z5", "affine")}, ["full-Z5-not-helped", "full-Z5-not-hurt"], id="no-clear-effect-needs-both"),
 ])
-def test_a_side_that_did_not_fit_its_training_lengths_is_not_fitted(unfit, unfitted):
-    """A direction needs the pure side fitted (2 of 3 seeds); "no clear effect" needs both forms fitted."""
+def test_a_side_that_learns_and_did_not_fit_fails(unfit, unfitted):
+    """A direction needs the pure side fitted (2 of 3 seeds); "no clear effect" needs both forms fitted: a side the
+    paper says learns that did not fit fails the statement (the recorded pilots fitted: the budget is not to blame)."""
     v = bl6.CLAIM.verdict(_records(unfit=unfit), "quick", checks=PASSING)
-    assert _unfitted(v) == sorted(unfitted) and _failing(v) == []
-    assert v.word == all_held_word(v)
-    assert v.line.startswith(f"bl6 verdict (quick): {with_coverage(v, all_held_word(v)).upper()}: experiments: "
-                             f"{10 - len(unfitted)}/{10 - len(unfitted)}")
+    assert _unfitted(v) == sorted(unfitted) and _failing(v) == sorted(unfitted)
+    assert v.word == ("partly reproduced" if unfitted else all_held_word(v))
+    assert v.line.startswith(f"bl6 verdict (quick): {with_coverage(v, v.word).upper()}: experiments: "
+                             f"{10 - len(unfitted)}/10")
 
 
 def test_a_diverged_run_counts_against_the_statement():
-    # every pure diagonal run diverged: the winning side did not fit, so the direction is not judged
+    # every pure diagonal run diverged: the winning side did not fit, so the direction fails
     v = bl6.CLAIM.verdict(_records({("diagonal", "parity", "pure"): None}), "quick", checks=PASSING)
-    assert _unfitted(v) == ["diagonal-parity-helps"] and _failing(v) == []
+    assert _unfitted(v) == ["diagonal-parity-helps"] == _failing(v)
     # one diverged pure seed of three: 2 of 3 fitted; the median of the side is a good seed
     v = bl6.CLAIM.verdict(_records({("diagonal", "parity", "pure"): lambda seed: None if seed == S0 else 1.0}),
                           "quick", checks=PASSING)
@@ -135,7 +137,7 @@ def test_a_diverged_run_counts_against_the_statement():
 
 
 def test_nothing_holds_is_not_reproduced():
-    # every direction reversed; the full model's pure form diverged, so its no-clear-effect pairs judge nothing
+    # every direction reversed; the full model's pure form diverged, so its no-clear-effect pairs fail too
     flipped = {k: (0.0 if k[2] == "pure" else 1.0) for k in GOOD}
     flipped.update({("full", t, "pure"): None for t in ("parity", "Z5", "Z25")})
     v = bl6.CLAIM.verdict(_records(flipped), "quick", checks=PASSING)

@@ -67,20 +67,23 @@ def _statement_cases():
     return out
 
 
-def _records(claim, preset: str, value_of) -> list[dict]:
+def _records(claim, preset: str, value_of, unfit_of=lambda cell: False, every_seed: bool = False) -> list[dict]:
     """A record of every run of the claim's grid at ``preset``, scoring ``value_of(cell, metric)`` on every metric
-    the claim's statements read."""
+    the claim's statements read; in a cell where ``unfit_of(cell)``, the first seed (``every_seed``: each) did not fit
+    its training lengths (chance there) and scores ``value_of(cell, metric, unfit=True)``."""
     metrics = {s.rule.metric for s in claim.statements()}
-    out = []
+    out, first = [], {}
     for cfg in dict.fromkeys(claim.grid(preset)):
         probe = fake_record(cfg, 0.0)
         cell = claim.cell_of(probe)
-        values = {m: value_of(cell, m) for m in metrics}
+        unfit = unfit_of(cell) and (every_seed or first.setdefault(tuple(cell.items()), cfg.seed) == cfg.seed)
+        values = {m: value_of(cell, m, unfit) for m in metrics}
         if any(v is None for v in values.values()):
             out.append(fake_record(cfg, None))
             continue
         main = values.get("ood_normalized", 0.0)
-        out.append(fake_record(cfg, main, summary={"id_normalized": 1.0, **values}, by_length=True))
+        at = {cfg.train.max_len: 0.0} if unfit else None
+        out.append(fake_record(cfg, main, summary={"id_normalized": 1.0, **values}, by_length=True, at=at))
     return out
 
 
@@ -114,7 +117,7 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
         checks = _checks(claim_id, preset)
         mine = [c for c in checks if __import__("fnmatch").fnmatchcase(c.label, s.checks)]
         assert mine, f"DEFECT {claim_id}.{s.id}: no check of {preset} matches {s.checks!r}"
-        records = _records(claim, preset, lambda cell, m: 0.5)
+        records = _records(claim, preset, lambda cell, m, unfit: 0.5)
         good = [Check(c.label, c.value, c.rule, True, c.detail, c.part) for c in checks]
         bad = [Check(c.label, c.value, c.rule, c.label != mine[0].label and c.passed, c.detail, c.part)
                for c in checks]
@@ -122,23 +125,44 @@ def test_statement_can_fail_and_can_hold(claim_id, statement_id, preset):
         assert _outcome(claim, preset, records, s.id, bad).outcome == "fails", f"DEFECT {claim_id}.{s.id} cannot fail"
         return
 
+    # Real fit levels: in every cell a statement reads where the fit gate may leave a seed out (the side the paper
+    # says does not learn; a comparison's side that need not fit; a "learns" at-least rule, which reads the score
+    # alone), the first seed did not fit its training lengths and scores the other way: a gate that judged it would
+    # flip the outcome of a negative statement. A language model's fit is its validation loss, a metric its own
+    # statements read, so its records keep every seed fitted.
+    fit_sides = s.fit_sides if s.fit_sides is not None else (("where",) if s.rule.op == ">=" else ("against",))
+
+    def may_unfit(cell):
+        if any(c.task.name == "byte_lm" for c in claim.grid(preset)[:1]):
+            return False
+        if s.kind == "comparison":
+            return any(side not in fit_sides and matches(cell, getattr(s, side)) for side in ("where", "against"))
+        if s.control is not None or not matches(cell, s.where):
+            return False
+        return s.kind != "learns" or s.rule.op == ">="
+
     def value_of(good):
-        def f(cell, metric):
+        def f(cell, metric, unfit=False):
             if metric != s.rule.metric:
                 return 0.5
+            side_good = good != (unfit and s.kind in ("does not learn", "theorem forbids"))
             if s.kind == "comparison":
                 a, b = _comparison_values(s, good)
                 return a if matches(cell, s.where) else b if matches(cell, s.against) else 0.5
             if matches(cell, s.where):
-                return _side(s, good)
+                return _side(s, side_good)
             return 1.0 if s.control is not None and matches(cell, s.control) else 0.5  # a control that learned
         return f
 
     checks = [Check("contract: not a construction statement", 1.0, "", True)]  # a trained statement reads no check
-    held = _outcome(claim, preset, _records(claim, preset, value_of(True)), s.id, checks)
-    failed = _outcome(claim, preset, _records(claim, preset, value_of(False)), s.id, checks)
+    held = _outcome(claim, preset, _records(claim, preset, value_of(True), may_unfit), s.id, checks)
+    failed = _outcome(claim, preset, _records(claim, preset, value_of(False), may_unfit), s.id, checks)
     assert held.outcome == "holds", f"{claim_id}.{s.id} cannot hold at {preset}: {held}"
     assert failed.outcome == "fails", f"DEFECT {claim_id}.{s.id} cannot be made to fail at {preset}: {failed}"
+    if s.kind in ("does not learn", "theorem forbids") and s.control is None and may_unfit(s.where):
+        unfit = _outcome(claim, preset, _records(claim, preset, value_of(True), may_unfit, every_seed=True), s.id,
+                         checks)  # no seed fitted: a negative statement is not judged
+        assert unfit.outcome == "not fitted", f"DEFECT {claim_id}.{s.id} holds on runs that fitted nothing: {unfit}"
 
 
 @pytest.mark.parametrize("claim_id", _converted())
@@ -232,7 +256,7 @@ def test_comparison_is_a_difference_of_statistics_and_its_winning_side_must_fit(
     o = _verdict(cells, [s]).statements[0]
     assert o.outcome == "holds" and math.isclose(o.value, 0.9 - 0.1)
     o = _verdict([[0.0, 0.1, 0.2], [0.9, None, None]], [s]).statements[0]  # the winning side: 1 of 3 fitted
-    assert o.outcome == "not fitted" and "1 of 3" in o.reason
+    assert o.outcome == "fails" and "1 of 3" in o.reason and "learns did not fit" in o.reason
 
 
 # ----------------------------------------------------------------------------- the fit gate and positive controls
@@ -280,6 +304,79 @@ def test_a_negative_statement_beside_a_control_that_did_not_learn_is_not_fitted(
                     [(0.95, True), (0.95, False), (0.95, False)]):  # reached 0.9, but one seed fitted
         o = _fit_verdict([[(0.1, True)] * 3, control], [s]).statements[0]
         assert o.outcome == "not fitted" and "1 of 3" in o.reason, control
+
+
+MAMBA_POS, MAMBA_NEG = {"m": "mamba", "e": "[0,1]"}, {"m": "mamba", "e": "[-1,1]"}
+
+
+def _pilots(fit: list[bool]):
+    """Recorded recipe pilots of mamba [0,1] (seeds 100 and up), each fitted or not as ``fit`` says."""
+    from dataclasses import replace
+
+    (_, cfgs), = _cfgs(1, 3)
+    return [fake_record(replace(cfgs[0], seed=100 + i), 0.0, at=None if f else {cfgs[0].train.max_len: 0.0})
+            for i, f in enumerate(fit)]
+
+
+def _with_pilots(cells, statements, pilots):
+    recs = []
+    for (cell, cfgs), runs in zip(_cfgs(len(cells), 3), cells):
+        recs += [fake_record(c, v, at=None if f else {c.train.max_len: 0.0}) for c, (v, f) in zip(cfgs, runs)]
+    return decide("t", "quick", recs, statements, pilots=pilots,
+                  cell_of=lambda r: {"m": r["config"]["model"]["name"], "e": r["config"]["model"]["eig_range"]})
+
+
+UNFIT = [(0.1, False), (0.0, False), (0.2, False)]
+
+
+def test_a_learns_statement_that_did_not_fit_fails_unless_its_pilots_did_not_fit_either():
+    s = _s(statistic="median", where=MAMBA_POS)
+    o = _with_pilots([UNFIT], [s], []).statements[0]  # no pilot recorded: the paper's claim failed
+    assert o.outcome == "fails" and "0 of 3" in o.reason
+    o = _with_pilots([UNFIT], [s], _pilots([True, True, False])).statements[0]  # the budget can fit it: fails
+    assert o.outcome == "fails"
+    o = _with_pilots([UNFIT], [s], _pilots([False, True, False])).statements[0]  # it cannot: not run, with evidence
+    assert o.outcome == "not run" and "pilots (seeds 100–102) fitted 1 of 3" in o.reason
+    fitted_but_short = [(0.5, True)] * 3  # fitted its training lengths, failed beyond them: fails whatever the pilots
+    o = _with_pilots([fitted_but_short], [s], _pilots([False] * 3)).statements[0]
+    assert o.outcome == "fails" and o.reason is None
+
+
+def test_a_learns_bound_counts_a_run_that_did_not_fit_as_breaking_it():
+    s = _s(statistic="every", rule=at_most(0.5), where=MAMBA_POS)  # a stability bound: a flat curve passes its number
+    o = _with_pilots([[(0.1, True), (0.2, True), (0.3, True)]], [s], []).statements[0]
+    assert (o.outcome, o.seeds_pass) == ("holds", 3)
+    o = _with_pilots([[(0.1, True), (0.2, True), (0.0, False)]], [s], []).statements[0]
+    assert (o.outcome, o.seeds_pass) == ("fails", 2)
+
+
+def test_a_comparisons_winning_side_that_did_not_fit_is_not_run_where_its_pilots_did_not_fit():
+    s = _s(kind="comparison", statistic="median", rule=at_most(-0.1), where=MAMBA_NEG, against=MAMBA_POS)
+    learned = [(0.9, True)] * 3
+    o = _with_pilots([UNFIT, learned], [s], []).statements[0]  # "against" wins an at-most comparison
+    assert o.outcome == "fails" and "mamba" in o.reason
+    o = _with_pilots([UNFIT, learned], [s], _pilots([False] * 3)).statements[0]
+    assert o.outcome == "not run" and "0 of 3" in o.reason
+
+
+def test_about_the_same_fails_when_either_side_did_not_fit():
+    s = _s(kind="comparison", statistic="median", rule=at_most(0.1), where=MAMBA_NEG, against=MAMBA_POS,
+           fit_sides=("where", "against"))
+    flat = [(0.0, False)] * 3  # two constant predictors score the same: the same only where both learned
+    o = _with_pilots([flat, flat], [s], []).statements[0]
+    assert o.outcome == "fails"
+    o = _with_pilots([[(0.9, True)] * 3, [(0.9, True)] * 3], [s], []).statements[0]
+    assert o.outcome == "holds"
+
+
+def test_a_shortcut_that_reaches_the_threshold_leaves_a_passing_statement_inconclusive():
+    s = _s(statistic="median", where=MAMBA_POS, shortcut=0.902, shortcut_name="a 40-letter window")
+    o = _with_pilots([[(0.95, True)] * 3], [s], []).statements[0]
+    assert o.outcome == "inconclusive" and "40-letter window reaches 0.902" in o.reason
+    o = _with_pilots([[(0.5, True)] * 3], [s], []).statements[0]  # a failing run fails, shortcut or not
+    assert o.outcome == "fails"
+    below = _s(statistic="median", where=MAMBA_POS, shortcut=0.6, shortcut_name="a 40-letter window")
+    assert _with_pilots([[(0.95, True)] * 3], [below], []).statements[0].outcome == "holds"
 
 
 def _seed_pairs(diffs):

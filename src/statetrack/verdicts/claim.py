@@ -17,21 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 import csv
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from statetrack.check import Check
 from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.statements import Statement, Verdict, decide
-from statetrack.config import RunConfig
+from statetrack.config import ConfigError, RunConfig
 from statetrack.models import display_names, display_of, model_config
-from statetrack.runs.store import RecordError, paper_dir
+from statetrack.runs.store import RecordError, paper_dir, stored
 
 Record = dict[str, Any]
 CellFields = dict[str, Any]
 
 #: The recorded pilots' seeds (``verdicts.pilots``): 100 and up, apart from every verdict's.
 PILOT_SEEDS = (100, 101, 102)
+PILOT_PRESET = "quick"  # the preset whose recipes the recorded pilots test
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,31 @@ class RecipePilots:
     metric: str
     lower: bool
     pilots: tuple[Pilot, ...]
+
+
+def _field(cfg: RunConfig, dotted: str) -> Any:
+    section, name = dotted.split(".")
+    return getattr(getattr(cfg, section), name, None)
+
+
+def _changed(cfg: RunConfig, changes: dict[str, Any], seed: int) -> RunConfig:
+    parts: dict[str, dict[str, Any]] = {}
+    for dotted, value in changes.items():
+        section, name = dotted.split(".")
+        parts.setdefault(section, {})[name] = value
+    return replace(cfg, seed=seed, **{s: replace(getattr(cfg, s), **kw) for s, kw in parts.items()})
+
+
+def pilot_configs(declared: RecipePilots, cells: Sequence[RunConfig], claim_id: str = "") -> list[tuple[Pilot, RunConfig]]:
+    """Every (pilot, config) of a claim's ``declared`` pilots: each pilot's matching ``cells`` (its quick grid on one
+    seed), changed, on the pilot's seeds."""
+    out = []
+    for pilot in declared.pilots:
+        chosen = [c for c in cells if all(_field(c, k) == v for k, v in pilot.where.items())]
+        if not chosen:
+            raise ConfigError(f"{claim_id}'s pilot {pilot.name!r} matches no quick cell: {pilot.where}")
+        out += [(pilot, _changed(c, pilot.changes, s)) for c in chosen for s in pilot.seeds]
+    return out
 
 
 MODEL_NAMES = {**display_names(), "block2": display_of(model_config("bilinear", variant="block", block_size=2))}
@@ -117,7 +143,18 @@ def judge(claim: Claim, records: Sequence[Record], preset: str, checks: Sequence
     exact = () if claim.checks is None else list(checks) if checks is not None else cached_checks(claim, preset)
     return decide(claim.id, preset, records, claim.statements(), cell_of=claim.cell_of, label_of=claim.label_of,
                   paper_of=claim.paper_of, checks=exact,
-                  not_run=claim.not_run(records, preset) if claim.not_run else ())
+                  not_run=claim.not_run(records, preset) if claim.not_run else (),
+                  pilots=recipe_pilot_records(claim) if preset == PILOT_PRESET else ())
+
+
+def recipe_pilot_records(claim: Claim) -> list[Record]:
+    """The recorded runs of a claim's quick recipe itself on its pilot seeds (``RECIPE``): the evidence of whether
+    the quick budget can fit a cell, read where a learning side did not fit."""
+    if claim.recipe_pilots is None:
+        return []
+    cfgs = [cfg for pilot, cfg in pilot_configs(claim.recipe_pilots, claim.grid(PILOT_PRESET, seeds=[0]), claim.id)
+            if pilot.name == RECIPE]
+    return [r for r in map(stored, dict.fromkeys(cfgs)) if r is not None]
 
 
 def paper_at(rows: Callable[[], dict[Any, dict[str, Any]]], *fields: str,

@@ -11,7 +11,6 @@ ran: the recipe stands on a cell when its median over the pilot seeds is no wors
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -19,12 +18,11 @@ import pandas as pd
 from statetrack.config import ConfigError, RunConfig
 from statetrack.runs import store
 from statetrack.verdicts.claim import (DELTANET_NEG, FULL, PILOT_SEEDS as SEEDS, RECIPE, ROTATION_ONE_BLOCK, Claim, Pilot,
-                                       RecipePilots)
+                                       RecipePilots, pilot_configs, PILOT_PRESET as PRESET)
 from statetrack.verdicts.statements import score
 
 
 MARGIN = 0.05  # of a normalized accuracy, or of a perplexity
-PRESET = "quick"
 
 
 def _declared(claim: Claim) -> RecipePilots:
@@ -33,30 +31,10 @@ def _declared(claim: Claim) -> RecipePilots:
     return claim.recipe_pilots
 
 
-def _field(cfg: RunConfig, dotted: str) -> Any:
-    section, name = dotted.split(".")
-    return getattr(getattr(cfg, section), name, None)
-
-
-def _changed(cfg: RunConfig, changes: dict[str, Any], seed: int) -> RunConfig:
-    parts: dict[str, dict[str, Any]] = {}
-    for dotted, value in changes.items():
-        section, name = dotted.split(".")
-        parts.setdefault(section, {})[name] = value
-    return replace(cfg, seed=seed, **{s: replace(getattr(cfg, s), **kw) for s, kw in parts.items()})
-
-
 def runs(claim: Claim) -> list[tuple[Pilot, RunConfig]]:
-    """Every (pilot, config) of ``claim``: each pilot's matching quick cells, changed, on the pilot's seeds."""
-    declared = _declared(claim)
-    cells = claim.grid(PRESET, seeds=[0])
-    out = []
-    for pilot in declared.pilots:
-        chosen = [c for c in cells if all(_field(c, k) == v for k, v in pilot.where.items())]
-        if not chosen:
-            raise ConfigError(f"{claim.id}'s pilot {pilot.name!r} matches no quick cell: {pilot.where}")
-        out += [(pilot, _changed(c, pilot.changes, s)) for c in chosen for s in pilot.seeds]
-    return out
+    """Every (pilot, config) of ``claim``: each pilot's matching quick cells, changed, on the pilot's seeds
+    (``claim.pilot_configs``)."""
+    return pilot_configs(_declared(claim), claim.grid(PRESET, seeds=[0]), claim.id)
 
 
 def grid(claim: Claim) -> list[RunConfig]:

@@ -143,6 +143,14 @@ class Statement:
     ``construction`` (an exact, training-free check against ground truth): the checks whose labels match the
     ``fnmatch`` pattern ``checks`` must all hold.
 
+    The fit gate guards only the side a paper says does *not* learn (``NEGATIVE`` kinds, a positive control). A
+    side the paper says learns (a ``learns`` statement's cells, a comparison's winning side, both sides of "about the
+    same" (``fit_sides``)) that did not fit fails, unless the recipe's recorded pilots did not fit either: then the
+    budget cannot fit it and the statement is "not run" with that evidence. A ``learns`` bound ("at most", e.g.
+    stability) counts a run that did not fit as breaking it. ``shortcut``: the score a predictor that does not track
+    reaches in the cells read (bl3's last-letters window); a ``learns`` statement whose threshold it reaches reads
+    "inconclusive" where its runs pass, since they cannot tell tracking from the shortcut.
+
     ``why`` is why this threshold (a theorem's bound at the lengths tested, chance, the paper's number with a
     stated tolerance; never a figure from our own runs); ``where``/``against`` name cells as field → value (or a
     tuple of allowed values) of the claim's ``cell_of``; ``presets`` default to quick and paper (a construction
@@ -171,6 +179,8 @@ class Statement:
     fit_sides: tuple[str, ...] | None = None  # a comparison's sides that must have fitted ("where", "against")
     paired_sign_test: bool = False  # a comparison decided by a one-sided sign test over paired seeds
     reads: tuple[str, ...] = ()  # ids of the rows of data/paper it judges (each row judged by one statement at most)
+    shortcut: float | None = None  # the score of a predictor that does not track, on the rule's metric, in the cells
+    shortcut_name: str = ""  # that predictor in words, e.g. "the best predictor that sees only the last 40 letters"
 
     def __post_init__(self):
         problems = [f"{name} {v!r}" for name, v, allowed in (("kind", self.kind, KINDS), ("statistic", self.statistic,
@@ -292,9 +302,13 @@ class Outcome:
                 "control": s.control, "reads": list(s.reads)}
 
 
-def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]],
-             checks: Sequence[Check], label_of: Callable[[dict[str, Any]], str]) -> Outcome:
-    """One statement at ``preset`` from the grid's cells (key → (cell, runs)) and the exact checks."""
+Cells = dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]]  # cell key → (cell, its runs)
+
+
+def evaluate(statement: Statement, preset: str, cells: Cells, checks: Sequence[Check],
+             label_of: Callable[[dict[str, Any]], str], pilots: Cells | None = None) -> Outcome:
+    """One statement at ``preset`` from the grid's cells, the exact checks and the recipe's recorded pilot runs
+    (``pilots``, by cell: the evidence of whether the preset's budget can fit a cell)."""
     s, rule = statement, statement.rule
     reason = s.reason_not_run(preset)
     if reason:
@@ -327,7 +341,17 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         best = max((fit_value(r) for r in runs_of(g)), key=lambda v: -1e9 if v != v else v, default=float("nan"))
         at = "the unigram margin" if runs_of(g)[0]["config"]["task"]["name"] == "byte_lm" else \
             f"normalized accuracy at the longest training length ≥ {fit_at if fit_at is not None else FIT:g}"
-        return f"not fitted ({what}{k} of {n} seeds reach {at}; best {number(best)})"
+        return f"{what}{k} of {n} seeds reach {at}; best {number(best)}"
+
+    def budget(where, k, n):  # a learning side that did not fit: "not run" where the recipe's pilots did not either
+        runs = [r for cell, rs in (pilots or {}).values() if matches(cell, where) for r in rs]
+        fit = sum(fitted(r) for r in runs)
+        if runs and not enough(fit, len(runs)):
+            seeds = sorted({r["config"]["seed"] for r in runs})
+            return Outcome(s, "not run", reason=f"this preset's budget cannot fit it: its seeds fitted {k} of {n}, and "
+                           f"the recipe's recorded pilots (seeds {seeds[0]}–{seeds[-1]}) fitted {fit} of {len(runs)}",
+                           fitted=k, seeds=n, cells=labels)
+        return None
 
     mine = group(s.where)
     if not mine:
@@ -336,9 +360,9 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
     optimistic = any(k > 1 for _, _, k in mine)
     worst = float("-inf") if rule.op == ">=" else float("inf")  # what a diverged run counts as: the rule's worst
     if s.kind == "comparison":
-        return _compare(s, mine, group(s.against or {}), labels, label_of, fit_count, not_fitted, optimistic)
+        return _compare(s, mine, group(s.against or {}), labels, label_of, fit_count, not_fitted, optimistic, budget)
 
-    negative = s.kind in NEGATIVE or rule.op == "<="  # a flat, untrained run passes any "at most"
+    negative = s.kind in NEGATIVE
     judged = mine
     if negative and s.control is not None:  # the paper's one change: the same family's arm that should learn
         ctrl = group(s.control)
@@ -353,18 +377,20 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         judged = []
         for cell, rs, k in mine:
             keep = [r for r in rs if fitted(r, s.fit_at)]
-            crashed = [r for r in rs if r.get("status") != "ok"]
-            if s.kind == "learns" and crashed:  # a bound a learned run keeps (stability): a diverged run breaks it
-                judged.append((cell, keep + crashed, k))
-                continue
             if not enough(len(keep), len(rs)):
-                return Outcome(s, "not fitted", reason=not_fitted([(cell, rs, k)], f"{label_of(cell)}: ", s.fit_at),
+                return Outcome(s, "not fitted", reason=f"not fitted ({not_fitted([(cell, rs, k)], f'{label_of(cell)}: ', s.fit_at)})",
                                seeds=len(runs_of(mine)), fitted=fit_count(mine, s.fit_at)[0], cells=labels)
             judged.append((cell, keep, k))
+    bound = s.kind == "learns" and rule.op == "<="  # a bound a learned run keeps: a run that did not fit breaks it
+
+    def value(r):
+        v = score(r, rule.metric)
+        return worst if v != v or (bound and not fitted(r)) else v
+
     all_scores = [score(r, rule.metric) for r in runs_of(judged)]
     diverged = sum(v != v for v in all_scores)
     agg = summary(all_scores)
-    seeds_pass = sum(rule.passes(v) for v in all_scores)
+    seeds_pass = sum(rule.passes(value(r)) for r in runs_of(judged))
     n = len(all_scores)
     common = dict(best=agg["best"], median=agg["median"], fitted=fit_count(mine, s.fit_at)[0], optimistic=optimistic,
                   cells=labels)
@@ -376,24 +402,41 @@ def evaluate(statement: Statement, preset: str, cells: dict[tuple, tuple[dict[st
         values = [_stat(k, "every", rule) for k in kept if k]
         n -= diverged
     else:
-        values = [_stat([v if v == v else worst for v in (score(r, rule.metric) for r in rs)], s.statistic, rule)
-                  for _, rs, _ in judged]
-    return Outcome(s, "holds" if all(rule.passes(v) for v in values) else "fails", value=_stat(values, "every", rule),
-                   seeds_pass=seeds_pass, seeds=n, diverged=diverged, **common)
+        values = [_stat([value(r) for r in rs], s.statistic, rule) for _, rs, _ in judged]
+    holds = all(rule.passes(v) for v in values)
+    reason = None
+    if s.kind == "learns" and not holds:  # the side the paper says learns: did it fit?
+        k, total = fit_count(mine)
+        if not enough(k, total):
+            out_of_budget = budget(s.where, k, total)
+            if out_of_budget is not None:
+                return out_of_budget
+            reason = f"it did not fit: {k} of {total} seeds reached the fit level at the longest training length"
+    if s.kind == "learns" and holds and s.shortcut is not None and rule.op == ">=" and s.shortcut >= rule.threshold:
+        return Outcome(s, "inconclusive", value=_stat(values, "every", rule), seeds_pass=seeds_pass, seeds=n,
+                       diverged=diverged, reason=f"{s.shortcut_name} reaches {number(s.shortcut)} ≥ "
+                       f"{rule.threshold:g}: the runs cannot tell tracking from that shortcut", **common)
+    return Outcome(s, "holds" if holds else "fails", value=_stat(values, "every", rule), seeds_pass=seeds_pass,
+                   seeds=n, diverged=diverged, reason=reason, **common)
 
 
-def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted, optimistic) -> Outcome:
-    """A comparison: ``statistic`` of ``where`` minus that of ``against``; its winning side (both for "no clear
-    effect", ``fit_sides``) must have fitted; a ``paired_sign_test`` decides on the seeds' paired signs."""
+def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted, optimistic, budget) -> Outcome:
+    """A comparison: ``statistic`` of ``where`` minus that of ``against``; its winning side (both for "about the
+    same", ``fit_sides``) is a side the paper says learns: one that did not fit fails it (``budget``: unless the
+    recipe's pilots did not fit either); a ``paired_sign_test`` decides on the seeds' paired signs."""
     rule = s.rule
     if not theirs:
         return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it is compared with")
     labels = labels + [label_of(c) for c, _, _ in theirs]
     sides = s.fit_sides if s.fit_sides is not None else (("where",) if rule.op == ">=" else ("against",))
-    for side, g in (("where", mine), ("against", theirs)):
+    for side, g, where in (("where", mine, s.where), ("against", theirs, s.against)):
         k, n = fit_count(g)
         if side in sides and not enough(k, n):
-            return Outcome(s, "not fitted", reason=not_fitted(g, f"{', '.join(label_of(c) for c, _, _ in g)}: "),
+            out_of_budget = budget(where, k, n)
+            if out_of_budget is not None:
+                return out_of_budget
+            names = ", ".join(label_of(c) for c, _, _ in g)
+            return Outcome(s, "fails", reason=f"a side the paper says learns did not fit ({not_fitted(g, names + ': ')})",
                            fitted=k, seeds=n, cells=labels)
 
     def scores(g):
@@ -536,13 +579,16 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
            cell_of: Callable[[dict[str, Any]], dict[str, Any]],
            label_of: Callable[[dict[str, Any]], str] | None = None,
            paper_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-           checks: Sequence[Check] = (), not_run: Sequence[dict[str, Any]] = ()) -> Verdict:
+           checks: Sequence[Check] = (), not_run: Sequence[dict[str, Any]] = (),
+           pilots: Sequence[dict[str, Any]] = ()) -> Verdict:
     """A claim's verdict at ``preset``: each statement judged on the grid's records and exact checks.
 
     ``cell_of``: a record → the fields naming its cell, e.g. ``{"model": "Mamba", "eig_range": "[-1,1]"}`` (what
     statements select by; columns of the cell table); ``label_of``: a cell → its row label (default: its values joined
     by spaces); ``paper_of``: a cell → the paper's numbers for it; ``not_run``: cells of the paper's table this preset
-    does not run, each a row with its ``reason`` (the measured why) where given, after one row per trained cell.
+    does not run, each a row with its ``reason`` (the measured why) where given, after one row per trained cell;
+    ``pilots``: the recipe's recorded pilot runs (``verdicts.claim.recipe_pilot_records``), read where a learning
+    side did not fit.
     """
     ids = [s.id for s in statements]
     if len(set(ids)) != len(ids):
@@ -553,7 +599,11 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     for r in records:
         cell = cell_of(r)
         cells.setdefault(tuple(cell.items()), (cell, []))[1].append(r)
-    outcomes = [evaluate(s, preset, cells, checks, label_of) for s in statements]
+    pilot_cells: Cells = {}
+    for r in pilots:
+        cell = cell_of(r)
+        pilot_cells.setdefault(tuple(cell.items()), (cell, []))[1].append(r)
+    outcomes = [evaluate(s, preset, cells, checks, label_of, pilot_cells) for s in statements]
     rows = []
     for cell, runs in cells.values():
         lr, chosen = select_lr(runs)

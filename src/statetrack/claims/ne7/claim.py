@@ -222,7 +222,7 @@ def statements() -> list[Statement]:
             "paper text", "learns", "every", at_most(round(LOSS_RISE_MAX, 6), "loss_rise"),
             f"no spike: the smoothed loss never rises more than a tenth of a uniform guess's loss (0.1 × ln {EOD + 1} "
             f"= {LOSS_RISE_MAX:.3f} nats) above its running minimum; NE ran one model per range, so every seed; "
-            "judged on the runs that learned (a flat, untrained loss never rises)",
+            "a run that did not learn (did not fit) breaks it, since a flat, untrained loss never rises",
             where={"model": m, "eig_range": EIG_RANGES}, reads=(f"ne7-s53-{m}-stable",)))
         for corpus in ("code", "docs"):
             paper_reading = corpus == "code"
@@ -240,14 +240,14 @@ def statements() -> list[Statement]:
         "deltanet-code-beyond", "DeltaNet [-1,1] has lower perplexity on code beyond the training context",
         "NE Fig. 5", "paper text", "comparison", "median", at_most(0.0, "test_loss_beyond"),
         "the direction Fig. 5 shows (a plot, no number): ln(ppl ratio) beyond the training context < 0, decided by "
-        "a one-sided sign test over the paired seeds", paired_sign_test=True,
-        reads=("ne7-fig5-deltanet-code-beyond",), **pair("deltanet")))
+        "a one-sided sign test over the paired seeds; both ranges must have learned", paired_sign_test=True,
+        fit_sides=("where", "against"), reads=("ne7-fig5-deltanet-code-beyond",), **pair("deltanet")))
     out.append(Statement(
         "mamba-code-beyond", "Mamba [-1,1] has higher perplexity on code beyond the training context",
         "NE §5.3, Figs. 5 and 10", "paper text", "comparison", "median", at_least(0.0, "test_loss_beyond"),
         "the direction NE reports (plots, no number): ln(ppl ratio) beyond the training context > 0, decided by a "
-        "one-sided sign test over the paired seeds", paired_sign_test=True,
-        reads=("ne7-fig10-mamba-code-beyond",), **pair("mamba")))
+        "one-sided sign test over the paired seeds; both ranges must have learned", paired_sign_test=True,
+        fit_sides=("where", "against"), reads=("ne7-fig10-mamba-code-beyond",), **pair("mamba")))
     return out
 
 
