@@ -219,7 +219,9 @@ class Statement:
             return f"every check {self.checks!r} holds"
         if self.kind == "comparison":
             return f"{stat[self.statistic]}: {_fmt_where(self.where)} − {_fmt_where(self.against)} {self.rule}"
-        return f"{stat[self.statistic]} {self.rule}"
+        shortcut = "" if self.shortcut is None else \
+            f"; inconclusive where it passes and {self.shortcut_name} reaches the threshold (it scores {self.shortcut:g})"
+        return f"{stat[self.statistic]} {self.rule}{shortcut}"
 
 
 def _fmt_where(where: dict[str, Any] | None) -> str:
@@ -299,7 +301,8 @@ class Outcome:
                 "seeds_pass": self.seeds_pass, "seeds": self.seeds, "interval": self.interval,
                 "optimistic": self.optimistic, "best": num(self.best), "median": num(self.median),
                 "fitted": self.fitted, "p_value": self.p_value, "diverged": self.diverged, "cells": self.cells,
-                "control": s.control, "reads": list(s.reads)}
+                "control": s.control, "reads": list(s.reads), "shortcut": s.shortcut,
+                "shortcut_name": s.shortcut_name or None}
 
 
 Cells = dict[tuple, tuple[dict[str, Any], list[dict[str, Any]]]]  # cell key → (cell, its runs)

@@ -85,11 +85,13 @@ def shared_runs(preset: str) -> list[dict[str, Any]]:
 
 def values(verdict: Verdict) -> dict[str, Any]:
     """BL's 50-state numbers, the rules of ``full-25`` and ``lstm-25``, the thresholds of the construction statements,
-    the tolerance and the failing statements, as the prose reads them."""
+    the window shortcut of the 25- and 50-state uniform tables, the tolerance and the failing statements, as the prose
+    reads them."""
     paper = bl3.paper_rows()
     return {**{f"paper_{m}_50": paper[(m, 50)]["paper_best"] for m in ("full", "lstm", "mamba")},
             **rule_values(bl3.statements(), {"full_25": "full-25", "lstm_25": "lstm-25"}),
             "tolerance": PAPER_TOLERANCE, "sync_level": bl3.SYNC_LEVEL, "chance_slack": bl3.CHANCE_SLACK,
+            "shortcut_25": bl3.window_shortcut(25), "shortcut_50": bl3.window_shortcut(50),
             "failing": failing(verdict)}
 
 
