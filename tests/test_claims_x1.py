@@ -267,11 +267,25 @@ def test_a_diverged_seed_has_not_fitted_and_two_fitted_seeds_of_three_judge(quic
 
 
 def test_runs_that_did_not_fit_leave_the_cannot_statements_not_fitted(quick):
-    recs = [fake_record(c, 0.5, claim="x1", fitted=False) for c in quick]  # 0.5 at the longest training length too
+    recs = [fake_record(c, 0.5, claim="x1", at={c.train.max_len: 0.0}) for c in quick]  # chance at the longest
+    # training length: below every fit level, the count-only ones too
     o = _outcomes(x1.CLAIM.verdict(recs, "quick"))
     negative = [s.id for s in _quick_judged() if s.kind in ("does not learn", "theorem forbids")]
     assert negative and all(o[k].outcome == "not fitted" and o[k].fitted == 0 for k in negative)
     assert all(o[s.id].outcome == "fails" for s in _quick_judged() if s.kind == "learns")
+
+
+def test_a_commuting_cell_on_s3_fits_as_far_as_counts_allow(quick):
+    """The S3 rows of commuting models read the count-only ceiling at the training length less the tolerance as their
+    fit level (as bl7 does): a seed at 0.2 there has fitted; S5 swaps and the permutation machine, whose ceilings sit
+    within the tolerance of chance, keep the default level."""
+    from statetrack.claims.bl7.claim import fit_level
+
+    got = {s.id: s for s in x1.statements() if s.kind == "theorem forbids"}
+    assert got["diagonal-S3"].fit_at == got["rotation-S3"].fit_at == pytest.approx(fit_level())
+    assert all(got[k].fit_at is None for k in got if not k.endswith("-S3"))
+    recs = [fake_record(c, 0.2, claim="x1", at={c.train.max_len: 0.2}) for c in quick]
+    assert _outcomes(x1.CLAIM.verdict(recs, "quick"))["diagonal-S3"].outcome == "holds"
 
 
 def test_smoke_judges_the_exact_statements_only():

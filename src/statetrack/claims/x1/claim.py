@@ -309,11 +309,16 @@ def ceiling(task_cfg: Any, length: int) -> tuple[float, ...]:
 def _bound(column: str, runs: list[RunConfig]) -> dict[str, Any]:
     """The count-only bound of a column for its cell's runs at every preset judged (the loosest: shortest first
     test length, fewest test sequences): BL Prop 2's bound for n test sequences, ``value`` (normalized, plus the
-    sampling margin, 4 places) and ``ceiling`` (the normalized ceiling itself)."""
+    sampling margin, 4 places) and ``ceiling`` (the normalized ceiling itself); ``fit_at``: the fit level, the
+    normalized ceiling at the longest training length (at most ``CEILING_LEN``: the ceiling never rises, so a
+    shorter length gives the higher, stricter level) less the tolerance, as bl7 reads its commuting cells."""
     length, n = _ceiling_length(column, runs), min(c.eval.num_seqs for c in runs)
     task = make_task(runs[0].task)
+    trained = min(max(c.train.max_len for c in runs), CEILING_LEN[column])
+    at_training = letters.normalized(ceiling(runs[0].task, trained)[-1], task.chance)
     return {"value": round(letters.ceiling_bound(task, length, n), 4),
-            "ceiling": letters.normalized(ceiling(runs[0].task, length)[-1], task.chance), "length": length, "n": n}
+            "ceiling": letters.normalized(ceiling(runs[0].task, length)[-1], task.chance), "length": length, "n": n,
+            "fit_at": round(at_training - PAPER_TOLERANCE, 6), "trained": trained, "at_training": at_training}
 
 
 def _owned_at(row: str, column: str) -> tuple[str, ...]:
@@ -353,6 +358,15 @@ def _cell_statement(row: str, column: str) -> Statement | None:
                    f"counts; the best count-only accuracy at length {b['length']} is {b['ceiling']:.4f} normalized "
                    f"and never rises with the length, so it bounds every test length ({lengths}); plus the sampling "
                    f"margin of {b['n']} test sequences (once in 1000 by chance)")
+            if b["fit_at"] >= PAPER_TOLERANCE:  # a fit level a constant predictor cannot reach
+                why += (f"; judged on the seeds that fitted as far as counts allow: the ceiling at training length "
+                        f"{b['trained']} ({b['at_training']:.4f}) less the tolerance {PAPER_TOLERANCE:g}")
+                fields["fit_at"] = b["fit_at"]
+            else:
+                why += (f"; no fit level can show these runs learned: the ceiling at training length {b['trained']} "
+                        f"({b['at_training']:.4f}) less the tolerance {PAPER_TOLERANCE:g} is within {PAPER_TOLERANCE:g} "
+                        f"of chance, where a constant predictor may sit, so the runs are held to the default fit "
+                        f"level, which no commuting model reaches: it reads not fitted")
             return Statement(sid, f"{name} scores no more on {task} than its letter counts allow", "BL Prop 2",
                              "ours", "theorem forbids", "every", at_most(b["value"]), why, **fields)
         return Statement(sid, f"{name} does not solve {task} beyond its training lengths", p.cite, "ours",
