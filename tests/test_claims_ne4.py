@@ -110,8 +110,10 @@ def test_statements_are_tables_3_and_5_with_the_tolerance():
     assert trained["deltanet-pos-arith-best"].control == {"model": "DeltaNet", "eig_range": "[-1,1]",
                                                           "task": "mod_arith_no_brackets"}
     # the control reaches its own "learns" threshold: NE's DeltaNet [-1,1] 0.971 (Table 3) / 0.826 (Table 5) − 0.1
+    # both read the control at NE's [-1,1] median less the tolerance (0.826 − 0.1): two seeds of NE's own runs reach
+    # it, where only NE's best seed reached its best (0.971), so a control held to 0.871 could never be met
     assert {k: trained[k].control_at for k in ("deltanet-pos-arith-best", "deltanet-pos-arith-median")} == {
-        "deltanet-pos-arith-best": 0.871, "deltanet-pos-arith-median": 0.726}
+        "deltanet-pos-arith-best": 0.726, "deltanet-pos-arith-median": 0.726}
     assert all(s.statistic == k.rsplit("-", 1)[1] and s.source == ("NE Table 3" if s.statistic == "best" else
                                                                    "NE Table 5") for k, s in trained.items())
     assert all(not s.ours and s.rule.metric == "ood_normalized" for s in trained.values())
@@ -198,14 +200,14 @@ PAPER_ARITH = {("DeltaNet", eig, task): v for (eig, task), v in {  # near the pa
 
 @pytest.mark.parametrize("change,failing,not_fitted", [
     pytest.param({}, [], [], id="paper-numbers"),
-    # 0.70 is below the paper's 0.826 − 0.1; and [0,1]'s control, this [-1,1] arm, no longer reaches its own
-    # thresholds (0.871 best, 0.726 median)
+    # 0.70 is below the paper's 0.826 − 0.1; and [0,1]'s control, this [-1,1] arm, no longer reaches 0.726
     pytest.param({("DeltaNet", "[-1,1]", "mod_arith_no_brackets"): 0.7},
                  ["deltanet-neg-arith-best", "deltanet-neg-arith-median"],
                  ["deltanet-pos-arith-best", "deltanet-pos-arith-median"], id="neg-below-paper"),
-    # 0.80: below the best's 0.971 − 0.1, above the median's 0.826 − 0.1; the control gates [0,1] the same way
+    # 0.80: below the best's 0.971 − 0.1, above the median's 0.826 − 0.1; the control (0.726) has learned, so
+    # both [0,1] statements are judged
     pytest.param({("DeltaNet", "[-1,1]", "mod_arith_no_brackets"): 0.8}, ["deltanet-neg-arith-best"],
-                 ["deltanet-pos-arith-best"], id="neg-between-thresholds"),
+                 [], id="neg-between-thresholds"),
     pytest.param({("DeltaNet", "[0,1]", "mod_arith_no_brackets"): 0.35}, ["deltanet-pos-arith-median"], [],
                  id="pos-above-paper-median"),
     pytest.param({("DeltaNet", "[-1,1]", "mod_arith_brackets"): 0.1},
