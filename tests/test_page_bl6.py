@@ -24,7 +24,7 @@ SCORES = {("diagonal", "parity"): (1.0, 0.2), ("block2", "parity"): (0.3, 0.5), 
 
 def _records():
     out = []
-    for c in bl6.grid("quick"):  # three seeds: a statement needs 2 of 3 fitted
+    for c in bl6.grid("quick"):  # eight paired seeds per arm
         cell = bl6.cell_of({"config": c.to_dict()})
         pure, affine = SCORES[(cell["variant"], cell["task"])]
         out.append(fake_record(c, pure if cell["form"] == "pure" else affine, claim="bl6", stale=False))
@@ -49,16 +49,16 @@ def test_values_glue_each_cells_best_and_each_statements_outcome():
     v = analysis.values(_verdict())
     assert v["best_full_parity_pure"] == 0.9 and v["best_full_Z5_affine"] == 0.8
     assert v["outcome_diagonal-parity-helps"] == "holds" and v["outcome_block2-parity-helps"] == "fails"
-    assert v["outcome_full-parity-not-helped"] == "holds" and v["outcome_full-Z5-not-hurt"] == "fails"
-    assert v["outcome_block2-Z25-helps"] == "holds" and v["outcome_full-Z25-not-hurt"] == "holds"
-    assert v["failing"] == "block2-parity-helps, full-Z5-not-hurt"
+    assert v["outcome_full-parity-same"] == "holds" and v["outcome_full-Z5-same"] == "fails"
+    assert v["outcome_block2-Z25-helps"] == "holds" and v["outcome_full-Z25-same"] == "holds"
+    assert v["failing"] == "block2-parity-helps, full-Z5-same"
 
 
 def test_cell_table_has_one_row_per_trained_cell():
     table = analysis.cell_table(_verdict())
     assert len(table) == 2 * len(SCORES)
     assert list(table.columns) == list(analysis.CELL_COLUMNS.values())
-    assert table["seeds"].tolist() == [3] * len(table)
+    assert table["seeds"].tolist() == [8] * len(table)
 
 
 def test_figures_draw_one_bar_pair_per_h_and_one_panel_per_task():
@@ -68,7 +68,7 @@ def test_figures_draw_one_bar_pair_per_h_and_one_panel_per_task():
     fig = additive_scores(_verdict(), _records(), "quick")
     assert [ax.get_title() for ax in fig.axes] == ["parity", "Z5", "Z25"]
     dots = [sum(len(c.get_offsets()) for c in ax.collections) for ax in fig.axes]
-    assert dots == [6 * 3, 4 * 3, 4 * 3]  # one dot per run of 3 seeds: three pairs on parity, two on Z5 and Z25
+    assert dots == [6 * 8, 4 * 8, 4 * 8]  # one dot per run of 8 seeds: three pairs on parity, two on Z5 and Z25
 
 
 def test_runs_table_names_each_run_by_its_cell_and_the_explorer_offers_the_metric():

@@ -103,7 +103,11 @@ def _side(s: Statement, good: bool) -> float:
 
 def _comparison_values(s: Statement, good: bool) -> tuple[float, float]:
     t = s.rule.threshold
-    diff = (t + 0.05 if s.rule.op == ">=" else t - 0.05) if good else (t - MARGIN if s.rule.op == ">=" else t + MARGIN)
+    if s.test == "equivalence":  # within the margin, or beyond it
+        diff = 0.0 if good else t + MARGIN
+    else:
+        diff = (t + 0.05 if s.rule.op == ">=" else t - 0.05) if good else \
+            (t - MARGIN if s.rule.op == ">=" else t + MARGIN)
     return 0.5 + diff / 2, 0.5 - diff / 2
 
 
@@ -177,11 +181,13 @@ def test_statements_are_well_formed(claim_id):
         assert s.text and s.source and s.why, f"{claim_id}.{s.id}: text, source and why are required"
         if s.provenance == "ours":
             assert "ours" in s.source.lower() or s.source, s.id
+        if s.kind == "comparison":  # a test fixed before the runs, never a difference of two seeds' statistics
+            assert s.test in ("sign", "equivalence"), f"{claim_id}.{s.id}: a comparison needs a sign or equivalence test"
     assert claim.headline in ids, f"{claim_id}: headline {claim.headline!r} is not one of its statement ids"
 
 
 @pytest.mark.parametrize("claim_id", _converted())
-def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
+def test_every_statement_judged_at_quick_reads_three_seeds_and_a_comparison_five_per_arm(claim_id):
     from statetrack.verdicts.statements import matches
 
     claim = get_claim(claim_id)
@@ -197,6 +203,9 @@ def test_every_statement_judged_at_quick_reads_three_seeds(claim_id):
             seeds = [len(v) for (cell, _), v in by_cell.items() if matches(dict(cell), where)]
             assert seeds, f"{claim_id}.{s.id} reads no cell of the quick grid"
             assert min(seeds) >= 3, f"{claim_id}.{s.id} is judged at quick on {min(seeds)} seed(s)"
+            if s.kind == "comparison":  # a one-sided sign test cannot reject at 0.05 with fewer than 5
+                assert s.test in ("sign", "equivalence"), f"{claim_id}.{s.id} is decided by a difference of statistics"
+                assert min(seeds) >= 5, f"{claim_id}.{s.id} compares arms of {min(seeds)} seed(s)"
 
 
 # ----------------------------------------------------------------------------- the protocol itself
@@ -398,10 +407,34 @@ def _seed_pairs(diffs):
 ])
 def test_paired_sign_test_decides_only_on_five_of_five(diffs, expect, p):
     s = _s(kind="comparison", statistic="median", rule=at_least(0.0), where={"e": "[-1,1]", "m": "mamba"},
-           against={"e": "[0,1]", "m": "mamba"}, paired_sign_test=True, fit_sides=())
+           against={"e": "[0,1]", "m": "mamba"}, test="sign", fit_sides=())
     o = decide("t", "quick", _seed_pairs(diffs), [s], cell_of=lambda r: {
         "m": r["config"]["model"]["name"], "e": r["config"]["model"]["eig_range"]}).statements[0]
     assert o.outcome == expect and o.seeds == 5 and math.isclose(o.p_value, p)
+
+
+@pytest.mark.parametrize("diffs,expect", [
+    ([0.01, -0.02, 0.03, 0.0, -0.01, 0.02, 0.01, -0.03], "holds"),  # 8 of 8 within ±0.1: both tests reject (1/256)
+    ([0.01, -0.02, 0.03, 0.0, -0.01, 0.02, 0.01, 0.3], "holds"),  # 7 of 8 on each side: P(X ≥ 7) = 9/256 ≤ 0.05
+    ([0.01, -0.02, 0.03, 0.0, -0.01, 0.02, 0.3, 0.3], "inconclusive"),  # 6 of 8 below 0.1: 37/256 > 0.05
+    ([0.3, 0.2, 0.4, 0.3, 0.5, 0.2, 0.3, 0.05], "fails"),  # 7 of 8 above the margin: a difference is shown
+    ([-0.3, -0.2, -0.4, -0.3, -0.5, -0.2, -0.3, -0.05], "fails"),  # and below it
+])
+def test_about_the_same_is_two_one_sided_sign_tests(diffs, expect):
+    """Hand-computed: P(X ≥ k) for X ~ Binomial(8, 1/2) is 1/256 at k = 8, 9/256 at 7, 37/256 at 6."""
+    s = _s(kind="comparison", statistic="median", rule=at_most(0.1), where={"e": "[-1,1]", "m": "mamba"},
+           against={"e": "[0,1]", "m": "mamba"}, test="equivalence", fit_sides=())
+    o = decide("t", "quick", _seed_pairs(diffs), [s], cell_of=lambda r: {
+        "m": r["config"]["model"]["name"], "e": r["config"]["model"]["eig_range"]}).statements[0]
+    assert o.outcome == expect and o.seeds == 8, o
+    assert "two one-sided sign tests" in s.describe() and "±0.1" in s.describe()
+
+
+def test_a_test_belongs_to_a_comparison_and_equivalence_to_a_positive_margin():
+    with pytest.raises(ValueError, match="only a comparison has a test"):
+        _s(test="sign", where={"m": "mamba"})
+    with pytest.raises(ValueError, match="positive margin"):
+        _s(kind="comparison", rule=at_least(0.1), where={"m": "a"}, against={"m": "b"}, test="equivalence")
 
 
 @pytest.mark.parametrize("k,n,expect", [(3, 3, (0.2924, 1.0)), (0, 3, (0.0, 0.7076)), (5, 10, (0.1871, 0.8129))])

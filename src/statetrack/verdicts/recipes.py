@@ -29,6 +29,9 @@ BL_PAPER_TRAIN = TrainConfig(num_steps=100_000, batch_size=64, lr=1e-3, warmup_s
 #: (100 and up) and from the seeds the quick recipes were first calibrated on (0–2, retired).
 QUICK_SEEDS = (1000, 1001, 1002)
 SEEDS = {"smoke": (0,), "quick": QUICK_SEEDS, "paper": (0, 1, 2)}  # the seeds most claims run at each preset
+#: The seeds of a comparison's arms (book/papers.md): 8 paired seeds per arm, so a one-sided sign test rejects at
+#: 0.05 with 7 of 8 agreeing; at quick a block fixed before any of its runs, apart from every other seed.
+COMPARISON_SEEDS = {"smoke": (0,), "quick": tuple(range(3000, 3008)), "paper": tuple(range(8))}
 #: The smoke preset's training: ten steps on lengths 2–10 (a claim changes a field or two).
 SMOKE_TRAIN = TrainConfig(num_steps=10, batch_size=8, lr=3e-3, warmup_steps=2, min_len=2, max_len=10, log_every=1)
 #: NE's Chomsky-task training (App. E.1.1) on lengths 2–39 (NE's 3–40 counting the answer token).

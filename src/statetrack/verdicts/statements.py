@@ -122,9 +122,15 @@ class Verdict:
 
 
 Kind = Literal["learns", "does not learn", "theorem forbids", "comparison", "construction"]
+#: How a comparison decides: ``difference`` the rule on ``statistic``(where) − ``statistic``(against);
+#: ``sign`` a direction, a one-sided sign test of the paired seeds' differences d against the rule's threshold
+#: (holds when d > t, for "at least", is significant at ``ALPHA``, fails when the opposite is, else inconclusive);
+#: ``equivalence`` "about the same", two one-sided sign tests of −m < d < m, m the rule's threshold (holds when both
+#: are significant, fails when d > m or d < −m is, else inconclusive).
+Test = Literal["difference", "sign", "equivalence"]
 Statistic = Literal["best", "median", "every", "value"]
 Provenance = Literal["paper text", "official code", "secondary source", "ours"]
-KINDS, STATISTICS, PROVENANCES = get_args(Kind), get_args(Statistic), get_args(Provenance)
+KINDS, STATISTICS, PROVENANCES, TESTS = get_args(Kind), get_args(Statistic), get_args(Provenance), get_args(Test)
 TRAINED_PRESETS = ("quick", "paper")  # where a trained statement is judged unless it says otherwise
 SMOKE_REASON = "smoke checks that the pipeline runs end to end; its runs are too short to learn anything"
 #: Why one of our trained demonstrations is not judged at quick: its cells are the paper preset's.
@@ -177,21 +183,25 @@ class Statement:
     control_at: float | None = None  # the score a control seed must reach (default ``CONTROL_SUCCESS``)
     fit_at: float | None = None  # the fit level a bound computed at the training lengths allows (else ``fit.FIT``)
     fit_sides: tuple[str, ...] | None = None  # a comparison's sides that must have fitted ("where", "against")
-    paired_sign_test: bool = False  # a comparison decided by a one-sided sign test over paired seeds
+    test: Test = "difference"  # how a comparison decides (``TESTS``)
     reads: tuple[str, ...] = ()  # ids of the rows of data/paper it judges (each row judged by one statement at most)
     shortcut: float | None = None  # the score of a predictor that does not track, on the rule's metric, in the cells
     shortcut_name: str = ""  # that predictor in words, e.g. "the best predictor that sees only the last 40 letters"
 
     def __post_init__(self):
         problems = [f"{name} {v!r}" for name, v, allowed in (("kind", self.kind, KINDS), ("statistic", self.statistic,
-                    STATISTICS), ("provenance", self.provenance, PROVENANCES)) if v not in allowed]
+                    STATISTICS), ("provenance", self.provenance, PROVENANCES), ("test", self.test, TESTS))
+                    if v not in allowed]
         problems += [msg for bad, msg in [
             (self.kind == "theorem forbids" and self.statistic != "every",
              "a 'theorem forbids' statement is judged on every seed (statistic 'every')"),
             ((self.kind == "construction") != (self.checks is not None),
              "a construction statement, and only one, names its checks"),
             ((self.kind == "comparison") != (self.against is not None),
-             "a comparison, and only one, names the cells it is against")] if bad]
+             "a comparison, and only one, names the cells it is against"),
+            (self.test != "difference" and self.kind != "comparison", "only a comparison has a test"),
+            (self.test == "equivalence" and (self.rule.op != "<=" or self.rule.threshold <= 0),
+             "an equivalence test's rule is 'at most' a positive margin")] if bad]
         if problems:
             raise ValueError(f"statement {self.id}: " + "; ".join(problems))
 
@@ -218,7 +228,13 @@ class Statement:
         if self.kind == "construction":
             return f"every check {self.checks!r} holds"
         if self.kind == "comparison":
-            return f"{stat[self.statistic]}: {_fmt_where(self.where)} − {_fmt_where(self.against)} {self.rule}"
+            diff = f"{_fmt_where(self.where)} − {_fmt_where(self.against)}"
+            if self.test == "sign":
+                return f"paired seeds: {diff} {self.rule}, one-sided sign test at {ALPHA:g}"
+            if self.test == "equivalence":
+                return (f"paired seeds: {diff} within ±{self.rule.threshold:g}, two one-sided sign tests at "
+                        f"{ALPHA:g}")
+            return f"{stat[self.statistic]}: {diff} {self.rule}"
         shortcut = "" if self.shortcut is None else \
             f"; inconclusive where it passes and {self.shortcut_name} reaches the threshold (it scores {self.shortcut:g})"
         return f"{stat[self.statistic]} {self.rule}{shortcut}"
@@ -252,7 +268,7 @@ NEGATIVE = ("does not learn", "theorem forbids")
 #: The score on a negative statement's metric its positive control's seeds must reach, unless the statement sets
 #: ``control_at`` (the control's own "learns" threshold, e.g. the paper's number less the tolerance).
 CONTROL_SUCCESS = 0.9
-SCHEMA = "statetrack.verdict/3"  # the version of ``Verdict.to_dict`` (documented in book/verdict_schema.md)
+SCHEMA = "statetrack.verdict/4"  # the version of ``Verdict.to_dict`` (documented in book/verdict_schema.md)
 Result = Literal["holds", "fails", "not run", "not fitted", "inconclusive"]
 
 
@@ -301,7 +317,7 @@ class Outcome:
                 "seeds_pass": self.seeds_pass, "seeds": self.seeds, "interval": self.interval,
                 "optimistic": self.optimistic, "best": num(self.best), "median": num(self.median),
                 "fitted": self.fitted, "p_value": self.p_value, "diverged": self.diverged, "cells": self.cells,
-                "control": s.control, "reads": list(s.reads), "shortcut": s.shortcut,
+                "control": s.control, "reads": list(s.reads), "test": s.test, "shortcut": s.shortcut,
                 "shortcut_name": s.shortcut_name or None}
 
 
@@ -426,7 +442,8 @@ def evaluate(statement: Statement, preset: str, cells: Cells, checks: Sequence[C
 def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted, optimistic, budget) -> Outcome:
     """A comparison: ``statistic`` of ``where`` minus that of ``against``; its winning side (both for "about the
     same", ``fit_sides``) is a side the paper says learns: one that did not fit fails it (``budget``: unless the
-    recipe's pilots did not fit either); a ``paired_sign_test`` decides on the seeds' paired signs."""
+    recipe's pilots did not fit either); a ``sign`` or ``equivalence`` test decides on the seeds' paired
+    differences (``Test``)."""
     rule = s.rule
     if not theirs:
         return Outcome(s, "not run", reason="no run of this preset's grid is in the cells it is compared with")
@@ -445,10 +462,16 @@ def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted
     def scores(g):
         return [score(r, rule.metric) for _, rs, _ in g for r in rs]
 
-    def by_seed(g):
-        return {r["config"]["seed"]: score(r, rule.metric) for _, rs, _ in g for r in rs}
-
     worst = float("-inf") if rule.op == ">=" else float("inf")
+
+    def by_seed(g, bad):  # seed → the side's statistic over its cells at that seed; a diverged run scores ``bad``
+        per: dict[int, list[float]] = {}
+        for _, rs, _ in g:
+            for r in rs:
+                v = score(r, rule.metric)
+                per.setdefault(r["config"]["seed"], []).append(v if v == v else bad)
+        return {seed: _stat(vs, s.statistic, Rule(">=", 0.0)) for seed, vs in per.items()}
+
     a = [v if v == v else worst for v in scores(mine)]  # a diverged run: the worst value for its side
     b = [v if v == v else -worst for v in scores(theirs)]
     diverged = sum(v != v for v in scores(mine) + scores(theirs))
@@ -457,14 +480,14 @@ def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted
     else:
         up = Rule(">=", 0.0)  # best = highest on both sides
         diff = _stat(a, s.statistic, up) - _stat(b, s.statistic, up)
-    seeds_a, seeds_b = by_seed(mine), by_seed(theirs)
+    seeds_a, seeds_b = by_seed(mine, worst), by_seed(theirs, -worst)
     common = sorted(set(seeds_a) & set(seeds_b))
     diffs = [seeds_a[sd] - seeds_b[sd] for sd in common]
-    passing = sum(rule.passes(d) for d in diffs)
+    passing = sum(-rule.threshold < d < rule.threshold if s.test == "equivalence" else rule.passes(d) for d in diffs)
     stats = summary(diffs)
     out = dict(value=diff, seeds_pass=passing, seeds=len(common), diverged=diverged, cells=labels,
                best=stats["best"], median=stats["median"], fitted=fit_count(mine)[0], optimistic=optimistic)
-    if s.paired_sign_test:  # ties (d = threshold) are left out; one-sided in each direction
+    if s.test == "sign":  # ties (d = threshold) are left out; one-sided in each direction
         t = rule.threshold
         agree = sum((d > t) if rule.op == ">=" else (d < t) for d in diffs if d == d)
         oppose = sum((d < t) if rule.op == ">=" else (d > t) for d in diffs if d == d)
@@ -473,6 +496,19 @@ def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted
         reason = None if result != "inconclusive" else \
             f"{agree} of {agree + oppose} paired seeds agree with the paper's sign (one-sided p = {p:.3g} > {ALPHA:g})"
         return Outcome(s, result, p_value=min(p, p_other) if result == "fails" else p, reason=reason, **out)
+    if s.test == "equivalence":  # TOST: both d > −m and d < m significant; a difference beyond ±m significant fails
+        m, valid = rule.threshold, [d for d in diffs if d == d]
+        n = len(valid)
+        p_low, p_high = sign_test(sum(d > -m for d in valid), n), sign_test(sum(d < m for d in valid), n)
+        p_above, p_below = sign_test(sum(d > m for d in valid), n), sign_test(sum(d < -m for d in valid), n)
+        if max(p_low, p_high) <= ALPHA:
+            return Outcome(s, "holds", p_value=max(p_low, p_high), **out)
+        if min(p_above, p_below) <= ALPHA:
+            return Outcome(s, "fails", p_value=min(p_above, p_below), reason=f"the paired seeds differ by more than "
+                           f"{m:g} (one-sided p = {min(p_above, p_below):.3g})", **out)
+        inside = sum(-m < d < m for d in valid)
+        return Outcome(s, "inconclusive", p_value=max(p_low, p_high), reason=f"{inside} of {n} paired seeds lie "
+                       f"within ±{m:g}: equivalence not shown (p = {max(p_low, p_high):.3g} > {ALPHA:g})", **out)
     return Outcome(s, "holds" if rule.passes(diff) else "fails", **out)
 
 

@@ -23,7 +23,8 @@ from statetrack.verdicts.recipes import check_preset
 from statetrack.verdicts.claim import Claim
 from statetrack.verdicts.claim import MODEL_NAMES
 from statetrack.verdicts.pilots import RECIPE, Pilot, RecipePilots
-from statetrack.verdicts.recipes import NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, QUICK_SEEDS, Cell, check_choice, expand, sweep
+from statetrack.verdicts.recipes import (COMPARISON_SEEDS, NE_WORD_EVAL, NE_WORD_MODELS, NE_WORD_TRAIN, QUICK_SEEDS, Cell,
+                                        check_choice, expand, sweep)
 from statetrack.check import Check
 from statetrack.verdicts.statements import PAPER_TOLERANCE, Statement, at_least, exact_statement, with_metric
 from statetrack.config import RunConfig, TaskConfig
@@ -42,7 +43,7 @@ NOT_RUN_QUICK = ("the quick runs (DeltaNet only, on the quick budget) do not fit
 
 _MODEL_FIELDS, _EVAL = NE_WORD_MODELS, NE_WORD_EVAL  # ne5's DeltaNet and Mamba at every preset
 _TRAIN = {**NE_WORD_TRAIN, "quick": replace(NE_WORD_TRAIN["quick"], num_steps=400)}
-_SEEDS = {"smoke": (0,), "quick": QUICK_SEEDS[:1], "paper": (0,)}
+_SEEDS = {"smoke": (0,), "quick": QUICK_SEEDS[:1], "paper": COMPARISON_SEEDS["paper"]}  # quick: shown, not judged
 _RUNS = {  # preset → (setting, model, eig_range, depth)
     **dict.fromkeys(("smoke", "quick"), [(s, "deltanet", e, 1) for s in ("L32", "2tokens") for e in EIG_RANGES]),
     "paper": [(s, m, e, d) for s in SETTINGS for m in MODELS for e in EIG_RANGES for d in (1, 2)],
@@ -91,13 +92,15 @@ def statements() -> list[Statement]:
     """NE Fig. 8's orderings (judged at paper), and the exact part. "Helps" reads the median over the settings
     × depths (the figure's typical cell: the best would let one cell carry it); a diverged run counts against
     its side."""
+    seeds = COMPARISON_SEEDS["paper"]
     gap = (f"Fig. 8 is a plot without numbers: a gap within the tolerance {PAPER_TOLERANCE:g} is one we would call "
-           "no difference")
+           f"no difference; per seed, each side's statistic over its cells, then a one-sided sign test at 0.05 on "
+           f"the {len(seeds)} paired seeds (7 of 8 agreeing rejects; NE ran one seed)")
     rule = at_least(PAPER_TOLERANCE, "mean_seq_acc")
 
     def fig8(i, text, statistic, where, against):
         return Statement(i, text, "NE Fig. 8", "paper text", "comparison", statistic, rule, gap, where=where,
-                         against=against, presets=("paper",), not_run={"quick": NOT_RUN_QUICK},
+                         against=against, presets=("paper",), not_run={"quick": NOT_RUN_QUICK}, test="sign",
                          reads=(f"ne6-fig8-{i.replace('-neg', '').lower()}",))
 
     out = [fig8(f"{m}-range-helps", f"on Z60, extending {NAMES[m]}'s eigenvalue range from [0,1] to [-1,1] helps",

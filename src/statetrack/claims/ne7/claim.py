@@ -214,7 +214,7 @@ def statements() -> list[Statement]:
         return {"where": {"corpus": corpus, "model": model, "eig_range": "[-1,1]"},
                 "against": {"corpus": corpus, "model": model, "eig_range": "[0,1]"}}
 
-    out = []
+    out, n_pairs = [], len(_SEEDS["quick"][0])
     for m in FAMILIES:
         name = NAMES[m]
         out.append(Statement(
@@ -232,21 +232,23 @@ def statements() -> list[Statement]:
                                                          "judged on code)"),
                 "NE Table 4 (Wiki ppl)", "paper text" if paper_reading else "ours", "comparison", "median",
                 at_most(round(margin, 6), "val_loss"),
-                f"no worse than the largest gap between the ranges that Table 4 calls comparable: ln(ppl ratio) "
-                f"{margin:.4f} ({NAMES[worst_m]} {worst_size.split(',')[0]}); medians of seeds; both ranges must "
-                "have learned", paper=round(gaps[(m, size_of[m])], 6), fit_sides=("where", "against"),
+                f"about the same: the paired seeds' ln(ppl ratio) within ± the largest gap between the ranges that "
+                f"Table 4 calls comparable, {margin:.4f} ({NAMES[worst_m]} {worst_size.split(',')[0]}), shown by two "
+                f"one-sided sign tests at 0.05 on the {n_pairs} paired seeds (all {n_pairs} must lie within), "
+                "else inconclusive; both ranges must have learned", paper=round(gaps[(m, size_of[m])], 6),
+                fit_sides=("where", "against"), test="equivalence",
                 reads=(f"ne7-t4-{m}-same-ppl",) if paper_reading else (), **pair(m, corpus), **quick(m, corpus)))
     out.append(Statement(
         "deltanet-code-beyond", "DeltaNet [-1,1] has lower perplexity on code beyond the training context",
         "NE Fig. 5", "paper text", "comparison", "median", at_most(0.0, "test_loss_beyond"),
         "the direction Fig. 5 shows (a plot, no number): ln(ppl ratio) beyond the training context < 0, decided by "
-        "a one-sided sign test over the paired seeds; both ranges must have learned", paired_sign_test=True,
+        "a one-sided sign test over the paired seeds; both ranges must have learned", test="sign",
         fit_sides=("where", "against"), reads=("ne7-fig5-deltanet-code-beyond",), **pair("deltanet")))
     out.append(Statement(
         "mamba-code-beyond", "Mamba [-1,1] has higher perplexity on code beyond the training context",
         "NE §5.3, Figs. 5 and 10", "paper text", "comparison", "median", at_least(0.0, "test_loss_beyond"),
         "the direction NE reports (plots, no number): ln(ppl ratio) beyond the training context > 0, decided by a "
-        "one-sided sign test over the paired seeds; both ranges must have learned", paired_sign_test=True,
+        "one-sided sign test over the paired seeds; both ranges must have learned", test="sign",
         fit_sides=("where", "against"), reads=("ne7-fig10-mamba-code-beyond",), **pair("mamba")))
     return out
 
