@@ -184,6 +184,7 @@ class Statement:
     fit_at: float | None = None  # the fit level a bound computed at the training lengths allows (else ``fit.FIT``)
     fit_sides: tuple[str, ...] | None = None  # a comparison's sides that must have fitted ("where", "against")
     test: Test = "difference"  # how a comparison decides (``TESTS``)
+    all_rates: bool = False  # the statistic reads every run of a cell at every learning rate (BL: "best of 3 rates")
     reads: tuple[str, ...] = ()  # ids of the rows of data/paper it judges (each row judged by one statement at most)
     shortcut: float | None = None  # the score of a predictor that does not track, on the rule's metric, in the cells
     shortcut_name: str = ""  # that predictor in words, e.g. "the best predictor that sees only the last 40 letters"
@@ -224,7 +225,8 @@ class Statement:
 
     def describe(self) -> str:
         """The statistic and threshold in words, e.g. "best of seeds ≥ 0.9"."""
-        stat = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
+        stat = {"best": "best run" if self.all_rates else "best of seeds", "median": "median of seeds",
+                "every": "every seed", "value": "value"}
         if self.kind == "construction":
             return f"every check {self.checks!r} holds"
         if self.kind == "comparison":
@@ -317,7 +319,8 @@ class Outcome:
                 "seeds_pass": self.seeds_pass, "seeds": self.seeds, "interval": self.interval,
                 "optimistic": self.optimistic, "best": num(self.best), "median": num(self.median),
                 "fitted": self.fitted, "p_value": self.p_value, "diverged": self.diverged, "cells": self.cells,
-                "control": s.control, "reads": list(s.reads), "test": s.test, "shortcut": s.shortcut,
+                "control": s.control, "reads": list(s.reads), "test": s.test, "all_rates": s.all_rates,
+                "shortcut": s.shortcut,
                 "shortcut_name": s.shortcut_name or None}
 
 
@@ -344,7 +347,7 @@ def evaluate(statement: Statement, preset: str, cells: Cells, checks: Sequence[C
         out = []
         for cell, runs in cells.values():
             if matches(cell, where):
-                _, chosen = select_lr(runs, rule.metric)
+                chosen = runs if s.all_rates else select_lr(runs, rule.metric)[1]
                 out.append((cell, chosen, len({r["config"]["train"]["lr"] for r in runs})))
         return out
 
@@ -530,6 +533,8 @@ def from_paper(id: str, text: str, source: str, kind: Kind, statistic: Statistic
     rule, sign = (Rule(">=", round(paper - tolerance, 6), metric), "−") if kind == "learns" else \
         (Rule("<=", round(paper + tolerance, 6), metric), "+")
     why = f"the paper's {statistic} {paper:g} {sign} the tolerance {tolerance:g} ({source})"
+    if fields.get("all_rates"):
+        why += "; BL's number is the best of its learning rates, so ours is the best run over every rate and seed"
     return Statement(id, text, source, provenance, kind, statistic, rule, why, where=where, paper=paper, **fields)
 
 
