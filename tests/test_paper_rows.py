@@ -36,5 +36,26 @@ def test_no_row_is_judged_twice():
     assert not twice, twice
 
 
+def test_no_reported_number_is_judged_twice_under_other_ids():
+    """Rows that report the same number (paper, model, variant, task, setting, metric, value: a summary repeating a
+    table), grouped from the CSVs here, are read by one statement at most, and by it in every row of the group."""
+    import csv
+
+    from statetrack.runs.store import paper_dir
+
+    groups: dict[tuple, set[str]] = {}
+    for path in paper_dir().glob("*.csv"):
+        for row in csv.DictReader(path.open(newline="")):
+            if row.get("model") is not None and row.get("value"):
+                key = tuple(row.get(k) or "" for k in ("paper", "model", "variant", "task", "setting", "metric"))
+                groups.setdefault((*key, float(row["value"])), set()).add(row["id"])
+    who = readers()
+    for key, ids in groups.items():
+        statements = {s for i in ids for s in who.get(i, [])}
+        assert len(statements) <= 1, (key, statements)
+        if statements:
+            assert all(who.get(i) for i in ids), (key, {i: who.get(i) for i in ids})
+
+
 def test_unjudged_rows_say_why():
     assert all(u["why"] for u in unjudged())

@@ -185,6 +185,31 @@ def paper_numbers(table: str) -> list[dict[str, Any]]:
     return rows
 
 
+#: What makes two rows of data/paper the same reported number: a summary may repeat a table's number as its own row.
+NUMBER_FIELDS = ("paper", "model", "variant", "task", "setting", "metric", "value")
+
+
+def number_groups() -> dict[tuple, list[str]]:
+    """Every reported number of data/paper (``NUMBER_FIELDS``) → the ids of the rows that report it."""
+    out: dict[tuple, list[str]] = {}
+    for path in sorted(paper_dir().glob("*.csv")):
+        with path.open(newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("model") is not None and row.get("value") not in (None, ""):
+                    out.setdefault(tuple(row.get(k) or "" for k in NUMBER_FIELDS), []).append(row["id"])
+    return out
+
+
+def same_number(ids: Sequence[str]) -> tuple[str, ...]:
+    """``ids`` with every row that reports the same number as one of them (``number_groups``): one statement
+    reads a number in all its rows, so no other statement can judge it again under another id."""
+    out = list(ids)
+    for group in number_groups().values():
+        if set(group) & set(ids):
+            out += [i for i in group if i not in out]
+    return tuple(out)
+
+
 def paper_lookup(tables: dict[str, str], key_of: Callable[[dict[str, Any]], Any]) -> dict[Any, dict[str, Any]]:
     """The papers' numbers for a claim, keyed by cell: ``{key: {"paper_<field>": value, ..., "paper_source": [...],
     "paper_ids": [row ids]}}``.

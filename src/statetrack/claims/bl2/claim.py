@@ -21,7 +21,7 @@ import torch
 from statetrack.verdicts.recipes import check_preset
 from statetrack.verdicts.claim import Claim, paper_at
 from statetrack.verdicts.claim import MODEL_NAMES
-from statetrack.verdicts.claim import paper_lookup
+from statetrack.verdicts.claim import paper_lookup, same_number
 from statetrack.verdicts.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.verdicts.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
                                        sweep)
@@ -56,7 +56,7 @@ QUICK_REASON = (f"not in the quick slice: the quick preset trains {len(_CELLS['q
                 f"{len(MODELS) * len(PAPER_MODULI)} cells, those that carry BL's statements at m = 25 and their "
                 "controls; the paper preset runs every cell")
 #: (model, m) cells whose BL number another claim judges: bl5 the m = 5 block sizes (b = 1, 2 and full)
-ELSEWHERE = {("full", 5): "bl5", ("block2", 5): "bl5", ("diagonal", 5): "bl5"}
+ELSEWHERE = {("full", 5): "bl5", ("block2", 5): "bl5", ("diagonal", 5): "bl5", ("diagonal", 50): "bl5"}
 #: A bilinear row that does not learn, against the same family with one change: block 2 at the same m
 _CONTROLLED = ("diagonal", "rotation")
 
@@ -162,7 +162,7 @@ def statements() -> list[Statement]:
         out.append(from_paper(f"{row}-m{m}", text, source, kind, "best", value, where, provenance="secondary source",
                               all_rates=True,
                               presets=("quick", "paper") if quick else ("paper",),
-                              not_run={} if quick else {"quick": QUICK_REASON}, reads=tuple(entry["paper_ids"]),
+                              not_run={} if quick else {"quick": QUICK_REASON}, reads=same_number(entry["paper_ids"]),
                               **control))
     return out + [
         exact_statement("hand-set", "Every bilinear variant of the table but the real diagonal can add mod m exactly "

@@ -21,7 +21,7 @@ from typing import Any
 from statetrack.verdicts.recipes import check_preset
 from statetrack.verdicts.claim import Claim, paper_at
 from statetrack.verdicts.claim import MODEL_NAMES
-from statetrack.verdicts.claim import paper_lookup
+from statetrack.verdicts.claim import paper_lookup, same_number
 from statetrack.verdicts.pilots import FULL, RECIPE, Pilot, RecipePilots
 from statetrack.verdicts.recipes import (BL_PAPER_LRS, BL_PAPER_TRAIN, SMOKE_TRAIN, Cell, at_length, check_choice, expand,
                                        sweep)
@@ -105,12 +105,12 @@ def statements() -> list[Statement]:
     out = [from_paper("full-m50", "The full bilinear RNN computes modular arithmetic mod 50 at length 500 after "
                       "training on 2–10 numbers", "BL, summary of the full text", "learns", "best",
                       paper[("full", 50)]["paper_best"], {"model": "full", "m": 50},
-                      reads=tuple(paper[("full", 50)]["paper_ids"]), **m50)]
+                      reads=same_number(paper[("full", 50)]["paper_ids"]), **m50)]
     for name, what in (("lstm", "An LSTM"), ("mamba", "Mamba")):  # bl5 judges the block-64 number
         out.append(from_paper(f"{name}-m50", f"{what} falls short of the full bilinear RNN on modular arithmetic "
                               "mod 50 at length 500", "BL, summary of the full text", "does not learn", "best",
                               paper[(name, 50)]["paper_best"], {"model": name, "m": 50},
-                              reads=tuple(paper[(name, 50)]["paper_ids"]), **m50))
+                              reads=same_number(paper[(name, 50)]["paper_ids"]), **m50))
     bl = paper[("full", 50)]["paper_best"]
     out.append(Statement("full-m5", "At m = 5, whose 25 states a width-64 model holds one-hot, the full bilinear RNN "
                          "computes modular arithmetic at length 501 after training on 2–10 numbers",
