@@ -33,8 +33,23 @@ def _records(preset="quick", unfit=(), **scores):
         cell = bl7.cell_of({"config": c.to_dict()})
         key = (cell["task"], cell["model"])
         value = values[key]
-        out.append(fake_record(c, value(c.seed) if callable(value) else value, fitted=key not in unfit))
+        out.append(fake_record(c, value(c.seed) if callable(value) else value, fitted=key not in unfit,
+                               by_length=True))
     return out
+
+
+def test_bls_z5_numbers_are_read_at_length_500_on_the_curve():
+    """BL reads its numbers at length 500: a run perfect up to 499 and at chance at 500 fails them; the mean over
+    the lengths would pass it."""
+    out = []
+    for c in bl7.grid("quick"):
+        cell = bl7.cell_of({"config": c.to_dict()})
+        at = {500: 0.0} if cell["task"] == "Z5" else None
+        out.append(fake_record(c, 1.0 if cell["task"] == "Z5" else GOOD[(cell["task"], cell["model"])],
+                               by_length=True, at=at))
+    v = bl7.CLAIM.verdict(out, "quick")
+    assert _outcome(v, "rotation-Z5").outcome == _outcome(v, "full-Z5").outcome == "fails"
+    assert _outcome(v, "full-Z5").value == 0.0
 
 
 S0, S1, S2 = QUICK_SEEDS
