@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from statetrack.verdicts.recipes import check_preset
+from statetrack.claims.ne2 import claim as ne2
 from statetrack.verdicts.claim import Claim, paper_at
 from statetrack.verdicts.claim import MODEL_NAMES
 from statetrack.verdicts.claim import paper_lookup, same_number
@@ -55,6 +56,18 @@ MODULI = {p: tuple(sorted({m for _, m in cells})) for p, cells in _CELLS.items()
 QUICK_REASON = (f"not in the quick slice: the quick preset trains {len(_CELLS['quick'])} of the table's "
                 f"{len(MODELS) * len(PAPER_MODULI)} cells, those that carry BL's statements at m = 25 and their "
                 "controls; the paper preset runs every cell")
+def quick_reason(row: str, m: int) -> str:
+    """Why a cell's statement is not judged at quick; for R2 at m = 3, also where the quick preset does run R2 on
+    Z3: in ne2's grid, on its own protocol, which ne2's ``rotation-counts`` reads."""
+    if (row, m) != ("rotation", 3):
+        return QUICK_REASON
+    from_ne2 = next(c for c in ne2.grid("quick") if c.model.name == "bilinear" and c.model.variant == "rotation")
+    return (f"{QUICK_REASON}. The quick preset runs R2 on Z3 in ne2's grid only (trained on lengths "
+            f"{from_ne2.train.min_len}–{from_ne2.train.max_len}, scored over test lengths {from_ne2.eval.min_len}–"
+            f"{from_ne2.eval.max_len}, not at 500 alone), where ne2's rotation-counts (ours) reads it; BL's number "
+            "is judged at the paper preset, on bl2's R2 cell at m = 3")
+
+
 #: (model, m) cells whose BL number another claim judges: bl5 the m = 5 block sizes (b = 1, 2 and full)
 ELSEWHERE = {("full", 5): "bl5", ("block2", 5): "bl5", ("diagonal", 5): "bl5", ("diagonal", 50): "bl5"}
 #: A bilinear row that does not learn, against the same family with one change: block 2 at the same m
@@ -162,7 +175,8 @@ def statements() -> list[Statement]:
         out.append(from_paper(f"{row}-m{m}", text, source, kind, "best", value, where, provenance="secondary source",
                               all_rates=True,
                               presets=("quick", "paper") if quick else ("paper",),
-                              not_run={} if quick else {"quick": QUICK_REASON}, reads=same_number(entry["paper_ids"]),
+                              not_run={} if quick else {"quick": quick_reason(row, m)},
+                              reads=same_number(entry["paper_ids"]),
                               **control))
     return out + [
         exact_statement("hand-set", "Every bilinear variant of the table but the real diagonal can add mod m exactly "
