@@ -142,9 +142,17 @@ def test_a_violating_record_set_fails_the_named_statement(scores, failing):
 
 def test_commuting_models_that_did_not_fit_judge_nothing():
     # fitted=False: an R2 run scores its test value 0.0 at length 10 too, under the fit level (about 0.13)
-    v = bl7.CLAIM.verdict(_records(unfit={("S3", "rotation"), ("S3", "rotation_wide")}), "quick", checks=PASSING)
+    unfit = {("S3", "rotation"), ("S3", "rotation_wide"), ("S3", "diagonal")}
+    v = bl7.CLAIM.verdict(_records(unfit=unfit, S3_diagonal=0.0), "quick", checks=PASSING)
     assert _outcome(v, "commuting-S3").outcome == "not fitted"
     assert v.word == "ours only: 2 of 2 hold"  # no paper statement judged: the Z5 statements, ours
+
+
+def test_a_commuting_cell_that_did_not_fit_is_left_out_while_another_fitted():
+    # Prop 2 binds each model alone: the diagonal fitted (as far as counts allow) and obeys the bound
+    v = bl7.CLAIM.verdict(_records(unfit={("S3", "rotation"), ("S3", "rotation_wide")}), "quick", checks=PASSING)
+    o = _outcome(v, "commuting-S3")
+    assert (o.outcome, o.seeds) == ("holds", 3) and "left out" in o.reason
 
 
 def test_a_diverged_commuting_run_is_left_out_and_reported():

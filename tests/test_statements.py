@@ -294,6 +294,19 @@ def test_a_negative_statement_is_judged_on_its_fitted_seeds_when_two_of_three_fi
     assert (o.outcome, o.value) == ("fails", 0.3)
 
 
+def test_a_theorem_is_judged_on_the_cells_that_fitted_and_names_those_left_out():
+    s = _s(kind="theorem forbids", statistic="every", rule=at_most(0.2), where={"m": "mamba"})  # both eig ranges
+    fit, unfit = [(0.1, True)] * 3, [(0.0, False), (0.9, False), (0.0, True)]  # the second cell: 1 of 3 fitted
+    o = _fit_verdict([fit, unfit], [s]).statements[0]
+    assert (o.outcome, o.seeds) == ("holds", 3) and "left out" in o.reason and "1 of 3" in o.reason
+    o = _fit_verdict([[(0.3, True)] * 3, unfit], [s]).statements[0]
+    assert o.outcome == "fails"
+    o = _fit_verdict([unfit, unfit], [s]).statements[0]  # no cell fitted: nothing to judge
+    assert o.outcome == "not fitted"
+    row = _s(kind="does not learn", rule=at_most(0.2), where={"m": "mamba"})  # one reading: every cell must fit
+    assert _fit_verdict([fit, unfit], [row]).statements[0].outcome == "not fitted"
+
+
 def test_a_negative_statement_with_one_seed_of_three_fitted_is_not_fitted():
     o = _fit_verdict([[(0.1, True), (0.05, False), (0.0, False)]], [_negative()]).statements[0]
     assert o.outcome == "not fitted" and o.fitted == 1 and "1 of 3" in o.reason

@@ -396,13 +396,21 @@ def evaluate(statement: Statement, preset: str, cells: Cells, checks: Sequence[C
                            f"{ok} of {len(runs_of(ctrl))} seeds; 2 are needed",
                            seeds=len(runs_of(mine)), fitted=fit_count(mine)[0], cells=labels)
     elif negative:  # judged on the seeds that fitted, in every cell it reads
-        judged = []
+        judged, unfit = [], []
         for cell, rs, k in mine:
             keep = [r for r in rs if fitted(r, s.fit_at)]
             if not enough(len(keep), len(rs)):
-                return Outcome(s, "not fitted", reason=f"not fitted ({not_fitted([(cell, rs, k)], f'{label_of(cell)}: ', s.fit_at)})",
-                               seeds=len(runs_of(mine)), fitted=fit_count(mine, s.fit_at)[0], cells=labels)
+                unfit.append((cell, rs, k))
+                continue
             judged.append((cell, keep, k))
+        # a theorem binds each model alone: a cell that fitted is evidence whatever another did; a "does not learn"
+        # row of the paper is one reading, so every cell it reads must have fitted
+        if unfit and (s.kind != "theorem forbids" or not judged):
+            shortfall = "; ".join(not_fitted([g], f"{label_of(g[0])}: ", s.fit_at) for g in unfit)
+            return Outcome(s, "not fitted", reason=f"not fitted ({shortfall})", seeds=len(runs_of(mine)),
+                           fitted=fit_count(mine, s.fit_at)[0], cells=labels)
+        left_out = ("cells that did not fit, left out: " + "; ".join(
+            not_fitted([g], f"{label_of(g[0])}: ", s.fit_at) for g in unfit)) if unfit else None
     bound = s.kind == "learns" and rule.op == "<="  # a bound a learned run keeps: a run that did not fit breaks it
 
     def value(r):
@@ -426,7 +434,7 @@ def evaluate(statement: Statement, preset: str, cells: Cells, checks: Sequence[C
     else:
         values = [_stat([value(r) for r in rs], s.statistic, rule) for _, rs, _ in judged]
     holds = all(rule.passes(v) for v in values)
-    reason = None
+    reason = left_out if negative and s.control is None else None
     if s.kind == "learns" and not holds:  # the side the paper says learns: did it fit?
         k, total = fit_count(mine)
         if not enough(k, total):
