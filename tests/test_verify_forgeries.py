@@ -16,7 +16,7 @@ from statetrack.runs.provenance import repo_root
 from helpers import key_of, put, verify
 
 COMMITTED = repo_root() / "data" / "results"
-FORGED_FROM = "parity/bilinear-diagonal-add-s1000-98b10c6a.json"  # a quick run that did not learn parity
+FORGED_FROM = "parity/bilinear-diagonal-add-s3004-9127b4ab.json"  # a quick run that did not learn parity
 
 
 def committed(rel: str = FORGED_FROM) -> dict:
@@ -118,7 +118,7 @@ def test_a_changed_training_loss_is_caught_by_a_replay(capsys, tmp_path):
 
 def test_add_takes_only_the_records_that_replay(capsys, tmp_path):
     folder, store = tmp_path / "in", tmp_path / "results"  # the tests' results store (conftest)
-    good = "parity/bilinear-diagonal-add-s1001-a8e38a75.json"
+    good = "parity/bilinear-diagonal-add-s3005-2d81c396.json"
     put(folder, good, committed(good))
     forged = committed()
     forged["history"]["loss"][0] += 0.5
