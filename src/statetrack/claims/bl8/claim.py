@@ -112,8 +112,8 @@ def statements() -> list[Statement]:
                         "unit)", "ours", at_most(0.5)),
         from_paper("trained-contrast", "The real-diagonal bilinear RNN trained end to end learns parity at length "
                    "500 (ours: our parity task stands in for BL's modular addition at m = 2, which bl2 judges)",
-                   "ours (BL modular-addition table, m = 2)", "learns", "median", paper_rows()[MODEL]["paper_best"],
-                   {"model": MODEL}, provenance="ours"),
+                   "ours (BL modular-addition table, m = 2)", "learns", "best", paper_rows()[MODEL]["paper_best"],
+                   {"model": MODEL}, provenance="ours", all_rates=True),
     ]
 
 
