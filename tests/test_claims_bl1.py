@@ -35,15 +35,20 @@ def test_grid_is_the_calibrated_permutation_machine():
     assert (c.model.variant, c.model.d_model, c.model.additive, c.model.normalize) == ("full", 64, False, "every_step")
     assert (c.train.min_len, c.train.max_len, c.eval.min_len, c.eval.max_len) == (2, 10, 500, 500)
     assert sorted({c.train.lr for c in bl1.grid("paper")}) == [1e-5, 1e-4, 1e-3]  # BL's three rates (our guess)
-    assert len(bl1.grid("paper")) == 3 * 3 and len(bl1.grid("smoke")) == 1
+    # paper: the permutation machine and the mixed one (5 of 10 letters permutations), 3 rates × 3 seeds each
+    assert len(bl1.grid("paper")) == 2 * 3 * 3 and len(bl1.grid("smoke")) == 1
+    assert sorted({c.task.num_permutation_letters for c in bl1.grid("paper")}) == [5, 10]
 
 
 def test_statements_are_prop_1_and_bls_fsm_numbers():
     got = {s.id: s for s in bl1.statements()}
-    assert set(got) == {"construction", "scale-invariance", "additive-contrast", "fsm25", "fsm50"}
+    assert set(got) == {"construction", "scale-invariance", "additive-contrast", "fsm25", "fsm50", "fsm50-mixed"}
     assert {k: got[k].checks for k in ("construction", "scale-invariance", "additive-contrast")} == {
         "construction": "construction: *", "scale-invariance": "scale: *", "additive-contrast": "additive: *"}
-    assert [k for k, s in got.items() if s.ours] == ["additive-contrast", "fsm25", "fsm50"]
+    assert [k for k, s in got.items() if s.ours] == ["additive-contrast", "fsm25", "fsm50", "fsm50-mixed"]
+    mixed = got["fsm50-mixed"]  # Prop. 1 covers any machine: the mixed one the pilots found hard is judged too
+    assert mixed.where["permutation letters"] == 5 and mixed.judged_at() == ("paper",) and mixed.kind == "learns"
+    assert mixed.rule.threshold == pytest.approx(1.00 - 0.1)
     for states, preset in ((25, "quick"), (50, "paper")):
         s = got[f"fsm{states}"]
         assert (s.kind, s.statistic, s.rule.op, s.paper, s.provenance) == ("learns", "best", ">=", 1.0, "ours")
@@ -81,7 +86,7 @@ def test_a_failed_exact_check_fails_its_statement():
 def test_smoke_judges_the_exact_statements_only():
     v = _verdict([0.0], preset="smoke")
     assert _outcomes(v) == {"construction": "holds", "scale-invariance": "holds", "additive-contrast": "holds",
-                            "fsm25": "not run", "fsm50": "not run"}
+                            "fsm25": "not run", "fsm50": "not run", "fsm50-mixed": "not run"}
 
 
 def test_exact_checks_at_smoke_hold_and_fail_when_tampered():
