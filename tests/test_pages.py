@@ -152,3 +152,21 @@ def test_statement_values_name_every_statement_with_its_value_and_seeds():
     out = statement_values(v)
     assert out[f"ours_{a.id}"] == 0.25 and out[f"seeds_{a.id}"] == "2 of 3" and out[f"seeds_{b.id}"] == "–"
     assert out[f"ours_{b.id}"] != out[f"ours_{b.id}"]  # NaN where no run was judged
+
+
+def test_a_theory_headline_opens_the_box_and_leaves_the_word_to_the_experiments():
+    from statetrack.display.page import theory_headline
+
+    bl8 = CLAIMS["bl8"]
+    ex = Statement(bl8.headline, "The frozen network tracks parity.", "ours (theory.x)", "ours", "construction",
+                   "value", at_least(1), "test", checks="c*")
+    trained = Outcome(_st("a"), "fails", 0.5, 0, 3)
+    v = Verdict("bl8", "quick", False, "line", [], word=verdict_word([Outcome(ex, "holds", 3.0, 3, 3), trained]),
+                statements=[trained, Outcome(ex, "holds", 3.0, 3, 3)])
+    assert theory_headline(v).statement.id == bl8.headline and v.word == "not reproduced"
+    lines = [line for line in verdict_box(v).splitlines() if line.startswith("- ")]
+    assert lines[0].startswith("- {bdg-success}`holds` The frozen network tracks parity.")
+    assert "tallied apart from the word" in lines[0] and lines[1].startswith("- {bdg-danger}`fails` claim a")
+    # a headline that is not run, or an experiment, is not lifted out
+    assert theory_headline(_verdict([Outcome(ex, "not run", reason="r"), trained])) is None
+    assert theory_headline(_verdict([trained])) is None

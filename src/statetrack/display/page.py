@@ -77,7 +77,8 @@ def ours_value(o: Outcome) -> str:
     checks hold."""
     if o.statement.kind == "construction":
         return "–" if o.seeds is None else f"{o.seeds_pass} of {o.seeds} checks hold"
-    return f"{number(o.value)} ({STATISTICS[o.statement.statistic]})"
+    stat = "best run" if o.statement.all_rates else STATISTICS[o.statement.statistic]
+    return f"{number(o.value)} ({stat})"
 
 
 def origin(o: Outcome) -> str:
@@ -132,13 +133,24 @@ def reason(verdict: Verdict) -> str:
     return line + "."
 
 
+def theory_headline(verdict: Verdict) -> Outcome | None:
+    """The claim's headline statement where it is theory (an exact construction) judged at this preset: the
+    statement the claim is about, though only experiments give the word (bl8's frozen network)."""
+    headline = CLAIMS[verdict.claim].headline if verdict.claim in CLAIMS else None
+    o = next((o for o in verdict.statements if o.statement.id == headline), None)
+    return o if o is not None and not is_experiment(o) and o.outcome in ("holds", "fails") else None
+
+
 def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS) -> str:
-    """The verdict box as MyST: a coloured admonition with the word, one line of reason, the deciding statements
-    (failing ones first, at most ``limit``, one ``item`` each), a link to the Verdict section and one to the
-    glossary (``GLOSSARY_LINE``)."""
+    """The verdict box as MyST: a coloured admonition with the word, one line of reason, the claim's own statement
+    first where it is theory (``theory_headline``), the deciding statements (failing ones first, at most ``limit``,
+    one ``item`` each), a link to the Verdict section and one to the glossary (``GLOSSARY_LINE``)."""
     use = sorted(deciding(verdict), key=lambda o: o.outcome != "fails")
     lines = [f":::{{admonition}} Verdict at preset `{verdict.preset}`: {chip(verdict.word, verdict.label)}",
              f":class: {BOX_CLASS.get(verdict.word, 'note')}", "", reason(verdict), ""]
+    if (theory := theory_headline(verdict)) is not None:
+        lines += [item(theory).rstrip(".") + ". The claim's own statement: an exact construction, theory, tallied "
+                  "apart from the word, which the trained statements below give.", ""]
     if use:
         lines += [item(o) for o in use[:limit]]
         lines.append("")
