@@ -23,6 +23,8 @@ UNJUDGED = {
               "directions instead, on byte-level models",
     "ne-t5-": "NE Table 5 reports the median of the seeds that Table 3 reports the best of; each cell is judged once, "
               "on the statistic its statement names",
+    "ne3-thm1-": "Theorem 1 speaks of arbitrarily long words and bounds no finite length; ne3's sign statement at the "
+                 "paper preset's longest test length stands in for it, as ours",
     "bl-": "BL's number for a model, task or size no claim trains at any preset",
     "ne-": "NE's number for a model or setting no claim trains at any preset",
 }
