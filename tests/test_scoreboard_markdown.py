@@ -41,7 +41,7 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
     text = scoreboard_markdown(table, totals)
     sentence, board = text.split("\n\n")[0], text.split("\n\n")[1].splitlines()
     assert sentence == ("**How much of the papers is tested.** Of the 10 experiment statements the claims read from "
-                        "the two papers, at `quick` 4 are decided (3 hold, 1 fail), 1 not fitted, 0 inconclusive and 5 "
+                        "the two papers, at `quick` 4 are decided (3 hold, 1 fails), 1 not fitted, 0 inconclusive and 5 "
                         "not run; at `paper` 0 are decided (0 hold, 0 fail), 0 not fitted, 0 inconclusive and 10 not "
                         "run (our own 2 statements apart).")
     assert board[0] == "| claim | verdict | deciding number | experiments | theory | preset |"
@@ -50,7 +50,7 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
     assert cells["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "8 of 8 hold", "–",
                             "`quick` |"]
     assert cells["bl3"][:3] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)",
-                                "0 of 2 hold · ours 3 of 3 (1 not fitted, 9 not run)"]
+                                "0 of 2 hold (1 not fitted) · ours: 3 of 3 hold (9 not run)"]  # ours apart
     assert cells["bl4"][:3] == ["{bdg-secondary}`ours only: 2 of 3 hold`", "0.980\u00a0(needs\u00a0≤\u00a00.402)",
                                 "ours: 2 of 3 hold"]
     assert cells["ne6"][0] == "{bdg-secondary}`not run at this preset`"
@@ -58,6 +58,8 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
     assert cells["bl1"][2:4] == ["none judged", "4 of 4"]  # the theory apart: implementation checks not counted
     assert cells["zz9"][0] == "not run"  # no preset has all its records
     assert "0/0" not in text
+    one = {"quick": {"paper": _t(1, 1, not_run=2), "ours": _t()}}
+    assert "at `quick` 1 is decided (1 holds, 0 fail)" in scoreboard_markdown(table, one)
     assert "Of the 5 claims with records: 1 reproduced, 1 not reproduced, 2 not run at this preset, 1 ours only." \
         in text
     # the sources and the paper preset are folded below
@@ -75,3 +77,6 @@ def test_the_chip_carries_the_coverage_and_a_row_says_what_is_inconclusive():
     cells = board[2].split(" | ")[1:]
     assert cells[0] == "{bdg-info}`supported, 4 of 8 decided`"
     assert cells[2] == "4 of 4 hold (2 inconclusive, 2 not run)"
+    row["paper_statements"] = {**_t(not_run=3), "inconclusive": 2, "total": 5}
+    cells = scoreboard_markdown([row], totals).split("\n\n")[1].splitlines()[2].split(" | ")[1:]
+    assert cells[2] == "none decided (2 inconclusive, 3 not run)"

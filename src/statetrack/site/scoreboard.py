@@ -91,20 +91,21 @@ def deciding_number(st: dict[str, Any] | None) -> str:
     return f"{number(st['value'])} ({other})".replace(" ", NBSP)  # one line in a narrow column
 
 
-def statements_cell(r: dict[str, Any]) -> str:
-    """The experiments: how many of those that decide the word hold, ours apart, and those not fitted, inconclusive
-    or not run."""
-    d, ours, paper = r["deciding"], r["our_statements"], r["paper_statements"]
-    if not d["judged"]:
-        cell = "none judged"
-    elif d["ours"]:
-        cell = f"ours: {d['held']} of {d['judged']} hold"
-    else:
-        cell = f"{d['held']} of {d['judged']} hold" + (f" · ours {ours['held']} of {ours['judged']}" if ours["judged"]
-                                                       else "")
-    rest = [f"{paper[k] + ours[k]} {w}" for k, w in (("not_fitted", "not fitted"), ("inconclusive", "inconclusive"),
-                                                      ("not_run", "not run")) if paper[k] + ours[k]]
+def _side_cell(t: dict[str, int], name: str) -> str:
+    """One side's experiment statements (``statements.tally``): how many of the decided hold, then those not fitted,
+    inconclusive or not run."""
+    cell = f"{name}{t['held']} of {t['judged']} hold" if t["judged"] else f"{name}none decided"
+    rest = [f"{t[k]} {w}" for k, w in (("not_fitted", "not fitted"), ("inconclusive", "inconclusive"),
+                                       ("not_run", "not run")) if t[k]]
     return cell + (f" ({', '.join(rest)})" if rest else "")
+
+
+def statements_cell(r: dict[str, Any]) -> str:
+    """The experiments: the paper's statements decided and holding, then those not fitted, inconclusive or not run;
+    ours apart, counted the same way."""
+    ours, paper = r["our_statements"], r["paper_statements"]
+    parts = ([_side_cell(paper, "")] if paper["total"] else []) + ([_side_cell(ours, "ours: ")] if ours["total"] else [])
+    return " · ".join(parts) or "none judged"
 
 
 def theory_cell(r: dict[str, Any]) -> str:
@@ -141,8 +142,9 @@ def coverage_sentence(totals: dict[str, dict[str, dict[str, int]]]) -> str:
     parts = []
     for preset, sums in totals.items():
         t = sums["paper"]
-        parts.append(f"at `{preset}` {t['judged']} are decided ({t['held']} hold, {t['failed']} fail), "
-                     f"{t['not_fitted']} not fitted, {t['inconclusive']} inconclusive and {t['not_run']} not run")
+        parts.append(f"at `{preset}` {t['judged']} {'is' if t['judged'] == 1 else 'are'} decided ({t['held']} "
+                     f"{'holds' if t['held'] == 1 else 'hold'}, {t['failed']} {'fails' if t['failed'] == 1 else 'fail'}"
+                     f"), {t['not_fitted']} not fitted, {t['inconclusive']} inconclusive and {t['not_run']} not run")
     total = next(iter(totals.values()))["paper"]["total"] if totals else 0
     ours = next(iter(totals.values()))["ours"]["total"] if totals else 0
     return (f"**How much of the papers is tested.** Of the {total} experiment statements the claims read from the two "
