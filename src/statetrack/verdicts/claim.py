@@ -23,6 +23,7 @@ from typing import Any
 from statetrack.check import Check
 from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.statements import Statement, Verdict, decide
+from statetrack.verdicts.cpu import checks_at_cpu, grid_at_cpu, records_at_cpu
 from statetrack.config import ConfigError, RunConfig
 from statetrack.models import display_names, display_of, model_config
 from statetrack.runs.store import RecordError, paper_dir, stored
@@ -125,6 +126,15 @@ class Claim:
     paper: str = field(kw_only=True)  # "NE", "BL" or "both"
     source: str = field(kw_only=True)  # where in the paper: "Thm 1, Fig 1"; "" for a claim of both papers
     notebook: str = field(kw_only=True)  # the notebook's stem in notebooks/: "<id>_<slug>"
+
+    def __post_init__(self) -> None:
+        # the cpu preset derives from the paper grid and reads the quick sizes' exact part (verdicts.cpu)
+        object.__setattr__(self, "grid", grid_at_cpu(self.grid))
+        if self.checks is not None:
+            object.__setattr__(self, "checks", checks_at_cpu(self.checks))
+        for name in ("not_run", "judged_records"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, records_at_cpu(getattr(self, name)))
 
     def verdict(self, records: Sequence[Record], preset: str, checks: Sequence[Check] | None = None,
                 **extra: Any) -> Verdict:
