@@ -17,6 +17,7 @@ import pandas as pd
 
 from statetrack.config import ConfigError, RunConfig
 from statetrack.runs import store
+from statetrack.verdicts import cpu, ladder
 from statetrack.verdicts.claim import (DELTANET_NEG, FULL, PILOT_SEEDS as SEEDS, RECIPE, ROTATION_ONE_BLOCK, Claim, Pilot,
                                        RecipePilots, pilot_configs, PILOT_PRESET as PRESET)
 from statetrack.verdicts.statements import score
@@ -78,13 +79,15 @@ def _label(cfg: RunConfig) -> str:
 
 
 def of(claim: Claim) -> dict[str, list[RunConfig]]:
-    """Every recorded pilot of ``claim`` by preset: its recipe pilots (at quick) and its own ``pilot_grid`` (at its
-    declared ``pilot_preset``)."""
+    """Every recorded pilot of ``claim`` by preset: its recipe pilots (at quick), its own ``pilot_grid`` (at its
+    declared ``pilot_preset``) and the budget ladder's rungs of the tables whose positive arm it owns (at cpu)."""
     out: dict[str, list[RunConfig]] = {}
     if claim.pilot_grid is not None:
         out.setdefault(claim.pilot_preset, []).extend(claim.pilot_grid())
     if claim.recipe_pilots is not None:
         out.setdefault(PRESET, []).extend(grid(claim))
+    if ladder_pilots := ladder.pilot_configs(claim):  # the cpu preset's budget ladder (verdicts.ladder)
+        out.setdefault(cpu.PRESET, []).extend(ladder_pilots)
     return out
 
 

@@ -152,12 +152,12 @@ def recorded(claim_id: str, preset: str) -> tuple[int, int]:
 
 
 def orphans() -> list[Path]:
-    """The records of the results store that no claim's grid at quick or paper and no recorded pilot
+    """The records of the results store that no claim's grid at quick, cpu or paper and no recorded pilot
     (``pilots.of``) names, sorted: what ``statetrack retire --orphans`` moves to the retired store, and what the
     committed store must not hold (tests/test_store_complete.py)."""
     named: set[Path] = set()
     for claim in CLAIMS.values():
-        for preset in ("quick", "paper"):
+        for preset in ("quick", "cpu", "paper"):
             named |= {record_path(c).resolve() for c in claim.grid(preset)}
         named |= {record_path(c).resolve() for cfgs in pilots.of(claim).values() for c in cfgs}
     store = results_dir()
