@@ -31,8 +31,8 @@ LM_FIT_MARGIN = 0.1 * math.log(257)
 
 
 def fit_value(record: dict[str, Any]) -> float:
-    """Normalized accuracy at the longest training length (a language model: the unigram loss minus its validation
-    loss, nats); NaN for a run that did not finish or was not evaluated there."""
+    """Normalized accuracy at the longest training length the task has (a language model: the unigram loss minus its
+    validation loss, nats); NaN for a run that did not finish or was not evaluated there."""
     if record.get("status") != "ok":
         return float("nan")
     cfg = record["config"]
@@ -42,8 +42,12 @@ def fit_value(record: dict[str, Any]) -> float:
     curve, chance = record.get("by_length"), record["summary"].get("chance")
     if curve is None or chance is None:  # a record without a curve was not evaluated at its training lengths
         return float("nan")
-    at = dict(zip(curve["length"], curve["acc"])).get(cfg["train"]["max_len"])
-    return float("nan") if at is None else (at - chance) / (1 - chance)
+    # the longest length trained on: the training range's last length the task has (arithmetic has no odd lengths)
+    trained = [n for n in curve["length"] if cfg["train"]["min_len"] <= n <= cfg["train"]["max_len"]]
+    if not trained:
+        return float("nan")
+    at = dict(zip(curve["length"], curve["acc"]))[max(trained)]
+    return (at - chance) / (1 - chance)
 
 
 def fitted(record: dict[str, Any], fit_at: float | None = None) -> bool:
