@@ -77,7 +77,7 @@ def test_statements_are_bls_numbers_with_the_tolerance():
                        "rotation-m25": ("<=", 0.47), "transformer-m2": ("<=", 0.13), "lstm-m5": (">=", 0.88),
                        "diagonal-m10": ("<=", 0.2)}.items():
         assert (got[k].rule.op, round(got[k].rule.threshold, 6)) == (op, t), k
-        assert got[k].judged_at() == ("paper",) and "quick slice" in got[k].reason_not_run("quick")
+        assert got[k].judged_at() == ("paper", "cpu") and "quick slice" in got[k].reason_not_run("quick")
     assert all(s.statistic == "best" and s.all_rates and s.provenance == "secondary source" and s.reads
                for s in got.values() if not s.ours)
     # a bilinear row that does not learn has block 2 at the same m as its control; other families have none

@@ -51,7 +51,7 @@ def test_statements_are_bls_numbers_with_the_tolerance():
     assert {k: (s.rule.op, round(s.rule.threshold, 6)) for k, s in got.items() if s.kind != "construction"} == expect
     # BL's m = 50 numbers alike: the full model and the baselines judged at the paper preset, none at quick
     for k in ("full-m50", "lstm-m50", "mamba-m50"):
-        assert got[k].judged_at() == ("paper",) and got[k].reads and got[k].control is None
+        assert got[k].judged_at() == ("paper", "cpu") and got[k].reads and got[k].control is None
         assert "2,500-state" in got[k].reason_not_run("quick")
     assert got["full-m5"].ours and got["full-m5"].judged_at() == ("quick",) and not got["full-m5"].reads
     assert all(s.statistic == "best" and s.all_rates for s in got.values() if s.kind != "construction")

@@ -50,7 +50,7 @@ def test_statements_are_prop_3_and_bls_parity_number():
     assert {k: s.kind for k, s in got.items()} == {**dict.fromkeys(got, "construction"), "trained-contrast": "learns"}
     t = got["trained-contrast"]
     assert (t.statistic, t.rule.op, t.paper, t.provenance, t.reads) == ("best", ">=", 1.0, "ours", ())
-    assert t.rule.threshold == pytest.approx(1.00 - 0.1) and t.judged_at() == ("quick", "paper")
+    assert t.rule.threshold == pytest.approx(1.00 - 0.1) and t.judged_at() == ("quick", "paper", "cpu")
     assert bl8.CLAIM.headline == "frozen-rate"
 
 

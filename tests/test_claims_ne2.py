@@ -114,7 +114,7 @@ def test_statements_are_thm2_per_model_our_rotation_and_four_exact_groups():
         x = s[f"{m}-cannot-count"]
         assert (x.kind, x.statistic, x.provenance, x.where) == ("theorem forbids", "every", "paper text", {"model": m})
         assert (x.rule.op, x.rule.threshold, x.rule.metric) == ("<=", BOUND, "acc_at_max_len")
-        assert x.judged_at() == ("quick", "paper")
+        assert x.judged_at() == ("quick", "paper", "cpu")
     rot = s["rotation-counts"]
     assert (rot.kind, rot.statistic, rot.ours, rot.rule.op, rot.rule.threshold, rot.rule.metric) == (
         "learns", "best", True, ">=", 0.9, "ood_normalized")

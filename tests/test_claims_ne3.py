@@ -122,7 +122,7 @@ def test_statements():
     # Thm 1 bounds no finite length: the sign at length 500 is ours, judged beside the [-1,1] arm
     assert pos.provenance == "ours" and pos.control == {"eig_range": "[-1,1]"} and not pos.reads
     paper_eval = ne3.grid("paper")[0].eval  # the reason names the sizes the bound is computed for
-    assert pos.judged_at() == ("paper",) and \
+    assert pos.judged_at() == ("paper", "cpu") and \
         f"{paper_eval.num_seqs} sequences to length {paper_eval.max_len}" in pos.reason_not_run("quick")
     # the quick reading of "solves swaps to length 500" is ours (length 128); ne5 judges the sentence at paper
     assert neg.ours and not neg.reads and neg.judged_at() == ("quick",)

@@ -136,7 +136,7 @@ def test_statements_are_tables_3_and_5_with_the_tolerance():
     assert [k for k, s in trained.items() if s.reason_not_run("quick") is None] == PARITY
     for k, s in trained.items():
         if k not in PARITY:
-            assert s.judged_at() == ("paper",) and s.not_run["quick"] == s.reason_not_run("quick")
+            assert s.judged_at() == ("paper", "cpu") and s.not_run["quick"] == s.reason_not_run("quick")
     assert "majority_score" in trained["deltanet-neg-mult-median"].not_run["quick"]
     exact = {s.id: s for s in ne4.statements() if s.kind == "construction"}
     assert set(exact) == {"automaton", "word-spectra"} and all(s.ours for s in exact.values())
@@ -176,7 +176,7 @@ def test_transformer_and_xlstm_arithmetic_statements_read_their_csv_row():
         want = (">=", round(value - 0.1, 6)) if s.kind == "learns" else ("<=", round(value + 0.1, 6))
         assert (s.rule.op, round(s.rule.threshold, 6)) == want and s.paper == value, k
         assert s.where == {"model": names[model], "eig_range": "", "task": columns[column]}, k
-        assert s.control is None and s.judged_at() == ("paper",), k  # judged on its own fitted seeds
+        assert s.control is None and s.judged_at() == ("paper", "cpu"), k  # judged on its own fitted seeds
     # "learns" where the paper's number is far from chance: only the sLSTM's best seed without brackets
     assert [k for k in XLSTM_ARITH if trained[k].kind == "learns"] == ["slstm-arith-best"]
     # the fourth column has a median only (Table 5), and every other column both

@@ -39,7 +39,7 @@ def test_statements_are_orderings_beyond_the_tolerance():
     assert all((s.kind, s.rule.op, s.rule.threshold, s.rule.metric) == ("comparison", ">=", 0.1, "mean_seq_acc")
                for s in trained.values())
     assert trained["deltanet-range-helps"].statistic == "median" and trained["mamba-neg-best-L64"].statistic == "best"
-    assert all(s.judged_at() == ("paper",) and not re.search(r"\d", s.reason_not_run("quick"))  # no typed number
+    assert all(s.judged_at() == ("paper", "cpu") and not re.search(r"\d", s.reason_not_run("quick"))  # no typed number
                for s in trained.values())
     exact = {s.id: s.source for s in ne6.statements() if s.kind == "construction"}
     assert exact == {"rotations": "NE Thm 3", "reflection-pairs": "NE Thm 3", "nonreal": "NE Thm 2"}

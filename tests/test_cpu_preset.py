@@ -78,3 +78,28 @@ def test_the_exact_part_at_cpu_is_the_quick_one_and_the_cells_the_papers():
     assert cpu.records_at_cpu(lambda r, p: (r, p))([1], "cpu") == ([1], "paper")
     bl2 = get_claim("bl2")  # its table's cells missing at cpu are the paper's
     assert bl2.checks.__wrapped__ is not None and bl2.not_run([], "cpu") == bl2.not_run([], "paper")
+
+
+def test_x1_at_cpu_runs_its_owners_cells_only(monkeypatch):
+    from statetrack.runs.store import run_key
+
+    every = {}
+    for cid in CLAIMS:
+        every.update({t: 250 for t in cpu.tables(get_claim(cid).grid("paper"))})
+    monkeypatch.setattr(cpu, "BUDGETS", every)
+    x1 = get_claim("x1")
+    runs = x1.grid("cpu")
+    owners = {run_key(c) for cid in CLAIMS if cid not in ("x1",) for c in get_claim(cid).grid("cpu")}
+    assert runs and {run_key(c) for c in runs} <= owners  # no fill of x1's own is trained at cpu
+    assert len({run_key(c) for c in runs}) < len({run_key(c) for c in x1.grid("paper")})
+
+
+def test_a_statement_judged_at_paper_is_judged_at_cpu_too():
+    from statetrack.verdicts.statements import Statement, at_least
+
+    s = Statement("s", "t", "NE Table 3", "paper text", "learns", "best", at_least(0.9), "why")
+    assert s.judged_at() == ("quick", "paper", "cpu")
+    assert Statement("q", "t", "src", "ours", "learns", "best", at_least(0.9), "why", presets=("quick",)).judged_at() \
+        == ("quick",)
+    assert Statement("p", "t", "src", "paper text", "learns", "best", at_least(0.9), "why",
+                     presets=("paper",)).judged_at() == ("paper", "cpu")

@@ -55,7 +55,7 @@ A = f"parity/{NAMES[0]}"
     (A, lambda: _edit(status="great")(committed()), "status 'great' is not one of ['ok', 'diverged', 'failed']"),
     (A, lambda: _edit(provenance=DELETE)(committed()), "field 'provenance' is missing or not a dict"),
     (A, lambda: _edit(preset="huge")(committed()),
-     "field 'preset' holds 'huge'; allowed: one of ['smoke', 'quick', 'paper'] or null"),
+     "field 'preset' holds 'huge'; allowed: one of ['smoke', 'quick', 'cpu', 'paper'] or null"),
     (A, lambda: _edit(**{"config.model.rank": "eight"})(committed()), "bad config ("),
     (f"modular_addition/{NAMES[0]}", committed, f"folder 'modular_addition' is not its task's; allowed: parity/{NAMES[0]}"),
     ("parity/bilinear-s0-56c6f83a.json", committed,

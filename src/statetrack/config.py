@@ -427,6 +427,8 @@ def _named_from_dict(d: Any, registry: dict[str, type], kind: str) -> Any:
 
 #: Training and evaluation settings for ``statetrack train --preset P`` on any task and model.
 #: Claims define their own grids (``statetrack.claims.<id>``); these are the defaults for one-off runs.
+#: Every preset a claim's grid has and a record may name: cpu is the papers' cells at CPU budgets (verdicts.cpu).
+PRESETS = ("smoke", "quick", "cpu", "paper")
 PRESET_SECTIONS: dict[str, tuple[TrainConfig, EvalConfig]] = {
     "smoke": (TrainConfig(num_steps=10, batch_size=8, warmup_steps=2, min_len=4, max_len=8, log_every=1),
               EvalConfig(min_len=8, max_len=16, stride=4, num_seqs=16)),

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from statetrack.config import PRESET_SECTIONS, ConfigError, RunConfig
+from statetrack.config import PRESETS, ConfigError, RunConfig
 from statetrack.runs.consistency import disagreements
 from statetrack.runs.provenance import code_hash
 from statetrack.runs.replay import replay
@@ -270,8 +270,8 @@ def _check_fields(rec: dict[str, Any]) -> None:
     def bad(k: str, allowed: str) -> Bad:
         return Bad(f"field {k!r} holds {rec[k]!r}; allowed: {allowed}")
 
-    if "preset" in rec and rec["preset"] is not None and rec["preset"] not in PRESET_SECTIONS:
-        raise bad("preset", f"one of {list(PRESET_SECTIONS)} or null")
+    if "preset" in rec and rec["preset"] is not None and rec["preset"] not in PRESETS:
+        raise bad("preset", f"one of {list(PRESETS)} or null")
     if rec.get("reason") is not None and not isinstance(rec["reason"], str):
         raise bad("reason", "a string or null")
     if rec.get("diverged_step") is not None and not (_is_int(rec["diverged_step"]) and rec["diverged_step"] >= 0):

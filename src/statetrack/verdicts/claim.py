@@ -102,8 +102,9 @@ class Claim:
     ``not_run(records, preset)`` the paper's cells a preset does not run; ``judged_records(records, preset)`` the
     records with the statements' own metrics added; ``keep_weights`` whether each run keeps its trained weights
     beside its record (x2); ``pilot_grid()`` the claim's own recorded pilots, run at ``pilot_preset``;
-    ``recipe_pilots`` its quick recipe's pilots (``verdicts.pilots.RecipePilots``); ``own_verdict`` a verdict that adds
-    to ``judge`` (called as ``own_verdict(records, preset, checks, **extra)``; x2 reads its runs' weights first).
+    ``recipe_pilots`` its quick recipe's pilots (``verdicts.pilots.RecipePilots``); ``cpu_grid(seeds=None,
+    **options)`` its cpu grid where it is not the paper cells' derivation (``verdicts.cpu``); ``own_verdict`` a verdict
+    that adds to ``judge`` (called as ``own_verdict(records, preset, checks, **extra)``; x2 reads its runs' weights first).
     Named, always: ``title``, ``paper``, ``source`` and ``notebook``.
     """
 
@@ -122,6 +123,7 @@ class Claim:
     pilot_preset: str = "quick"
     recipe_pilots: RecipePilots | None = None
     own_verdict: Callable[..., Verdict] | None = None
+    cpu_grid: Callable[..., list[RunConfig]] | None = None  # the cpu grid where not derived from paper's (verdicts.cpu)
     title: str = field(kw_only=True)  # the claim in one line, as the scoreboard and the table of contents read it
     paper: str = field(kw_only=True)  # "NE", "BL" or "both"
     source: str = field(kw_only=True)  # where in the paper: "Thm 1, Fig 1"; "" for a claim of both papers
@@ -129,7 +131,7 @@ class Claim:
 
     def __post_init__(self) -> None:
         # the cpu preset derives from the paper grid and reads the quick sizes' exact part (verdicts.cpu)
-        object.__setattr__(self, "grid", grid_at_cpu(self.grid))
+        object.__setattr__(self, "grid", grid_at_cpu(self.grid, self.cpu_grid))
         if self.checks is not None:
             object.__setattr__(self, "checks", checks_at_cpu(self.checks))
         for name in ("not_run", "judged_records"):

@@ -104,12 +104,16 @@ def tables(paper: Sequence[RunConfig]) -> dict[str, int]:
     return out
 
 
-def grid_at_cpu(grid: Callable[..., list[RunConfig]]) -> Callable[..., list[RunConfig]]:
+def grid_at_cpu(grid: Callable[..., list[RunConfig]],
+                own: Callable[..., list[RunConfig]] | None = None) -> Callable[..., list[RunConfig]]:
     """``grid`` with the cpu preset added: ``grid("cpu", seeds=..., **options)`` derives from ``grid("paper",
-    **options)`` and the quick grid's rates; every other preset is ``grid`` itself."""
+    **options)`` and the quick grid's rates, or is ``own(seeds=..., **options)`` where a claim sets its cpu grid
+    itself (x1: its owners' cells only); every other preset is ``grid`` itself."""
     def at(preset: str, seeds: Sequence[int] | None = None, **options: Any) -> list[RunConfig]:
         if preset != PRESET:
             return grid(preset, seeds=seeds, **options)
+        if own is not None:
+            return own(seeds=seeds, **options)
         if "lrs" in options and options["lrs"] is not None:
             raise ConfigError("learning rates are fixed at the cpu preset (one per cell, verdicts.cpu.cpu_lr); "
                               "leave LRS out")

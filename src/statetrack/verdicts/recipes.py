@@ -16,10 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from statetrack.config import ConfigError, EvalConfig, ModelConfig, RunConfig, TaskConfig, TrainConfig
+from statetrack.config import PRESETS, ConfigError, EvalConfig, ModelConfig, RunConfig, TaskConfig, TrainConfig
 from statetrack.runs.store import RESULTS_DIR, repo_root, results_dir
 
-PRESETS = ("smoke", "quick", "cpu", "paper")  # cpu: the paper cells at CPU budgets (verdicts.cpu)
 NE_PAPER_LRS = (1e-2, 1e-3, 5e-4, 1e-4)  # NE App. E.1.1: the best median over seeds among these rates
 BL_PAPER_LRS = (1e-3, 1e-4, 1e-5)  # BL: best of three rates (secondary source); the values are our guess
 #: BL's paper-preset training on lengths 2–10 (100k steps × 64, the secondary source's budget); lr is the first rate.

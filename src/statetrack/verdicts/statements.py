@@ -211,9 +211,11 @@ class Statement:
         return self.provenance == "ours"
 
     def judged_at(self) -> tuple[str, ...]:
-        if self.presets is not None:
-            return self.presets
-        return ("smoke", *TRAINED_PRESETS) if self.kind == "construction" else TRAINED_PRESETS
+        """The presets that judge the statement: its own, else the trained presets (constructions at smoke too); the
+        cpu preset wherever the paper preset is (its cells are the paper's, ``verdicts.cpu``)."""
+        base = self.presets if self.presets is not None else \
+            ("smoke", *TRAINED_PRESETS) if self.kind == "construction" else TRAINED_PRESETS
+        return (*base, "cpu") if "paper" in base and "cpu" not in base else base
 
     def reason_not_run(self, preset: str) -> str | None:
         """None where the statement is judged at ``preset``, else why not."""

@@ -66,7 +66,7 @@ SOLVED = round(1 - PAPER_TOLERANCE, 6)  # a run solves a task within the toleran
 #: owner does not run it at a preset, another of its cells of the same kind.
 REFERENCE = {"parity": ("mamba_neg", "mamba_neg"), "Z3": ("diagonal", "mamba_neg"), "S3": ("full", "full"),
              "S5_swaps": ("full", "deltanet_neg"), "fsm_perm": ("full", "lstm")}
-FSM_STATES = {"smoke": 5, "quick": 25, "paper": 25}  # the permutation machine of bl3's grid on the board
+FSM_STATES = {"smoke": 5, "quick": 25, "cpu": 25, "paper": 25}  # the permutation machine of bl3's grid on the board
 _BILINEAR_WIDTH = {"smoke": 4, "quick": 16, "paper": 64}  # fills' H where the column has no bilinear cell to copy
 _SEEDS = {"quick": QUICK_SEEDS}  # every quick cell's seeds (the owners' own where a preset is absent here)
 #: The fills (row, column) trained at each preset; every other cell not owned by a claim is "not run".
@@ -226,6 +226,15 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
     models, tasks = check_choice(ID, "model", models, ROWS), check_choice(ID, "task", tasks, TASKS)
     every = _board(preset) if seeds is None else _cells(preset, seeds)
     return [c for row in ROWS for col in TASKS if row in models and col in tasks for c in every.get((row, col), [])]
+
+
+def cpu_grid(seeds: list[int] | None = None, models: list[str] | None = None,
+             tasks: list[str] | None = None) -> list[RunConfig]:
+    """x1 at the cpu preset: its owners' cells only (their cpu runs; no fill of its own), in row × column order."""
+    seeds = None if seeds is None else check_seeds(seeds, ())
+    models, tasks = check_choice(ID, "model", models, ROWS), check_choice(ID, "task", tasks, TASKS)
+    cells = owned("cpu", seeds)
+    return [c for row in ROWS for col in TASKS if row in models and col in tasks for c in cells.get((row, col), [])]
 
 
 def not_run(records: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
@@ -487,6 +496,6 @@ def paper_of(cell: dict[str, Any]) -> dict[str, Any]:
 
 # headline: the scoreboard's statement (BL Prop 2's count-only bound on S3, judged at quick)
 CLAIM = Claim(ID, grid, statements, cell_of, headline="diagonal-S3", label_of=label_of, paper_of=paper_of,
-              checks=checks, not_run=not_run, judged_records=judged_records,
+              checks=checks, not_run=not_run, judged_records=judged_records, cpu_grid=cpu_grid,
               title="One leaderboard over every model and task",
               paper="both", source="", notebook="x1_leaderboard")
