@@ -538,3 +538,15 @@ def test_malformed_statements_are_refused():
         _s(kind="construction", statistic="value")
     with pytest.raises(ValueError, match="against"):
         _s(kind="comparison")
+
+
+def test_the_fit_is_read_at_the_longest_training_length_the_task_has():
+    from statetrack.verdicts.seed_statistics import fit_value, fitted
+
+    # an arithmetic task has only even lengths: trained on 2-39, its longest training length is 38
+    rec = {"status": "ok", "config": {"task": {"name": "modular_arithmetic"}, "train": {"min_len": 2, "max_len": 39}},
+           "summary": {"chance": 0.2},
+           "by_length": {"length": [2, 20, 38, 40, 60], "acc": [1.0, 1.0, 0.93, 0.5, 0.3]}}
+    assert fit_value(rec) == pytest.approx((0.93 - 0.2) / (1 - 0.2)) and fitted(rec)
+    rec["by_length"] = {"length": [40, 60], "acc": [1.0, 1.0]}  # never evaluated within its training lengths
+    assert fit_value(rec) != fit_value(rec) and not fitted(rec)
