@@ -104,6 +104,7 @@ def state(claim: Any, table: str) -> State:
     if table not in POSITIVE:
         return State(table, "no arm", None, None, [])
     rungs: list[Rung] = []
+    prev: list[dict[str, Any]] = []  # the records of the rung below
     for steps in cpu.LADDER:
         cfgs = positive_configs(claim, table, steps)
         if not cfgs:
@@ -111,8 +112,7 @@ def state(claim: Any, table: str) -> State:
         recs = [r for r in map(store.stored, cfgs) if r is not None]
         if len(recs) < len(cfgs):  # this rung is not complete: train it, unless the rung below says it is too dear
             if rungs:
-                below, prev = rungs[-1], [r for r in map(store.stored, positive_configs(claim, table, rungs[-1].steps))
-                                          if r is not None]
+                below = rungs[-1]
                 train = max(float(r.get("provenance", {}).get("train_time_s") or 0.0) for r in prev)
                 share = _paper_test_share(claim, table, cfgs[0])  # the verdict run tests on the paper's sequences
                 test = share * max(60 * _minutes(r) - float(r.get("provenance", {}).get("train_time_s") or 0.0)
@@ -124,6 +124,7 @@ def state(claim: Any, table: str) -> State:
         k = sum(fitted(r) for r in recs)
         rungs.append(Rung(steps, len(recs), k, max((v for v in values if v == v), default=float("nan")),
                           max(map(_minutes, recs))))
+        prev = recs
         if enough(k, len(recs)):
             return State(table, "fits", steps, None, rungs)
     return State(table, "capped", None, None, rungs)
