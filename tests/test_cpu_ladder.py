@@ -76,3 +76,19 @@ def test_a_rung_over_the_cap_is_not_tried(monkeypatch):
     assert (st.status, st.budget, st.next) == ("capped", None, None)
     assert cpu.CAP_SECONDS == 600  # the numbers above are set against it
     assert [r.steps for r in st.rungs] == [250, 500] and st.rungs[-1].minutes == pytest.approx(320 / 60)
+
+
+def test_the_pilot_budget_admits_the_cheapest_next_rungs_and_leaves_the_rest_spent(monkeypatch):
+    # 2.5 of 3 CPU-hours recorded; next rungs of 10, 20 and 25 minutes: 10 + 20 fit in the 30 left, 25 does not
+    tables = list(ladder.POSITIVE)[:4]
+    recorded = ladder.Rung(250, 3, 0, 0.1, 50.0, 150.0)  # 150 of the 180 minutes
+    states = {tables[0]: ladder.State(tables[0], "climbing", None, 500, [recorded], 25 * 60),
+              tables[1]: ladder.State(tables[1], "climbing", None, 500, [], 10 * 60),
+              tables[2]: ladder.State(tables[2], "climbing", None, 500, [], 20 * 60),
+              tables[3]: ladder.State(tables[3], "fits", 250, None, [])}
+    monkeypatch.setattr(ladder, "state", lambda claim, table: states.get(table, ladder.State(table, "no arm", None,
+                                                                                             None, [])))
+    monkeypatch.setattr(cpu, "PILOT_HOURS", 3.0)
+    got = ladder.ladders(lambda owner: None)
+    assert [got[t].status for t in tables] == ["spent", "climbing", "climbing", "fits"]
+    assert got[tables[0]].next is None and got[tables[1]].next == 500

@@ -34,6 +34,7 @@ SOURCE = "paper"  # the preset whose cells the cpu preset derives from
 CHECKS_AT = "quick"  # the sizes of the exact part at cpu
 SEED_BASE = 5000  # the paper's seed s runs as SEED_BASE + s at cpu
 PILOT_SEEDS = (100, 101, 102)  # the budget ladder's pilots: never a verdict seed
+PILOT_HOURS = 3.0  # the budget ladder's pilots together, in CPU-hours on the reference machine
 MAX_BATCH = 64
 DEFAULT_LR = 1e-3
 #: The budget ladder: training steps tried in turn on a table's positive arm until it fits, within ``CAP_SECONDS``.

@@ -10,6 +10,12 @@ are not run at cpu, with the ladder as evidence (the best fit reached, the steps
 Each rung's records stay in the store as recorded pilots (``verdicts.pilots.of``), so the ladder resumes where it
 stopped: ``statetrack sweep --pilot --preset cpu`` trains the next rung of every table still climbing.
 
+The pilots share one budget, ``cpu.PILOT_HOURS`` CPU-hours on the reference machine (the recorded pilots' wall
+seconds: each runs on one single-threaded worker). Where the next rungs of the climbing tables cost more than what is
+left, the cheapest rungs go first (``ladders``: estimated like the cap, from the rung below, on the pilot's test), a
+rule that reads costs, never fits; a table whose next rung does not fit in what is left is *spent*: its cells are not
+run at cpu, with its ladder as evidence.
+
 Positive arms, chosen from the papers, never from a run: the table's row with the paper's highest number (ties: the
 largest task, then the paper's main model); where the table is a figure without numbers, the setting its text says
 learns.
@@ -64,17 +70,21 @@ class Rung(NamedTuple):
     fitted: int  # of those, fitted
     best_fit: float  # the best fit value reached (NaN: none recorded)
     minutes: float  # the slowest recorded run's wall minutes (training and test)
+    minutes_all: float = 0.0  # the recorded runs' wall minutes together
 
 
 class State(NamedTuple):
-    """Where a table's ladder stands: ``status`` "fits" (``budget`` found), "climbing" (``next`` rung to train),
-    "capped" (the next rung would pass the cap) or "no arm" (the table has no positive arm here)."""
+    """Where a table's ladder stands: ``status`` "fits" (``budget`` found), "climbing" (``next`` rung to train, its
+    missing pilots estimated at ``next_seconds`` in all), "capped" (the next rung would pass the cap), "spent" (the
+    pilot budget cannot pay the next rung, ``ladders``) or "no arm" (the table has no positive arm here)."""
 
     table: str
     status: str
     budget: int | None
     next: int | None
     rungs: list[Rung]
+    next_seconds: float = 0.0
+    partial_seconds: float = 0.0  # the wall seconds already recorded on the incomplete next rung
 
 
 def positive_configs(claim: Any, table: str, steps: int) -> list[RunConfig]:
@@ -94,6 +104,10 @@ def _paper_test_share(claim: Any, table: str, cfg: RunConfig) -> float:
     return (paper[0].eval.num_seqs if paper else cfg.eval.num_seqs) / cfg.eval.num_seqs
 
 
+def _train_seconds(rec: dict[str, Any]) -> float:
+    return float(rec.get("provenance", {}).get("train_time_s") or 0.0)
+
+
 def _minutes(rec: dict[str, Any]) -> float:
     p = rec.get("provenance", {})
     return float(p.get("wall_time_s") or p.get("train_time_s") or 0.0) / 60
@@ -111,32 +125,59 @@ def state(claim: Any, table: str) -> State:
             return State(table, "no arm", None, None, rungs)
         recs = [r for r in map(store.stored, cfgs) if r is not None]
         if len(recs) < len(cfgs):  # this rung is not complete: train it, unless the rung below says it is too dear
+            pilot = 0.0
             if rungs:
                 below = rungs[-1]
-                train = max(float(r.get("provenance", {}).get("train_time_s") or 0.0) for r in prev)
+                train = max(_train_seconds(r) for r in prev) * steps / below.steps
+                test = max(60 * _minutes(r) - _train_seconds(r) for r in prev)
                 share = _paper_test_share(claim, table, cfgs[0])  # the verdict run tests on the paper's sequences
-                test = share * max(60 * _minutes(r) - float(r.get("provenance", {}).get("train_time_s") or 0.0)
-                                   for r in prev)
-                if train * steps / below.steps + test > cpu.CAP_SECONDS:
+                if train + share * test > cpu.CAP_SECONDS:
                     return State(table, "capped", None, None, rungs)
-            return State(table, "climbing", None, steps, rungs)
+                pilot = (len(cfgs) - len(recs)) * (train + test)
+            return State(table, "climbing", None, steps, rungs, pilot, sum(60 * _minutes(r) for r in recs))
         values = [fit_value(r) for r in recs]
         k = sum(fitted(r) for r in recs)
         rungs.append(Rung(steps, len(recs), k, max((v for v in values if v == v), default=float("nan")),
-                          max(map(_minutes, recs))))
+                          max(map(_minutes, recs)), sum(map(_minutes, recs))))
         prev = recs
         if enough(k, len(recs)):
             return State(table, "fits", steps, None, rungs)
     return State(table, "capped", None, None, rungs)
 
 
+def spent_seconds(states: list[State]) -> float:
+    """The pilot CPU-seconds recorded on ``states``' rungs (each pilot ran on one single-threaded worker)."""
+    return sum(60 * r.minutes_all for st in states for r in st.rungs) + sum(st.partial_seconds for st in states)
+
+
+def ladders(get_claim: Any = None) -> dict[str, State]:
+    """Every table's ladder with the pilot budget applied: the climbing tables' next rungs, cheapest first, while the
+    recorded pilots and the rungs admitted before stay within ``cpu.PILOT_HOURS``; a rung past it leaves its table
+    "spent"."""
+    if get_claim is None:
+        from statetrack.verdicts.registry import get_claim
+    states = {table: state(get_claim(owner), table) for table, (owner, _, _) in POSITIVE.items()}
+    left = 3600 * cpu.PILOT_HOURS - spent_seconds(list(states.values()))
+    for table in sorted((t for t, st in states.items() if st.status == "climbing"),
+                        key=lambda t: (states[t].next_seconds, t)):
+        st = states[table]
+        if st.next_seconds > left:
+            states[table] = st._replace(status="spent", next=None)
+        else:
+            left -= st.next_seconds
+    return states
+
+
 def pilot_configs(claim: Any) -> list[RunConfig]:
-    """Every ladder pilot of the tables ``claim`` owns: the recorded rungs and the next one to train."""
+    """Every ladder pilot of the tables ``claim`` owns: the recorded rungs and the next one to train, where the pilot
+    budget admits it (``ladders``)."""
     out: list[RunConfig] = []
-    for table, (owner, _, _) in POSITIVE.items():
-        if owner != claim.id:
-            continue
-        st = state(claim, table)
+    mine = [table for table, (owner, _, _) in POSITIVE.items() if owner == claim.id]
+    if not mine:
+        return out
+    every = ladders()
+    for table in mine:
+        st = every[table]
         for steps in [r.steps for r in st.rungs] + ([st.next] if st.next else []):
             out += positive_configs(claim, table, steps)
     return out
