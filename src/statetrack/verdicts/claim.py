@@ -23,6 +23,7 @@ from typing import Any
 from statetrack.check import Check
 from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.statements import Statement, Verdict, decide
+from statetrack.verdicts import cpu, cpu_plan
 from statetrack.verdicts.cpu import checks_at_cpu, grid_at_cpu, records_at_cpu
 from statetrack.config import ConfigError, RunConfig
 from statetrack.models import display_names, display_of, model_config
@@ -153,7 +154,10 @@ def judge(claim: Claim, records: Sequence[Record], preset: str, checks: Sequence
     cells."""
     records = claim.judged_records(records, preset) if claim.judged_records else records
     exact = () if claim.checks is None else list(checks) if checks is not None else cached_checks(claim, preset)
-    return decide(claim.id, preset, records, claim.statements(), cell_of=claim.cell_of, label_of=claim.label_of,
+    statements = claim.statements()
+    if preset == cpu.PRESET:  # a statement reading a table the cpu plan does not run: not run, with the plan's why
+        statements = cpu_plan.with_reasons(claim, statements)
+    return decide(claim.id, preset, records, statements, cell_of=claim.cell_of, label_of=claim.label_of,
                   paper_of=claim.paper_of, checks=exact,
                   not_run=claim.not_run(records, preset) if claim.not_run else (),
                   pilots=recipe_pilot_records(claim) if preset == PILOT_PRESET else ())

@@ -96,3 +96,34 @@ def sign_test(agree: int, n: int) -> float:
     """One-sided p-value of ``agree`` of ``n`` paired differences taking the predicted sign (ties left out
     before): P(X ≥ agree) under Binomial(n, 1/2)."""
     return upper_tail(agree, n, 0.5)
+
+
+def critical(n: int, alpha: float = ALPHA) -> int:
+    """The fewest agreeing pairs of ``n`` a one-sided sign test calls significant: min k with P(X ≥ k) ≤ α under
+    Binomial(n, 1/2) (n + 1 where none is)."""
+    return next((k for k in range(n + 1) if sign_test(k, n) <= alpha), n + 1)
+
+
+def sign_power(p: float, n: int, alpha: float = ALPHA) -> float:
+    """P(a one-sided sign test on ``n`` pairs is significant) when each pair agrees with probability ``p``:
+    P(X ≥ critical(n)) under Binomial(n, p)."""
+    return upper_tail(critical(n, alpha), n, p)
+
+
+def tost_power(below: float, above: float, n: int, alpha: float = ALPHA) -> float:
+    """P(both one-sided sign tests of an equivalence are significant on ``n`` pairs) when a pair lies below −m with
+    probability ``below`` and above +m with ``above``: P(n − B ≥ k and n − A ≥ k), k = critical(n), over the
+    trinomial counts (B, A)."""
+    k, inside = critical(n, alpha), 1.0 - below - above
+    return sum(math.factorial(n) / (math.factorial(b) * math.factorial(a) * math.factorial(n - a - b))
+               * below ** b * above ** a * inside ** (n - a - b)
+               for b in range(n - k + 1) for a in range(n - k + 1) if a + b <= n)
+
+
+def normal_cdf(z: float) -> float:
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+def pairs_needed(power: Any, target: float, smallest: int, largest: int) -> int | None:
+    """The fewest pairs in [``smallest``, ``largest``] at which ``power(n)`` reaches ``target``; None where none does."""
+    return next((n for n in range(smallest, largest + 1) if power(n) >= target), None)

@@ -218,7 +218,10 @@ class Statement:
         return (*base, "cpu") if "paper" in base and "cpu" not in base else base
 
     def reason_not_run(self, preset: str) -> str | None:
-        """None where the statement is judged at ``preset``, else why not."""
+        """None where the statement is judged at ``preset``, else why not (at cpu, the cpu plan's reason where it
+        sets one: a table the statement reads is not run there, ``verdicts.cpu_plan``)."""
+        if preset == "cpu" and self.not_run.get(preset):
+            return self.not_run[preset]
         if preset in self.judged_at():
             return None
         if preset in self.not_run:

@@ -24,6 +24,7 @@ from statetrack.verdicts.claim import MODEL_NAMES
 from statetrack.verdicts.claim import paper_lookup
 from statetrack.verdicts.pilots import RECIPE, Pilot, RecipePilots
 from statetrack.verdicts.recipes import QUICK_SEEDS, Cell, check_choice, check_seeds, expand
+from statetrack.verdicts.seed_statistics import critical
 from statetrack.verdicts.statements import PAPER_TOLERANCE, Statement, at_least, at_most, with_metric
 from statetrack.config import ConfigError, EvalConfig, RunConfig, TrainConfig
 from statetrack.models import model_config
@@ -64,6 +65,9 @@ QUICK_CORPORA = (CODE,)
 _SEEDS = {"smoke": ((0,), (0,)), "quick": (tuple(range(QUICK_SEEDS[0], QUICK_SEEDS[0] + 5)), QUICK_SEEDS[:1]),
           "paper": (tuple(range(5)), (0, 1, 2))}
 _DEFAULT = {"smoke": (MODELS, CORPORA), "quick": (FAMILIES, QUICK_CORPORA), "paper": (MODELS, CORPORA)}
+#: The cpu preset's pairs: the count ``pairs.cpu_pairs`` derives from the quick and retired pairs' spread (a test checks
+#: it), on the cpu seed block; the Transformer reference on the block's first seed.
+CPU_PAIRS = 16
 _DOCS_STEPS = 300  # at paper: the docs corpus holds ~0.4M training bytes, 3,000 steps would be ~220 epochs
 _DOCS_TRAIN = replace(_TRAIN["paper"], num_steps=_DOCS_STEPS, warmup_steps=_DOCS_STEPS // 10)
 
@@ -105,6 +109,27 @@ def grid(preset: str, seeds: list[int] | None = None, models: list[str] | None =
             train = _DOCS_TRAIN if (preset, corpus) == ("paper", "stdlib-docs") else _TRAIN[preset]
             cells = [Cell(task, _model(preset, m, e), train, _EVAL[preset]) for e in eigs]
             out += expand(cells, check_seeds(seeds, pair_seeds if m in FAMILIES else ref_seeds))
+    return out
+
+
+def cpu_grid(seeds: list[int] | None = None, models: list[str] | None = None,
+             corpora: list[str] | None = None) -> list[RunConfig]:
+    """ne7 at the cpu preset: quick's byte models and recipe (a stated change of NE's size, depth and context) on
+    each paper corpus whose table the cpu plan runs (``verdicts.cpu.BUDGETS``; ``corpora`` given: those), on
+    ``CPU_PAIRS`` pairs from the cpu seed block (``seeds`` given: those)."""
+    from statetrack.verdicts import cpu
+
+    if corpora is None:  # the paper's corpora the plan runs
+        corpora = [c.task.corpus for c in grid("paper") if cpu.table_of(c) in cpu.BUDGETS]
+        if not corpora:
+            return []
+    corpora = check_corpora(list(dict.fromkeys(corpora)))
+    models = list(MODELS) if models is None else check_choice(ID, "model", models, MODELS)
+    base = range(cpu.SEED_BASE, cpu.SEED_BASE + CPU_PAIRS)
+    out: list[RunConfig] = []
+    for m in models:
+        own = check_seeds(seeds, ()) if seeds is not None else list(base) if m in FAMILIES else [base[0]]
+        out += grid("quick", seeds=own, models=[m], corpora=corpora)
     return out
 
 
@@ -234,7 +259,8 @@ def statements() -> list[Statement]:
                 at_most(round(margin, 6), "val_loss"),
                 f"about the same: the paired seeds' ln(ppl ratio) within ± the largest gap between the ranges that "
                 f"Table 4 calls comparable, {margin:.4f} ({NAMES[worst_m]} {worst_size.split(',')[0]}), shown by two "
-                f"one-sided sign tests at 0.05 on the {n_pairs} paired seeds (all {n_pairs} must lie within), "
+                f"one-sided sign tests at 0.05 on the paired seeds ({n_pairs} at quick: all must lie within; "
+                f"{CPU_PAIRS} at cpu: {critical(CPU_PAIRS)} must), "
                 "else inconclusive; both ranges must have learned", paper=round(gaps[(m, size_of[m])], 6),
                 fit_sides=("where", "against"), test="equivalence",
                 reads=(f"ne7-t4-{m}-same-ppl",) if paper_reading else (), **pair(m, corpus), **quick(m, corpus)))
@@ -261,6 +287,6 @@ RECIPE_PILOTS = RecipePilots("test_ppl_within", True, (
 
 CLAIM = Claim(ID, grid, statements, cell_of, headline="deltanet-code-beyond", label_of=label_of,
               paper_of=paper_at(paper_rows, "model", "eig_range"), judged_records=with_metrics,
-              recipe_pilots=RECIPE_PILOTS,
+              recipe_pilots=RECIPE_PILOTS, cpu_grid=cpu_grid,
               title="Language modelling with [0,1] versus [-1,1]",
               paper="NE", source="Table 4, Fig 5", notebook="ne7_language_modelling")

@@ -33,6 +33,7 @@ from statetrack.tasks import byte_lm
 from statetrack.runs import store as results
 from statetrack.runs.cost import grid_estimate
 from statetrack.runs.retired import retired_records
+from statetrack.claims.ne7.pairs import pair_setting
 
 STALE = "Note: some records were made by older code (stale); rerun with FORCE = True to refresh them."
 
@@ -156,8 +157,8 @@ def beyond_directions(records: list[dict[str, Any]], retired: list[dict[str, Any
     (default: every retired record whose config is a quick grid's but for its seed and range)."""
     rules = {s.where["model"]: s.rule for s in ne7.statements() if s.id.endswith("-code-beyond")}
     if retired is None:
-        quick = {_setting(c.to_dict()) for c in ne7.grid("quick")}
-        retired = [r for r, _ in retired_records() if r.get("status") == "ok" and _setting(r["config"]) in quick]
+        quick = {pair_setting(c.to_dict()) for c in ne7.grid("quick")}
+        retired = [r for r, _ in retired_records() if r.get("status") == "ok" and pair_setting(r["config"]) in quick]
     rows = []
     for source, recs in (("verdict", records), ("retired", retired)):
         beyond = {(ne7.cell_of(r)["model"], r["config"]["seed"], ne7.cell_of(r)["eig_range"]):
@@ -169,12 +170,6 @@ def beyond_directions(records: list[dict[str, Any]], retired: list[dict[str, Any
                 rows.append({"model": ne7.NAMES[model], "seeds": source, "seed": seed, "ln ppl ratio beyond": ratio,
                              "as NE says": "yes" if rules[model].passes(ratio) else "no"})
     return pd.DataFrame(rows, columns=["model", "seeds", "seed", "ln ppl ratio beyond", "as NE says"])
-
-
-def _setting(config: dict[str, Any]) -> str:
-    """A run config without its seed and eigenvalue range, as text: what the two runs of a pair share."""
-    model = {k: v for k, v in config["model"].items() if k != "eig_range"}
-    return json.dumps({**config, "seed": None, "model": model}, sort_keys=True)  # tuples and lists alike
 
 
 def direction_values(table: pd.DataFrame) -> dict[str, str]:
