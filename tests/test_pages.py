@@ -170,3 +170,21 @@ def test_a_theory_headline_opens_the_box_and_leaves_the_word_to_the_experiments(
     # a headline that is not run, or an experiment, is not lifted out
     assert theory_headline(_verdict([Outcome(ex, "not run", reason="r"), trained])) is None
     assert theory_headline(_verdict([trained])) is None
+
+
+def test_the_cpu_verdict_sits_in_the_box_beside_the_teaching_presets_with_every_statement_folded():
+    quick = _verdict([Outcome(_st("a"), "holds", 0.95, 3, 3)])
+    cpu = _verdict([Outcome(_st("a"), "fails", 0.5, 1, 3),
+                    Outcome(_st("b"), "not run", reason="not run at cpu: t is cut from the tier's budget")], "cpu")
+    box = verdict_box(quick, deeper=cpu)
+    lines = box.splitlines()
+    # the outer fence is longer than the dropdown's, which it holds, and the box still ends on it
+    assert lines[0].startswith("::::{admonition} Verdict at preset `quick`") and lines[-1] == "::::"
+    assert any(line.startswith("**At preset `cpu`**") and "{bdg-danger}`not reproduced, 1 of 2 decided`" in line
+               for line in lines)
+    start = lines.index(next(line for line in lines if line.startswith(":::{dropdown}")))
+    folded = lines[start:lines.index(":::", start)]
+    assert "The 2 trained statements at `cpu`" in folded[0]
+    # failing first; a statement not run says why
+    assert folded[2].startswith("- {bdg-danger}`fails` claim a") and "t is cut from the tier's budget" in folded[3]
+    assert verdict_box(quick).splitlines()[-1] == ":::"  # without a deeper preset, as before

@@ -32,6 +32,7 @@ from statetrack.site.kernel_client import PatientKernelManager
 from statetrack.runs.workers import worker_pool
 from statetrack.site.api_page import api_markdown
 from statetrack.site.theory_grid import theory_grid_markdown
+from statetrack.site.cpu_tier import cpu_plan_markdown
 from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
 from statetrack.site.paper_coverage import coverage_markdown
 from statetrack.site.verdict_changes import changes_markdown
@@ -207,6 +208,7 @@ def write_generated(folder: Path) -> None:
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "paper_cost.md").write_text(paper_cost_markdown())
+    (folder / "cpu_plan.md").write_text(cpu_plan_markdown())
     (folder / "scoreboard.md").write_text(scoreboard_markdown())
     (folder / "budget.md").write_text(budget_markdown())
     pages = {c.id: f"../notebooks/{c.notebook}.html" for c in CLAIMS.values() if c.notebook}

@@ -48,20 +48,21 @@ def rows() -> list[dict[str, Any]]:
                                  "ours": bool(use) and use[0].statement.ours},
                     "decisive": key.to_dict() if key else None,
                     "statements": [o.to_dict() for o in v.statements], "line": v.line.split(": ", 1)[1],
-                    "stale": v.stale, "paper_preset": paper_preset(c.id, v.preset)})
+                    "stale": v.stale, "paper_preset": paper_preset(c.id, v.preset),
+                    "cpu_preset": paper_preset(c.id, v.preset, "cpu")})
     return out
 
 
-def paper_preset(claim_id: str, shown: str) -> dict[str, Any]:
-    """The paper preset beside the shown one: its verdict word and tallies where its grid has every record, else
-    how many of its runs are recorded."""
+def paper_preset(claim_id: str, shown: str, preset: str = "paper") -> dict[str, Any]:
+    """A deeper preset (``paper``, ``cpu``) beside the shown one: its verdict word and tallies where its grid has
+    every record, else how many of its runs are recorded."""
 
-    if shown == "paper":
+    if shown == preset:
         return {"status": "shown"}
-    done, total = recorded(claim_id, "paper")
+    done, total = recorded(claim_id, preset)
     if done < total:
         return {"status": "not run", "recorded": done, "runs": total}
-    v = all_verdicts(claim_id, ["paper"])["paper"]
+    v = all_verdicts(claim_id, [preset])[preset]
     return {"status": v.word, "label": v.label, "paper_statements": tally(v.statements, False), "stale": v.stale,
             "statements": [o.to_dict() for o in v.statements]}
 
@@ -117,7 +118,7 @@ def theory_cell(r: dict[str, Any]) -> str:
     return f"{t['paper']['held'] + t['ours']['held']} of {judged}"
 
 
-COVERAGE_PRESETS = ("quick", "paper")
+COVERAGE_PRESETS = ("quick", "cpu", "paper")
 
 
 def coverage_totals(presets: tuple[str, ...] = COVERAGE_PRESETS) -> dict[str, dict[str, dict[str, int]]]:
@@ -159,15 +160,16 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
     ``rows()``, ``totals``: ``coverage_totals()`` (each computed when not given)."""
     table = rows() if table is None else table
     totals = coverage_totals() if totals is None else totals
-    lines = ["| claim | verdict | deciding number | experiments | theory | preset |", "|---|---|---|---|---|---|"]
+    lines = ["| claim | verdict | deciding number | experiments | theory | preset | at `cpu` |",
+             "|---|---|---|---|---|---|---|"]
     for r in table:
         name = f"{{ref}}`{r['claim']} <{r['claim']}>`"
         if "preset" not in r:
-            lines.append(f"| {name} | {r['status']} | – | – | – | – |")
+            lines.append(f"| {name} | {r['status']} | – | – | – | – | – |")
             continue
         word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
         lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
-                     f"{theory_cell(r)} | `{r['preset']}` |")
+                     f"{theory_cell(r)} | `{r['preset']}` | {_paper_cell(r['cpu_preset'])} |")
     built = [r for r in table if "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "supported", "partly reproduced",
                                                                 "not reproduced", "undecided", "not run at this preset")}

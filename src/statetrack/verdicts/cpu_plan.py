@@ -149,10 +149,11 @@ def reason(table: str) -> str:
     return f"{evidence}; its ladder is still climbing"
 
 
-def statement_reason(claim: Any, statement_id: str) -> str | None:
-    """Why a statement is not run at cpu: the first table it reads that the plan does not run; None where it runs
-    every one."""
-    for t in sorted(statement_tables(claim).get(statement_id, ())):
+def statement_reason(claim: Any, statement_id: str, reads: dict[str, set[str]] | None = None) -> str | None:
+    """Why a statement is not run at cpu: the first table it reads (``reads``: ``statement_tables(claim)``) that
+    the plan does not run; None where it runs every one."""
+    reads = statement_tables(claim) if reads is None else reads
+    for t in sorted(reads.get(statement_id, ())):
         if t not in cpu.BUDGETS:
             return "not run at cpu: " + reason(t)
     return None
@@ -161,8 +162,8 @@ def statement_reason(claim: Any, statement_id: str) -> str | None:
 def with_reasons(claim: Any, statements: list[Any]) -> list[Any]:
     """``statements`` with the cpu plan's reason in ``not_run["cpu"]`` where a table they read is not run there."""
     from dataclasses import replace
-    out = []
+    out, reads = [], statement_tables(claim)
     for s in statements:
-        why = statement_reason(claim, s.id) if cpu.PRESET in s.judged_at() and s.kind != "construction" else None
+        why = statement_reason(claim, s.id, reads) if cpu.PRESET in s.judged_at() and s.kind != "construction" else None
         out.append(replace(s, not_run={**s.not_run, cpu.PRESET: why}) if why else s)
     return out
