@@ -44,11 +44,11 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
                         "the two papers, at `quick` 4 are decided (3 hold, 1 fails), 1 not fitted, 0 inconclusive and 5 "
                         "not run; at `paper` 0 are decided (0 hold, 0 fail), 0 not fitted, 0 inconclusive and 10 not "
                         "run (our own 2 statements apart).")
-    assert board[0] == "| claim | verdict | deciding number | experiments | theory | preset |"
+    assert board[0] == "| claim | verdict | deciding number | experiments | theory | preset | at `cpu` |"
     cells = {re.search(r"`(\w+) <", r).group(1) if "{ref}" in r else r.split(" | ")[0][2:]: r.split(" | ")[1:]
              for r in board[2:]}
     assert cells["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "8 of 8 hold", "–",
-                            "`quick` |"]
+                            "`quick`", "– |"]  # a row without the cpu preset's state shows none
     assert cells["bl3"][:3] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)",
                                 "0 of 2 hold (1 not fitted) · ours: 3 of 3 hold (9 not run)"]  # ours apart
     assert cells["bl4"][:3] == ["{bdg-secondary}`ours only: 2 of 3 hold`", "0.980\u00a0(needs\u00a0≤\u00a00.402)",

@@ -196,6 +196,221 @@ def glue_verdict(verdict: Verdict, deeper: Verdict | None = None) -> None:
     glue("verdict_box", Markdown(verdict_box(verdict, deeper=deeper)), display=False)
 
 
+STALE_NOTE = "Note: some records were made by older code (stale); rerun with FORCE = True to refresh them."
+STANDARD = ("preset", "seeds", "device", "force", "confirm_long")  # ``parameters.parameters``' names every claim takes
+
+
+def glue_values(**values: Any) -> None:
+    """Glue each value under its name for the page's prose; shows nothing."""
+    from myst_nb import glue
+
+    for name, value in values.items():
+        glue(name, value, display=False)
+
+
+def provenance(records: list[dict], preset: str) -> dict[str, Any]:
+    """What a page says of its runs: how many, their recorded minutes of training and evaluation, the device of the
+    first, the preset."""
+    return {"num_runs": len(records),
+            "wall_minutes": sum(r["provenance"].get("wall_time_s", 0) for r in records) / 60,
+            "device_name": records[0]["provenance"]["device_name"], "preset": preset}
+
+
+def run_row(r: dict, cell: dict, config: dict, scores: dict, after: dict) -> dict[str, Any]:
+    """One run as a row of a page's run table: its cell, seed, settings, status, scores, training seconds, what
+    else the page shows, and whether older code made it (stale)."""
+    return {**cell, "seed": r["config"]["seed"], **config, "status": r["status"], **scores,
+            "train s": r["provenance"].get("train_time_s"), **after, "stale": r["stale"]}
+
+
+def normalized_scores(r: dict, test: str = "test") -> dict[str, Any]:
+    """A run's normalized accuracy at its test lengths (the column named ``test``) and in distribution."""
+    summary = r.get("summary", {})
+    return {f"{test} (normalized)": summary.get("ood_normalized"), "in-dist (normalized)": summary.get("id_normalized")}
+
+
+def statement_values(verdict: Verdict) -> dict[str, Any]:
+    """What the prose reads of each statement: ``ours_<id>`` (its statistic on our runs, NaN where none) and
+    ``seeds_<id>`` ("k of n" seeds that pass, "–" where none were judged)."""
+    out: dict[str, Any] = {}
+    for o in verdict.statements:
+        out[f"ours_{o.statement.id}"] = float("nan") if o.value is None else float(o.value)
+        out[f"seeds_{o.statement.id}"] = "–" if not o.seeds else f"{o.seeds_pass} of {o.seeds}"
+    return out
+
+
+def run_settings(c: Any) -> dict[str, Any]:
+    """A run config's settings as a run-key table shows them: model, seed, width, rate, steps, batch, lengths."""
+    return {"model": c.model.label, "seed": c.seed, "D": c.model.d_model, "lr": c.train.lr,
+            "steps": c.train.num_steps, "batch": c.train.batch_size,
+            "train lengths": f"{c.train.min_len}–{c.train.max_len}", "test lengths": f"{c.eval.min_len}–{c.eval.max_len}"}
+
+
+# ----------------------------------------------------------------------------- the verdict's tables
+
+
+def _figure(x: float | None, kind: str) -> str | None:
+    """A statement's number as the page prints it: a score or a difference of scores (an experiment's number below
+    10) to 3 decimals, anything else (a construction's error, a loss, a perplexity) to 3 significant figures."""
+    if x is None:
+        return None
+    return number(x, style="general" if kind == "construction" or abs(x) >= 10 else "fixed")
+
+
+def statement_frame(v: Verdict) -> Any:
+    """The statements as a pandas frame: one row per statement, its outcome and, for one not run, why."""
+    import pandas as pd
+
+    out = []
+    for o in v.statements:
+        d = o.to_dict()
+        seeds = None if d["seeds"] is None or d["seeds_pass"] is None else f"{d['seeds_pass']} of {d['seeds']}"
+        if seeds and d["interval"] is not None and d["part"] == "experiment":
+            lo, hi = d["interval"]
+            seeds += f" [{lo:.2f}, {hi:.2f}]" + ("*" if d["optimistic"] else "")
+        out.append({"statement": d["id"], "paper's claim": d["text"], "source": d["source"] + (
+            " (ours)" if d["ours"] else ""), "kind": d["kind"], "rule": d["rule"],
+            "paper": _figure(d["paper"], d["kind"]), "ours": _figure(d["value"], d["kind"]),
+            "best": None if d["best"] is None else f"{d['best']:.3f}",
+            "median": None if d["median"] is None else f"{d['median']:.3f}",
+            "seeds passing [95 % interval]": seeds, "fitted": d["fitted"],
+            "outcome": d["outcome"], "note": d["reason"] if d["outcome"] in ("not fitted", "inconclusive") else None,
+            "why not run": d["reason"] if d["outcome"] == "not run" else None})
+    return pd.DataFrame(out)
+
+
+#: the columns a statement table leads with; the rest (source, kind, rule, statistics) is folded below it
+SHORT = {"statement": "statement", "paper's claim": "what the paper claims", "paper": "paper", "ours": "ours",
+         "outcome": "outcome"}
+
+
+def show_statements(v: Verdict) -> Any:
+    """The statements as a page shows them (``tables.Shown``): the judged ones as a short table (statement, what the
+    paper claims, paper, ours, outcome) with every column folded below it (source, kind, rule, best, median, seeds
+    passing with the interval, fitted seeds, note), and those not run at this preset in one line per reason."""
+    t = statement_frame(v)
+    if t.empty:
+        return tables.show(t)
+    judged, skipped = t[t["outcome"] != "not run"], t[t["outcome"] == "not run"]
+    lines = [(f"{len(g)} of {len(t)} statements not run at this preset" + (f": {why}." if why != "–" else "."),
+              [f"{s}: {text}" for s, text in zip(g["statement"], g["paper's claim"])])
+             for why, g in skipped.fillna({"why not run": "–"}).groupby("why not run", sort=False)]
+    old = retired_matching(v)
+    if old:
+        lines.append((f"{len(old)} retired records (data/retired/, never judged) are of cells these statements read",
+                      old))
+    if not len(judged):
+        return tables.Shown(None, after=lines)
+    full = judged.drop(columns="why not run")
+    return tables.Shown(full[list(SHORT)].rename(columns=SHORT), after=lines, below=full,
+                        below_summary="how each statement is judged: source, kind, rule, best, median, seeds "
+                                      "passing [95 % interval], fitted seeds")
+
+
+def retired_matching(v: Verdict) -> list[str]:
+    """The retired records of ``v``'s claim whose cell one of its statements reads (``where``, ``against`` or
+    ``control``): one line each, the record's file, its main score, the commit it left at and why."""
+
+    if v.claim not in CLAIMS:
+        return []
+    claim = get_claim(v.claim)
+    wheres = [w for o in v.statements for w in (o.statement.where, o.statement.against, o.statement.control)
+              if w is not None and o.statement.checks is None]
+    out = []
+    for record, entry in retired_records():
+        if entry.get("claim") != v.claim:
+            continue
+        try:
+            cell = claim.cell_of(record)
+        except (KeyError, TypeError, ValueError):  # a record of a cell this claim no longer names
+            continue
+        if any(matches(cell, w) for w in wheres):
+            score = number(record.get("summary", {}).get("ood_normalized")) if record.get("status") == "ok" else \
+                record.get("status", "?")
+            out.append(f"{entry['path']} (ood normalized {score}; left at {entry.get('commit') or 'retire'}): "
+                       f"{entry.get('why', '')}")
+    return out
+
+
+def cell_frame(v: Verdict, paper: dict[str, str] | None = None, part: str | None = None,
+               more: dict[str, str] | None = None) -> Any:
+    """The cell table as a pandas frame: one row per cell, per cell not run here, and per exact check; ``part``
+    keeps one kind of row ("trained", "not run", "exact" or "comparison"); ``more``: further row keys of a
+    trained cell → heading, e.g. ``{"ours_min": "ours lowest"}``.
+
+    ``paper``: row key → heading, e.g. ``{"paper_best": "paper best (T3)"}`` (default: the paper's best and median
+    where any row has them)."""
+    import pandas as pd
+
+    if paper is None:
+        paper = {k: k.replace("_", " ") for k in ("paper_best", "paper_median")
+                 if any(r.get(k) is not None for r in v.rows)}
+    out = []
+    for r in v.rows:
+        if part is not None and r.get("part") != part:
+            continue
+        row = {"what": r["label"], **{h: r.get(k) for k, h in paper.items()}}
+        if r.get("part") == "trained":
+            row.update({"ours best": r["ours_best"], "ours median": r["ours_median"], "MAD": r["ours_mad"],
+                        **{h: r.get(k) for k, h in (more or {}).items()},
+                        "seeds": r["seeds"], "note": f"{r['diverged']} diverged" if r["diverged"] else ""})
+        elif r.get("part") == "not run":
+            row.update({"note": r["rule"]})
+        else:
+            row.update({"ours best": r["ours"], "note": f"{r['part']}: {r['rule']}: "
+                                                        f"{'holds' if r['pass'] else 'fails'}"})
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def check_frame(v: Verdict) -> Any:
+    """The exact checks and comparisons of the verdict as a pandas frame: one row per check."""
+    import pandas as pd
+
+    return pd.DataFrame([{"check": r["label"], "kind": r["part"], "ours": r["ours"], "rule": r["rule"],
+                          "holds": bool(r["pass"]), "detail": r.get("detail", "")}
+                         for r in v.rows if r.get("part") in ("exact", "comparison")])
+
+
+def show_cells(v: Verdict, paper: dict[str, str] | None = None, digits: int = 3,
+               more: dict[str, str] | None = None) -> Any:
+    """The cell table as a page shows it (``tables.Shown``): the trained cells (``cell_frame``'s ``paper`` and
+    ``more`` columns), numbers to ``digits``; the cells not run at this preset in one line, the list folded
+    under it; the exact checks apart, in one line where all hold."""
+    trained = cell_frame(v, paper, part="trained", more=more).round(digits)
+    if len(trained):
+        trained = trained.drop(columns=[c for c in ("note",) if c in trained and not trained[c].any()])
+    skipped = [r for r in v.rows if r.get("part") == "not run"]
+    lines = []
+    shown_paper = dict(paper) if paper is not None else {k: k.replace("_", " ")
+                                                           for k in ("paper_best", "paper_median")}
+    for rule in dict.fromkeys(r["rule"] for r in skipped):
+        items = [r["label"] + "".join(f"; {h} {r[k]:.{digits}g}" for k, h in shown_paper.items()
+                                      if isinstance(r.get(k), (int, float)) and r[k] == r[k])
+                 for r in skipped if r["rule"] == rule]
+        lines.append((f"{len(items)} cell{'s' * (len(items) != 1)} {rule}.", items))
+    checks = check_frame(v)
+    below = tables.checks(checks, digits=digits) if len(checks) else None
+    return tables.Shown(trained if len(trained) else None, after=lines, then=below)
+
+
+#: the columns that tell one run from another in a frame without run keys (``source_line``)
+RUN_COLUMNS = ("claim", "panel", "task", "model", "label", "eig_range", "setting", "seed", "lr")
+
+
+def source_line(reads: Any = None) -> str:
+    """The line under a figure naming its source: "From N trained runs (run records in data/results/)." for the
+    records (or a frame with a ``key`` column) it ``reads``; with none, the computation made when the page is built."""
+    if reads is None:
+        return "Computed from the theory when the page is built; it reads no trained run."
+    if hasattr(reads, "columns"):  # a frame: a run is a key, else a (panel or model, ..., seed) combination
+        ident = ["key"] if "key" in reads.columns else [c for c in RUN_COLUMNS if c in reads.columns]
+        keys = set(map(tuple, reads[ident].drop_duplicates().to_numpy()))
+    else:
+        keys = {r["key"] for r in reads}
+    return f"From {len(keys)} trained run{'s' if len(keys) != 1 else ''} (run records in data/results/)."
+
+
 class Page:
     """One claim page at the parameters its notebook was given: the parameters checked, the grid, the records."""
 

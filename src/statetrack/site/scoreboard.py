@@ -169,7 +169,7 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
             continue
         word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
         lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
-                     f"{theory_cell(r)} | `{r['preset']}` | {_paper_cell(r['cpu_preset'])} |")
+                     f"{theory_cell(r)} | `{r['preset']}` | {_paper_cell(r['cpu_preset']) if 'cpu_preset' in r else '–'} |")
     built = [r for r in table if "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "supported", "partly reproduced",
                                                                 "not reproduced", "undecided", "not run at this preset")}
