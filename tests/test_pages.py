@@ -188,3 +188,28 @@ def test_the_cpu_verdict_sits_in_the_box_beside_the_teaching_presets_with_every_
     # failing first; a statement not run says why
     assert folded[2].startswith("- {bdg-danger}`fails` claim a") and "t is cut from the tier's budget" in folded[3]
     assert verdict_box(quick).splitlines()[-1] == ":::"  # without a deeper preset, as before
+
+
+def test_the_figures_read_the_cpu_runs_where_that_grid_is_complete(monkeypatch):
+    """``Page.deepest``: the cpu grid's records and verdict once every cpu run has a record and the page shows quick
+    with its defaults; the page's own preset and records otherwise (a missing cpu run, or chosen seeds)."""
+    from helpers import fake_record
+    from statetrack.display import page as page_module
+    from statetrack.display.page import Page
+    from statetrack.runs.store import run_key
+
+    bl8 = CLAIMS["bl8"]
+    cpu_grid = bl8.grid("cpu")
+    assert cpu_grid and {c.seed for c in cpu_grid}.isdisjoint({c.seed for c in bl8.grid("quick")})
+    stored = {run_key(c): fake_record(c, 1.0, claim="bl8") for c in cpu_grid[1:]}  # the store holds these
+    monkeypatch.setattr(page_module, "load_records",
+                        lambda grid: [stored[run_key(c)] for c in grid if run_key(c) in stored])
+    page = Page(bl8, PRESET="quick")
+    assert page.deepest().preset == "quick" and page.deeper_verdict() is None  # one cpu run has no record
+    stored[run_key(cpu_grid[0])] = fake_record(cpu_grid[0], 1.0, claim="bl8")
+    page = Page(bl8, PRESET="quick")
+    shown = page.deepest()
+    assert shown.preset == "cpu" and [r["key"] for r in shown.records] == [run_key(c) for c in cpu_grid]
+    assert shown.verdict is page.deeper_verdict() and shown.verdict.preset == "cpu"
+    seeded = Page(bl8, PRESET="quick", SEEDS="[0]")
+    assert seeded.deepest().preset == "quick" and seeded.deeper_verdict() is None

@@ -21,16 +21,16 @@ Used in: every claim notebook; ``statetrack.site.scoreboard`` (``chip``, ``decid
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from statetrack.display import tables
 from statetrack.display.parameters import parameters as check_parameters
 from statetrack.runs.retired import retired_records
-from statetrack.runs.store import run_key
+from statetrack.runs.store import load_records, run_key
 from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.claim import Claim
 from statetrack.verdicts.numbers import number
-from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, run_claim
+from statetrack.verdicts.registry import CLAIMS, get_claim, run_claim
 from statetrack.verdicts.statements import Outcome, Verdict, is_experiment, matches, theory_tally
 
 #: sphinx-design badge colour per verdict word.
@@ -398,9 +398,10 @@ def show_cells(v: Verdict, paper: dict[str, str] | None = None, digits: int = 3,
 RUN_COLUMNS = ("claim", "panel", "task", "model", "label", "eig_range", "setting", "seed", "lr")
 
 
-def source_line(reads: Any = None) -> str:
+def source_line(reads: Any = None, preset: str | None = None) -> str:
     """The line under a figure naming its source: "From N trained runs (run records in data/results/)." for the
-    records (or a frame with a ``key`` column) it ``reads``; with none, the computation made when the page is built."""
+    records (or a frame with a ``key`` column) it ``reads``, with "at preset P" where ``preset`` names it; with none,
+    the computation made when the page is built."""
     if reads is None:
         return "Computed from the theory when the page is built; it reads no trained run."
     if hasattr(reads, "columns"):  # a frame: a run is a key, else a (panel or model, ..., seed) combination
@@ -408,7 +409,31 @@ def source_line(reads: Any = None) -> str:
         keys = set(map(tuple, reads[ident].drop_duplicates().to_numpy()))
     else:
         keys = {r["key"] for r in reads}
-    return f"From {len(keys)} trained run{'s' if len(keys) != 1 else ''} (run records in data/results/)."
+    at = f" at preset {preset}" if preset else ""
+    return f"From {len(keys)} trained run{'s' if len(keys) != 1 else ''}{at} (run records in data/results/)."
+
+
+def place_source(fig: Any, line: str) -> Any:
+    """Write ``line`` under everything ``fig`` draws (axes, labels and legends, the figure's own included), so the
+    saved image's tight bounding box grows to hold it; returns the text. Raises ``ValueError`` if it still overlaps a
+    legend, which would hide the legend's entries."""
+    renderer = fig.canvas.get_renderer()
+    below = fig.get_tightbbox(renderer).y0 / fig.get_size_inches()[1]  # the lowest drawn point, in figure fractions
+    text = fig.text(0.01, below - 0.01, line, ha="left", va="top", fontsize=9, color="0.3")
+    box = text.get_window_extent(renderer)
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    if any(leg is not None and box.overlaps(leg.get_window_extent(renderer)) for leg in legends):
+        raise ValueError(f"the figure's source line {line!r} overlaps its legend")
+    return text
+
+
+class Deepest(NamedTuple):
+    """What a page's figures of trained runs read (``Page.deepest``): a preset, its default grid, its records and, at
+    a preset deeper than the page's, its verdict (None at the page's own: the page judges that one itself)."""
+    preset: str
+    grid: list
+    records: list[dict]
+    verdict: Verdict | None
 
 
 class Page:
@@ -423,6 +448,8 @@ class Page:
         self.options = {k: v for k, v in vars(self.params).items() if k not in STANDARD}
         self.grid = claim.grid(self.preset, seeds=self.params.seeds, **self.options)
         self.records: list[dict] = []
+        self._cpu: Deepest | None | bool = False  # not looked up yet (``_cpu_grid``)
+        self._glued_shown = False
 
     def run(self) -> list[dict]:
         """Load or train every run of the grid (``verdicts.registry.run_claim``) and glue ``provenance``; the
@@ -476,25 +503,46 @@ class Page:
         glue_values(verdict_word=v.label, **statement_values(v))
         return v
 
+    def _cpu_grid(self) -> Deepest | None:
+        """The cpu preset's grid, records and verdict, where the page shows ``quick`` with its default seeds and
+        options and the claim's cpu grid has every record (as ``verdicts.registry.all_verdicts`` reads it); else
+        None. Looked up once per page."""
+        if self._cpu is False:
+            self._cpu = None
+            if self.preset == "quick" and self.params.seeds is None and all(v is None for v in self.options.values()):
+                grid = self.declaration.grid("cpu")
+                records = load_records(grid)
+                if len(records) == len(grid):
+                    self._cpu = Deepest("cpu", grid, records, self.declaration.verdict(records, "cpu"))
+        return self._cpu
+
     def deeper_verdict(self) -> Verdict | None:
-        """The cpu preset's verdict beside the teaching preset's: where the page shows ``quick`` with its default
-        seeds and the claim's cpu grid has every record (``verdicts.registry.all_verdicts``); else None."""
-        if self.preset != "quick" or self.params.seeds is not None or any(v is not None for v in self.options.values()):
-            return None
-        return all_verdicts(self.claim, ["cpu"]).get("cpu")
+        """The cpu preset's verdict beside the teaching preset's (``_cpu_grid``); else None."""
+        cpu = self._cpu_grid()
+        return cpu.verdict if cpu else None
+
+    def deepest(self) -> Deepest:
+        """What the page's figures of trained runs read: the cpu preset's records where its grid is complete, not
+        empty, and the page shows ``quick`` with its defaults (``_cpu_grid``), else the page's own preset, grid and records (call it
+        after ``run``); glues its preset once as ``shown_preset`` for the captions."""
+        cpu = self._cpu_grid()
+        shown = cpu if cpu and cpu.records else Deepest(self.preset, self.grid, self.records, None)
+        if not self._glued_shown:
+            glue_values(shown_preset=shown.preset)
+            self._glued_shown = True
+        return shown
 
     def glue(self, **values: Any) -> None:
         """Glue each value under its name for the page's prose (``glue_values``)."""
         glue_values(**values)
 
-    def figure(self, name: str, fig: Any, reads: Any = None) -> None:
+    def figure(self, name: str, fig: Any, reads: Any = None, preset: str | None = None) -> None:
         """Glue a figure under ``name`` for the page's ``{glue:figure}`` directive, and close it. A line under the
         figure names its source (``source_line``): the trained runs it ``reads`` (records, or a frame with a
         ``key`` column) or, with none, the computation the page makes."""
         import matplotlib.pyplot as plt
         from myst_nb import glue
 
-        # Below everything drawn: the saved image's tight bounding box grows to hold it.
-        fig.text(0.01, -0.005, source_line(reads), ha="left", va="top", fontsize=9, color="0.3")
+        place_source(fig, source_line(reads, preset))
         glue(name, fig, display=False)
         plt.close(fig)
