@@ -290,11 +290,12 @@ def recorded_hours(claim_id: str, preset: str = "paper") -> float:
     return sum(r["provenance"]["train_time_s"] for r in recs if r["status"] == "ok") / 3600
 
 
-def paper_cost_markdown() -> str:
-    """Per built claim: runs of the paper grid, how many are recorded and their measured training hours, the
-    estimated training hours for the rest (``sweep.dry_run``)."""
+def paper_cost_markdown(items: list | None = None) -> str:
+    """Per built claim: runs of the paper grid (``items``: ``plan(list(CLAIMS), "paper")``, made here when None), how
+    many are recorded and their measured training hours, the estimated training hours for the rest
+    (``sweep.dry_run``)."""
 
-    rows = dry_run(plan(list(CLAIMS), "paper"), "cuda")
+    rows = dry_run(plan(list(CLAIMS), "paper") if items is None else items, "cuda")
     source = rows[0]["throughput_from"] if rows else "–"
     lines = ["| claim | runs at paper | recorded | measured hours of the recorded | estimated hours for the rest |",
              "|---|---|---|---|---|"]
