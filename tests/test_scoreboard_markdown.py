@@ -80,3 +80,23 @@ def test_the_chip_carries_the_coverage_and_a_row_says_what_is_inconclusive():
     row["paper_statements"] = {**_t(not_run=3), "inconclusive": 2, "total": 5}
     cells = scoreboard_markdown([row], totals).split("\n\n")[1].splitlines()[2].split(" | ")[1:]
     assert cells[2] == "none decided (2 inconclusive, 3 not run)"
+
+
+def test_the_deciding_number_says_what_it_measures_and_where_it_comes_from():
+    """A metric in words with its unit; "secondary source" on any BL number read secondhand; an ours statement
+    beside a paper number says what it stands in for; every metric a claim's statements use has words."""
+    from statetrack.display.metric_words import METRIC_WORDS
+    from statetrack.site.scoreboard import NBSP, deciding_number
+    from statetrack.verdicts.registry import CLAIMS
+
+    loss = deciding_number(_st(kind="comparison", value=0.135, paper=None, op="<=", threshold=0.555,
+                               metric="val_loss"))
+    assert loss == f"0.135{NBSP}(needs{NBSP}≤{NBSP}0.555), difference in validation loss, nats per byte"
+    bl = deciding_number(_st(value=0.5, paper=0.99, provenance="secondary source", outcome="holds"))
+    assert bl == f"0.500{NBSP}(paper{NBSP}0.990,{NBSP}secondary{NBSP}source)"
+    ours = deciding_number(_st(value=0.03, ours=True, source="ours (stand-in for BL's m = 50)",
+                               metric="ood_normalized"))
+    assert "ours,\u00a0stand-in\u00a0for\u00a0BL's\u00a0m\u00a0=\u00a050" in ours
+    assert ours.endswith(", normalized accuracy at the test lengths")
+    used = {s.rule.metric for c in CLAIMS.values() for s in c.statements() if s.kind != "construction"}
+    assert used <= set(METRIC_WORDS), sorted(used - set(METRIC_WORDS))

@@ -90,9 +90,10 @@ def origin(o: Outcome) -> str:
 
 def item(o: Outcome) -> str:
     """One deciding statement as a line of the box: its outcome chip, the statement, where it comes from, the
-    paper's number (where the paper gives one) beside ours."""
+    paper's number (where the paper gives one; "secondary source" where it was read secondhand) beside ours."""
     s = o.statement
-    paper = f"paper {number(s.paper)}, " if s.paper is not None else ""
+    secondhand = " (secondary source)" if s.provenance == "secondary source" else ""
+    paper = f"paper {number(s.paper)}{secondhand}, " if s.paper is not None else ""
     caveat = " It fails against a secondary-sourced number, not the paper's own text." \
         if o.outcome == "fails" and s.provenance == "secondary source" else ""
     return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{caveat}"
@@ -208,12 +209,19 @@ def glue_values(**values: Any) -> None:
         glue(name, value, display=False)
 
 
+def device_label(name: str) -> str:
+    """A record's device name as a reader reads it: "(1 thread)", not the recorded "(1 threads)"."""
+    import re
+
+    return re.sub(r"\b1 threads\b", "1 thread", name)
+
+
 def provenance(records: list[dict], preset: str) -> dict[str, Any]:
     """What a page says of its runs: how many, their recorded minutes of training and evaluation, the device of the
     first, the preset."""
     return {"num_runs": len(records),
             "wall_minutes": sum(r["provenance"].get("wall_time_s", 0) for r in records) / 60,
-            "device_name": records[0]["provenance"]["device_name"], "preset": preset}
+            "device_name": device_label(records[0]["provenance"]["device_name"]), "preset": preset}
 
 
 def run_row(r: dict, cell: dict, config: dict, scores: dict, after: dict) -> dict[str, Any]:

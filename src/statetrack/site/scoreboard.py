@@ -23,7 +23,8 @@ from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, record
 from statetrack.verdicts.statements import Outcome, tally, theory_tally
 from statetrack.runs import store
 from statetrack.verdicts.plan import dry_run, plan
-from statetrack.display.page import chip, deciding, decisive
+from statetrack.display.metric_words import metric_words
+from statetrack.display.page import chip, deciding, decisive, device_label
 
 
 def _tally(t: dict[str, int]) -> str:
@@ -79,17 +80,23 @@ NBSP = "\u00a0"
 
 
 def deciding_number(st: dict[str, Any] | None) -> str:
-    """The number behind a claim's word, from its decisive statement (``Outcome.to_dict``): ours beside the paper's
-    number, or beside the rule's threshold where the paper gives none; a construction statement's checks that hold."""
+    """The number behind a claim's word, from its decisive statement (``Outcome.to_dict``), with what it measures
+    (``metric_words``): ours beside the paper's number ("secondary source" for a number read secondhand; what ours
+    stands in for where the statement is ours), or beside the rule's threshold where the paper gives none; a
+    construction statement's checks that hold."""
     if st is None:
         return "–"
     if st["kind"] == "construction":
         return "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']} checks"
     other = f"paper {number(st['paper'])}" if st["paper"] is not None else \
         f"needs {'≥' if st['op'] == '>=' else '≤'} {st['threshold']:.3g}"
-    if st.get("outcome") == "fails" and st.get("provenance") == "secondary source":
-        other += ", secondary-sourced"
-    return f"{number(st['value'])} ({other})".replace(" ", NBSP)  # one line in a narrow column
+    if st.get("provenance") == "secondary source":
+        other += ", secondary source"
+    if st.get("ours") and st["paper"] is not None:  # ours beside a paper number: say what it stands in for
+        other += f"; ours, {st['source'].removeprefix('ours (').removesuffix(')')}"
+    what = metric_words(st.get("metric"), st["kind"] == "comparison")
+    head = f"{number(st['value'])} ({other})".replace(" ", NBSP)  # the number and its yardstick stay on one line
+    return f"{head}, {what}" if what else head
 
 
 def _side_cell(t: dict[str, int], name: str) -> str:
@@ -217,10 +224,8 @@ def _duration(seconds: float) -> str:
 
 
 def _devices(recs: list[dict[str, Any]]) -> str:
-    """The distinct devices the records were made on, as their provenance names them ("1 thread", not "1 threads")."""
-    import re
-
-    names = dict.fromkeys(re.sub(r"\b1 threads\b", "1 thread", r["provenance"].get("device_name", "?")) for r in recs)
+    """The distinct devices the records were made on, as their provenance names them (``page.device_label``)."""
+    names = dict.fromkeys(device_label(r["provenance"].get("device_name", "?")) for r in recs)
     return ", ".join(names) or "–"
 
 
