@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from statetrack.display import tables
+from statetrack.display.metric_words import metric_words
 from statetrack.display.parameters import parameters as check_parameters
 from statetrack.runs.retired import retired_records
 from statetrack.runs.store import load_records, run_key
@@ -88,6 +89,30 @@ def origin(o: Outcome) -> str:
     return s.source if s.ours and s.source.startswith("ours") else f"{s.source}, {s.provenance}"
 
 
+def why(o: Outcome) -> str:
+    """One sentence of why a statement did not hold, from its outcome's own numbers ("" where it holds): a failing
+    one's seeds that fitted, its value with what it measures against the rule's threshold, and the score of a
+    predictor that does not track where the statement names one; a not-fitted one's fitted seeds; an inconclusive
+    one's sign test; a not-run one's reason."""
+    s = o.statement
+    if o.outcome == "not run":
+        return o.reason.rstrip(".") + "." if o.reason else ""
+    if o.outcome == "not fitted":
+        fitted = f"{o.fitted or 0} of {o.seeds} seeds" if o.seeds else "no seed"
+        return f"Why: {fitted} fitted their training lengths, so whether the model fails beyond them is not judged."
+    if o.outcome == "inconclusive":
+        test = f" (sign test p = {number(o.p_value)})" if o.p_value is not None else ""
+        return f"Why: the paired seeds decide it neither way{test}."
+    if o.outcome != "fails" or s.kind == "construction":
+        return ""
+    what = metric_words(s.rule.metric, s.kind == "comparison") or "its number"
+    fit = f"{o.fitted} of {o.seeds} seeds fitted their training lengths; " if o.fitted is not None and o.seeds else ""
+    side = "below the ≥" if s.rule.op == ">=" else "above the ≤"
+    short = (f"; {s.shortcut_name} scores {number(s.shortcut)}" if s.shortcut is not None and s.shortcut_name
+             else "")
+    return f"Why: {fit}the {what} is {number(o.value)}, {side} {number(s.rule.threshold)} the rule sets{short}."
+
+
 def item(o: Outcome) -> str:
     """One deciding statement as a line of the box: its outcome chip, the statement, where it comes from, the
     paper's number (where the paper gives one; "secondary source" where it was read secondhand) beside ours."""
@@ -96,7 +121,8 @@ def item(o: Outcome) -> str:
     paper = f"paper {number(s.paper)}{secondhand}, " if s.paper is not None else ""
     caveat = " It fails against a secondary-sourced number, not the paper's own text." \
         if o.outcome == "fails" and s.provenance == "secondary source" else ""
-    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{caveat}"
+    because = f" {why(o)}" if o.outcome == "fails" else ""
+    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{because}{caveat}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -184,8 +210,8 @@ def cpu_part(deeper: Verdict) -> list[str]:
     for o in sorted(experiments, key=lambda o: ("fails", "holds", "inconclusive", "not fitted", "not run")
                     .index(o.outcome) if o.outcome in ("fails", "holds", "inconclusive", "not fitted", "not run")
                     else 5):
-        why = f" {o.reason.rstrip('.')}." if o.outcome not in ("holds",) and o.reason else ""
-        lines.append(item(o) + why)
+        because = f" {why(o)}" if o.outcome not in ("holds", "fails") and why(o) else ""
+        lines.append(item(o) + because)
     return lines + ["", ":::", ""]
 
 
