@@ -28,7 +28,8 @@ from statetrack.display.page import chip, deciding, decisive, device_label
 
 
 def _tally(t: dict[str, int]) -> str:
-    return f"{t['held']}/{t['judged']}" + (f" (+{t['not_run']} not run)" if t["not_run"] else "")
+    return (f"{t['held']}/{t['judged']}" if t["judged"] else "none decided") + \
+        (f" (+{t['not_run']} not run)" if t["not_run"] else "")
 
 
 def rows() -> list[dict[str, Any]]:
