@@ -118,3 +118,15 @@ def test_a_check_json_would_change_is_not_kept():
     out = check_cache.cached_checks(_with_checks(lambda preset: [Check("numpy", np.float64(0.5), "r", True)]), PRESET)
     assert type(out[0].value) is np.float64
     assert not check_cache.entry_path(MODULE, PRESET).exists()
+
+
+def test_the_cpu_presets_checks_are_kept_once_with_the_sizes_they_read(counted, monkeypatch):
+    """At cpu a claim's exact part runs at ``cpu.CHECKS_AT``'s sizes: one entry serves both presets, computed once."""
+    from statetrack.verdicts import cpu
+
+    monkeypatch.setattr(cpu, "CHECKS_AT", PRESET)
+    claim, calls = counted
+    at_cpu = check_cache.cached_checks(claim, "cpu")
+    assert check_cache.cached_checks(claim, PRESET) == at_cpu == bl7.CLAIM.checks(PRESET)
+    assert calls == [PRESET]
+    assert [p.name.split("-")[1] for p in check_cache.cache_dir().glob("*.json")] == [PRESET]

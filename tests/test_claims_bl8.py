@@ -84,7 +84,7 @@ def test_a_failed_check_fails_its_statement(group, statement):
 def test_nothing_holds():
     v = _verdict([0.0] * 3, _checks(frozen=True))
     assert v.word == "ours only: 0 of 1 hold"
-    assert v.line.startswith("bl8 verdict (quick): OURS ONLY: 0 OF 1 HOLD: experiments: 0/0 of the paper's hold, "
+    assert v.line.startswith("bl8 verdict (quick): OURS ONLY: 0 OF 1 HOLD: experiments: none of the paper's decided, "
                              "ours 0/1")
     # four constructions: frozen-rate fails; one of the three that hold is an implementation check
     assert "theory: 2/3 hold (+ 1/1 implementation checks)" in v.line and "failing: frozen-rate, trained-contrast" in v.line

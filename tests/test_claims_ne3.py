@@ -143,8 +143,8 @@ def test_quick_holds_and_leaves_the_sign_bound_to_paper(exact):
     assert all(o.outcome == "holds" for k, o in out.items() if k != "pos-cannot-track-sign")
     assert out["neg-solves-swaps"].seeds == 3
     assert v.word == "ours only: 1 of 1 hold"
-    assert v.line == ("ne3 verdict (quick): OURS ONLY: 1 OF 1 HOLD: experiments: 0/0 of the paper's "
-                      "hold, ours 1/1, "
+    assert v.line == ("ne3 verdict (quick): OURS ONLY: 1 OF 1 HOLD: experiments: none of the paper's "
+                      "decided, ours 1/1, "
                       "1 not run; theory: 6/6 hold")
     assert [r["label"] for r in v.rows if r["part"] == "trained"] == ["DeltaNet [-1,1]", "DeltaNet [0,1]"]
 

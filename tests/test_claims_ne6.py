@@ -85,7 +85,7 @@ def test_quick_judges_the_exact_part_only():
         assert [k for k, o in got.items() if o == "not run"] == TRAINED
         # the word is the experiments'; the constructions are tallied as theory
         assert v.word == "not run at this preset" and v.line.startswith(
-            "ne6 verdict (quick): NOT RUN AT THIS PRESET, 0 OF 5 DECIDED: experiments: 0/0 of the paper's hold, 5 not "
+            "ne6 verdict (quick): NOT RUN AT THIS PRESET, 0 OF 5 DECIDED: experiments: none of the paper's decided, 5 not "
             "run; "
             "theory: 2/2 hold (+ 1/1 implementation checks)"), v.line
     bad = [Check(c.label, c.value, c.rule, not c.label.startswith("generator"), c.detail) for c in ne6.checks("smoke")]

@@ -251,7 +251,7 @@ def test_a_violating_record_set_fails_the_named_statement(quick):
     n = len(_quick_judged())
     assert v.word == f"ours only: {n - 2} of {n} hold"
     assert f"ours {n - 2}/{n}, " in v.line and v.line.endswith(
-        "theory: 0/0 hold (+ 2/2 implementation checks); failing: block2-fsm_perm, diagonal-S3")
+        "theory: none judged (+ 2/2 implementation checks); failing: block2-fsm_perm, diagonal-S3")
 
 
 def test_a_diverged_seed_has_not_fitted_and_two_fitted_seeds_of_three_judge(quick):

@@ -42,3 +42,17 @@ def test_its_own_term_links_resolve():
 
 def test_the_book_lists_it():
     assert "- file: book/glossary" in (repo_root() / "_toc.yml").read_text()
+
+
+def test_the_domain_words_the_pages_build_on_are_defined_and_linked():
+    """The task and model words are glossary terms, and every page that uses one links it at least once."""
+    domain = {"word problem", "abelian", "synchronising", "count-only ceiling", "window ceiling", "drift horizon",
+              "LRNN", "R2", "PD-SSM", "Krohn–Rhodes"}
+    missing = sorted(domain - defined_terms())
+    assert not missing, f"book/glossary.md does not define {missing}"
+    pages = {"bl7": "bl7_shared_eigenbasis_forces_commutativity", "bl3": "bl3_random_state_machines",
+             "ne6": "ne6_z60_addition", "x2": "x2_eigenvalue_explorer"}
+    for term, page in (("count-only ceiling", "bl7"), ("window ceiling", "bl3"), ("abelian", "ne6"),
+                       ("drift horizon", "x2")):
+        text = (repo_root() / "notebooks" / f"{pages[page]}.md").read_text()
+        assert re.search(r"\{term\}`" + re.escape(term) + r"(`| <)", text), f"{page} never links {term!r}"

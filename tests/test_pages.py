@@ -30,7 +30,8 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
     items = [line for line in box.splitlines() if line.startswith("- ")]
     # the paper's statements decide (ours is counted in the reason line only); the failing one comes first
     assert items == ["- {bdg-danger}`fails` claim b | piped. *NE Table 3, paper text*: paper 1.000, ours 0.500 "
-                     "(best of seeds).",
+                     "(best of seeds). Why: the normalized test accuracy is 0.500, below the ≥ 0.900 "
+                     "the rule sets.",
                      "- {bdg-success}`holds` claim a | piped. *NE Table 3, paper text*: paper 1.000, ours 0.950 "
                      "(best of seeds)."]
     assert reason(v) == ("Experiments: 1 of 2 of the paper's trained statements judged at this preset hold; failing: b; "
@@ -188,3 +189,48 @@ def test_the_cpu_verdict_sits_in_the_box_beside_the_teaching_presets_with_every_
     # failing first; a statement not run says why
     assert folded[2].startswith("- {bdg-danger}`fails` claim a") and "t is cut from the tier's budget" in folded[3]
     assert verdict_box(quick).splitlines()[-1] == ":::"  # without a deeper preset, as before
+
+
+def test_the_figures_read_the_cpu_runs_where_that_grid_is_complete(monkeypatch):
+    """``Page.deepest``: the cpu grid's records and verdict once every cpu run has a record and the page shows quick
+    with its defaults; the page's own preset and records otherwise (a missing cpu run, or chosen seeds)."""
+    from helpers import fake_record
+    from statetrack.display import page as page_module
+    from statetrack.display.page import Page
+    from statetrack.runs.store import run_key
+
+    bl8 = CLAIMS["bl8"]
+    cpu_grid = bl8.grid("cpu")
+    assert cpu_grid and {c.seed for c in cpu_grid}.isdisjoint({c.seed for c in bl8.grid("quick")})
+    stored = {run_key(c): fake_record(c, 1.0, claim="bl8") for c in cpu_grid[1:]}  # the store holds these
+    monkeypatch.setattr(page_module, "load_records",
+                        lambda grid: [stored[run_key(c)] for c in grid if run_key(c) in stored])
+    page = Page(bl8, PRESET="quick")
+    assert page.deepest().preset == "quick" and page.deeper_verdict() is None  # one cpu run has no record
+    stored[run_key(cpu_grid[0])] = fake_record(cpu_grid[0], 1.0, claim="bl8")
+    page = Page(bl8, PRESET="quick")
+    shown = page.deepest()
+    assert shown.preset == "cpu" and [r["key"] for r in shown.records] == [run_key(c) for c in cpu_grid]
+    assert shown.verdict is page.deeper_verdict() and shown.verdict.preset == "cpu"
+    seeded = Page(bl8, PRESET="quick", SEEDS="[0]")
+    assert seeded.deepest().preset == "quick" and seeded.deeper_verdict() is None
+
+
+def test_a_statement_that_does_not_hold_says_why_from_its_own_numbers():
+    """``why``: a failing statement's fitted seeds, value against the threshold and a shortcut's score; a not-fitted
+    one's fitted seeds; an inconclusive one's sign test; a not-run one's reason; nothing for one that holds."""
+    from dataclasses import replace
+
+    from statetrack.display.page import why
+
+    s = replace(_st("w"), shortcut=0.9, shortcut_name="the best predictor that sees only the last 40 letters")
+    fails = Outcome(s, "fails", 0.56, 0, 3, fitted=3)
+    assert why(fails) == ("Why: 3 of 3 seeds fitted their training lengths; the normalized test accuracy is "
+                          "0.560, below the ≥ 0.900 the rule sets; the best predictor that sees only the "
+                          "last 40 letters scores 0.900.")
+    negative = Outcome(_st("n", kind="does not learn", rule=at_most(0.1)), "fails", 0.4, 1, 3, fitted=3)
+    assert "is 0.400, above the ≤ 0.100 the rule sets" in why(negative)
+    assert why(Outcome(_st("f"), "not fitted", seeds=3, fitted=1)).startswith("Why: 1 of 3 seeds fitted")
+    assert "p = 0.250" in why(Outcome(_st("i"), "inconclusive", p_value=0.25))
+    assert why(Outcome(_st("r"), "not run", reason="not run at cpu: t is cut")) == "not run at cpu: t is cut."
+    assert why(Outcome(_st("h"), "holds", 0.95, 3, 3)) == ""

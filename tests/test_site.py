@@ -127,3 +127,52 @@ def test_a_figures_source_line_counts_the_runs_it_reads():
     assert source_line(rows).startswith("From 3 trained runs")  # (p, 0), (q, 0), (q, 1)
     assert source_line(rows.head(1)).startswith("From 1 trained run ")
     assert "no trained run" in source_line(None)
+
+
+def test_a_figures_source_line_sits_below_its_legends():
+    """``place_source`` puts the line under everything drawn, a legend at the figure's foot included (matplotlib's
+    own boxes, in display units), so no entry hides under it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from statetrack.display.page import place_source
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(6, 3))
+    a.plot([0, 1], [0, 1], label="one")
+    b.plot([0, 1], [1, 0], label="two")
+    b.legend(loc="lower right")
+    fig.legend(*a.get_legend_handles_labels(), loc="lower center", ncol=3)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    text = place_source(fig, "From 2 trained runs (run records in data/results/).")
+    renderer = fig.canvas.get_renderer()
+    box = text.get_window_extent(renderer)
+    for legend in (fig.legends[0], b.get_legend()):
+        assert box.y1 <= legend.get_window_extent(renderer).y0
+    assert box.y1 <= min(ax.get_tightbbox(renderer).y0 for ax in fig.axes)
+    plt.close(fig)
+
+
+def test_the_runbook_gives_each_paper_table_its_command_and_a_clone_line(monkeypatch):
+    """``site.paper_recipes``: a row per table a statement of the papers cites, whose command names its claims and
+    the table as ``--source`` takes it, with NE's 24 h a run as the bound; the clone line uses the repository the
+    build knows, else the checkout itself."""
+    import shlex
+
+    from statetrack.runs.store import run_key
+    from statetrack.site.paper_recipes import clone_markdown, recipes
+    from statetrack.verdicts.plan import plan
+
+    every = plan(["ne1", "ne4", "bl8"], "paper")
+    rows = {r["source"]: r for r in recipes(every)}
+    assert set(rows) == {"NE Table 3", "NE Table 5"}  # bl8's statement is ours: no paper table of its own
+    t3 = rows["NE Table 3"]
+    argv = shlex.split(t3["command"])
+    assert argv[:4] == ["statetrack", "sweep", "ne1", "ne4"] and argv[argv.index("--source") + 1] == "NE Table 3"
+    assert t3["runs"] == len({run_key(it.cfg) for it in plan(["ne1", "ne4"], "paper", source="NE Table 3")})
+    monkeypatch.delenv("STATETRACK_REPOSITORY", raising=False)
+    assert "git clone" not in clone_markdown()
+    monkeypatch.setenv("STATETRACK_REPOSITORY", "owner/statetrack")
+    monkeypatch.setenv("STATETRACK_COMMIT", "abc123")
+    assert "git clone https://github.com/owner/statetrack statetrack" in clone_markdown()
+    assert "git checkout abc123" in clone_markdown()

@@ -51,6 +51,33 @@ def test_dry_run_prints_cost_and_trains_nothing():
     assert _records() == []
 
 
+def test_one_paper_table_is_exactly_the_cells_its_statements_read():
+    """``--source "NE Table 3"``: the runs of ne1's and ne4's grids whose cell a Table 3 statement reads, each cell
+    checked here against the statements' own ``where`` (Table 5's column without a Table 3 entry is left out)."""
+    from statetrack.verdicts.plan import of_source, paper_sources
+    from statetrack.verdicts.registry import get_claim
+
+    assert paper_sources(["ne1", "ne4"])["NE Table 3"] == ["ne1", "ne4"]
+    every = plan(["ne1", "ne4", "bl7"], "paper")  # bl7 cites no NE table: none of its runs is picked
+    picked = plan(["ne1", "ne4", "bl7"], "paper", source="NE Table 3")
+    assert picked and {it.claim for it in picked} == {"ne1", "ne4"}
+    for claim in ("ne1", "ne4"):
+        c = get_claim(claim)
+        wheres = [s.where for s in c.statements() if s.source == "NE Table 3"] + \
+                 [s.against for s in c.statements() if s.source == "NE Table 3" and s.against]
+        cells = [c.cell_of({"config": it.cfg.to_dict()}) for it in every if it.claim == claim]
+        expected = [cell for cell in cells if any(all(cell.get(k) == v for k, v in w.items()) for w in wheres)]
+        assert [c.cell_of({"config": it.cfg.to_dict()}) for it in picked if it.claim == claim] == expected
+    assert len(of_source(plan(["ne4"], "paper"), "NE Table 5")) > len([it for it in picked if it.claim == "ne4"])
+    argv = ["sweep", "ne1", "ne4", "--preset", "paper", "--source", "NE Table 3", "--dry-run"]
+    out = subprocess.run(STATETRACK + argv, capture_output=True, text=True, env=os.environ)
+    assert out.returncode == 0 and out.stdout.splitlines()[-1].split()[1] == str(len(picked))
+    bad = subprocess.run(STATETRACK + ["sweep", "ne1", "--preset", "paper", "--source", "NE Table 9", "--dry-run"],
+                         capture_output=True, text=True, env=os.environ)
+    assert bad.returncode == 2 and "'NE Table 9'" in bad.stderr and "NE Table 3" in bad.stderr
+    assert "Traceback" not in bad.stderr and _records() == []
+
+
 def test_a_measured_dry_run_times_each_missing_setting_once(monkeypatch):
     """``--measure``: the missing runs' settings (seed and rate aside) are each timed once here, across claims; each
     missing run costs its setting's timing, and a run another claim holds is not counted twice."""

@@ -250,7 +250,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.measure and not args.dry_run:
         raise ConfigError(f"--measure {args.measure} is allowed only with --dry-run (it times steps, trains nothing)")
     if args.dry_run:
-        items = plan(args.ids, args.preset, args.pilot)
+        items = plan(args.ids, args.preset, args.pilot, args.source)
         dev = resolve_device(args.device).type if args.executor != "slurm" else "cuda"
         rows = dry_run(items, dev, stale=args.stale, measure_steps=args.measure or 0)
         if args.json:
@@ -272,7 +272,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
              "array": args.array_parallelism, "log_folder": args.log_folder}
     counts = sweep(args.ids, args.preset, executor=args.executor, workers=args.workers, device=args.device,
                    slurm=slurm, progress=not args.json, confirm_long=args.confirm_long, stale=args.stale,
-                   force=args.force, ignore_memory=args.ignore_memory, pilot=args.pilot)
+                   force=args.force, ignore_memory=args.ignore_memory, pilot=args.pilot, source=args.source)
     print(json.dumps(counts) if args.json else
           f"sweep done: {counts['trained']} trained, {counts['done']} already recorded, {counts['busy']} in progress "
           f"elsewhere, {counts['failed']} failed, of {counts['total']}")
@@ -497,6 +497,9 @@ def parser() -> argparse.ArgumentParser:
                    help="local processes (default: the number of CPU cores, or one per GPU on a GPU box)")
     s.add_argument("--device", default="auto")
     s.add_argument("--dry-run", action="store_true", help="print the grid and its estimated cost; run nothing")
+    s.add_argument("--source", metavar="TABLE",
+                   help='only the runs one table or figure of the papers reads, as its statements cite it, e.g. '
+                        '"NE Table 3" (the GPU runbook lists them)')
     s.add_argument("--measure", type=at_least(1, " steps"), default=None, metavar="STEPS",
                    help="with --dry-run: time STEPS training steps of each distinct setting on this machine (one "
                         "thread per run, as the sweep trains) instead of reading the records and the benchmark")

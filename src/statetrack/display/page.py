@@ -21,16 +21,17 @@ Used in: every claim notebook; ``statetrack.site.scoreboard`` (``chip``, ``decid
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from statetrack.display import tables
+from statetrack.display.metric_words import metric_words
 from statetrack.display.parameters import parameters as check_parameters
 from statetrack.runs.retired import retired_records
-from statetrack.runs.store import run_key
+from statetrack.runs.store import load_records, run_key
 from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.claim import Claim
 from statetrack.verdicts.numbers import number
-from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, run_claim
+from statetrack.verdicts.registry import CLAIMS, get_claim, run_claim
 from statetrack.verdicts.statements import Outcome, Verdict, is_experiment, matches, theory_tally
 
 #: sphinx-design badge colour per verdict word.
@@ -88,14 +89,40 @@ def origin(o: Outcome) -> str:
     return s.source if s.ours and s.source.startswith("ours") else f"{s.source}, {s.provenance}"
 
 
+def why(o: Outcome) -> str:
+    """One sentence of why a statement did not hold, from its outcome's own numbers ("" where it holds): a failing
+    one's seeds that fitted, its value with what it measures against the rule's threshold, and the score of a
+    predictor that does not track where the statement names one; a not-fitted one's fitted seeds; an inconclusive
+    one's sign test; a not-run one's reason."""
+    s = o.statement
+    if o.outcome == "not run":
+        return o.reason.rstrip(".") + "." if o.reason else ""
+    if o.outcome == "not fitted":
+        fitted = f"{o.fitted or 0} of {o.seeds} seeds" if o.seeds else "no seed"
+        return f"Why: {fitted} fitted their training lengths, so whether the model fails beyond them is not judged."
+    if o.outcome == "inconclusive":
+        test = f" (sign test p = {number(o.p_value)})" if o.p_value is not None else ""
+        return f"Why: the paired seeds decide it neither way{test}."
+    if o.outcome != "fails" or s.kind == "construction":
+        return ""
+    what = metric_words(s.rule.metric, s.kind == "comparison") or "its number"
+    fit = f"{o.fitted} of {o.seeds} seeds fitted their training lengths; " if o.fitted is not None and o.seeds else ""
+    side = "below the ≥" if s.rule.op == ">=" else "above the ≤"
+    short = (f"; {s.shortcut_name} scores {number(s.shortcut)}" if s.shortcut is not None and s.shortcut_name
+             else "")
+    return f"Why: {fit}the {what} is {number(o.value)}, {side} {number(s.rule.threshold)} the rule sets{short}."
+
+
 def item(o: Outcome) -> str:
     """One deciding statement as a line of the box: its outcome chip, the statement, where it comes from, the
-    paper's number (where the paper gives one) beside ours."""
+    paper's number (where the paper gives one; "secondary source" where it was read secondhand) beside ours."""
     s = o.statement
-    paper = f"paper {number(s.paper)}, " if s.paper is not None else ""
+    secondhand = " (secondary source)" if s.provenance == "secondary source" else ""
+    paper = f"paper {number(s.paper)}{secondhand}, " if s.paper is not None else ""
     caveat = " It fails against a secondary-sourced number, not the paper's own text." \
         if o.outcome == "fails" and s.provenance == "secondary source" else ""
-    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{caveat}"
+    because = f" {why(o)}" if o.outcome == "fails" else ""
+    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{because}{caveat}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -183,8 +210,8 @@ def cpu_part(deeper: Verdict) -> list[str]:
     for o in sorted(experiments, key=lambda o: ("fails", "holds", "inconclusive", "not fitted", "not run")
                     .index(o.outcome) if o.outcome in ("fails", "holds", "inconclusive", "not fitted", "not run")
                     else 5):
-        why = f" {o.reason.rstrip('.')}." if o.outcome not in ("holds",) and o.reason else ""
-        lines.append(item(o) + why)
+        because = f" {why(o)}" if o.outcome not in ("holds", "fails") and why(o) else ""
+        lines.append(item(o) + because)
     return lines + ["", ":::", ""]
 
 
@@ -208,12 +235,19 @@ def glue_values(**values: Any) -> None:
         glue(name, value, display=False)
 
 
+def device_label(name: str) -> str:
+    """A record's device name as a reader reads it: "(1 thread)", not the recorded "(1 threads)"."""
+    import re
+
+    return re.sub(r"\b1 threads\b", "1 thread", name)
+
+
 def provenance(records: list[dict], preset: str) -> dict[str, Any]:
     """What a page says of its runs: how many, their recorded minutes of training and evaluation, the device of the
     first, the preset."""
     return {"num_runs": len(records),
             "wall_minutes": sum(r["provenance"].get("wall_time_s", 0) for r in records) / 60,
-            "device_name": records[0]["provenance"]["device_name"], "preset": preset}
+            "device_name": device_label(records[0]["provenance"]["device_name"]), "preset": preset}
 
 
 def run_row(r: dict, cell: dict, config: dict, scores: dict, after: dict) -> dict[str, Any]:
@@ -398,9 +432,10 @@ def show_cells(v: Verdict, paper: dict[str, str] | None = None, digits: int = 3,
 RUN_COLUMNS = ("claim", "panel", "task", "model", "label", "eig_range", "setting", "seed", "lr")
 
 
-def source_line(reads: Any = None) -> str:
+def source_line(reads: Any = None, preset: str | None = None) -> str:
     """The line under a figure naming its source: "From N trained runs (run records in data/results/)." for the
-    records (or a frame with a ``key`` column) it ``reads``; with none, the computation made when the page is built."""
+    records (or a frame with a ``key`` column) it ``reads``, with "at preset P" where ``preset`` names it; with none,
+    the computation made when the page is built."""
     if reads is None:
         return "Computed from the theory when the page is built; it reads no trained run."
     if hasattr(reads, "columns"):  # a frame: a run is a key, else a (panel or model, ..., seed) combination
@@ -408,7 +443,31 @@ def source_line(reads: Any = None) -> str:
         keys = set(map(tuple, reads[ident].drop_duplicates().to_numpy()))
     else:
         keys = {r["key"] for r in reads}
-    return f"From {len(keys)} trained run{'s' if len(keys) != 1 else ''} (run records in data/results/)."
+    at = f" at preset {preset}" if preset else ""
+    return f"From {len(keys)} trained run{'s' if len(keys) != 1 else ''}{at} (run records in data/results/)."
+
+
+def place_source(fig: Any, line: str) -> Any:
+    """Write ``line`` under everything ``fig`` draws (axes, labels and legends, the figure's own included), so the
+    saved image's tight bounding box grows to hold it; returns the text. Raises ``ValueError`` if it still overlaps a
+    legend, which would hide the legend's entries."""
+    renderer = fig.canvas.get_renderer()
+    below = fig.get_tightbbox(renderer).y0 / fig.get_size_inches()[1]  # the lowest drawn point, in figure fractions
+    text = fig.text(0.01, below - 0.01, line, ha="left", va="top", fontsize=9, color="0.3")
+    box = text.get_window_extent(renderer)
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    if any(leg is not None and box.overlaps(leg.get_window_extent(renderer)) for leg in legends):
+        raise ValueError(f"the figure's source line {line!r} overlaps its legend")
+    return text
+
+
+class Deepest(NamedTuple):
+    """What a page's figures of trained runs read (``Page.deepest``): a preset, its default grid, its records and, at
+    a preset deeper than the page's, its verdict (None at the page's own: the page judges that one itself)."""
+    preset: str
+    grid: list
+    records: list[dict]
+    verdict: Verdict | None
 
 
 class Page:
@@ -423,6 +482,8 @@ class Page:
         self.options = {k: v for k, v in vars(self.params).items() if k not in STANDARD}
         self.grid = claim.grid(self.preset, seeds=self.params.seeds, **self.options)
         self.records: list[dict] = []
+        self._cpu: Deepest | None | bool = False  # not looked up yet (``_cpu_grid``)
+        self._glued_shown = False
 
     def run(self) -> list[dict]:
         """Load or train every run of the grid (``verdicts.registry.run_claim``) and glue ``provenance``; the
@@ -476,25 +537,46 @@ class Page:
         glue_values(verdict_word=v.label, **statement_values(v))
         return v
 
+    def _cpu_grid(self) -> Deepest | None:
+        """The cpu preset's grid, records and verdict, where the page shows ``quick`` with its default seeds and
+        options and the claim's cpu grid has every record (as ``verdicts.registry.all_verdicts`` reads it); else
+        None. Looked up once per page."""
+        if self._cpu is False:
+            self._cpu = None
+            if self.preset == "quick" and self.params.seeds is None and all(v is None for v in self.options.values()):
+                grid = self.declaration.grid("cpu")
+                records = load_records(grid)
+                if len(records) == len(grid):
+                    self._cpu = Deepest("cpu", grid, records, self.declaration.verdict(records, "cpu"))
+        return self._cpu
+
     def deeper_verdict(self) -> Verdict | None:
-        """The cpu preset's verdict beside the teaching preset's: where the page shows ``quick`` with its default
-        seeds and the claim's cpu grid has every record (``verdicts.registry.all_verdicts``); else None."""
-        if self.preset != "quick" or self.params.seeds is not None or any(v is not None for v in self.options.values()):
-            return None
-        return all_verdicts(self.claim, ["cpu"]).get("cpu")
+        """The cpu preset's verdict beside the teaching preset's (``_cpu_grid``); else None."""
+        cpu = self._cpu_grid()
+        return cpu.verdict if cpu else None
+
+    def deepest(self) -> Deepest:
+        """What the page's figures of trained runs read: the cpu preset's records where its grid is complete, not
+        empty, and the page shows ``quick`` with its defaults (``_cpu_grid``), else the page's own preset, grid and records (call it
+        after ``run``); glues its preset once as ``shown_preset`` for the captions."""
+        cpu = self._cpu_grid()
+        shown = cpu if cpu and cpu.records else Deepest(self.preset, self.grid, self.records, None)
+        if not self._glued_shown:
+            glue_values(shown_preset=shown.preset)
+            self._glued_shown = True
+        return shown
 
     def glue(self, **values: Any) -> None:
         """Glue each value under its name for the page's prose (``glue_values``)."""
         glue_values(**values)
 
-    def figure(self, name: str, fig: Any, reads: Any = None) -> None:
+    def figure(self, name: str, fig: Any, reads: Any = None, preset: str | None = None) -> None:
         """Glue a figure under ``name`` for the page's ``{glue:figure}`` directive, and close it. A line under the
         figure names its source (``source_line``): the trained runs it ``reads`` (records, or a frame with a
         ``key`` column) or, with none, the computation the page makes."""
         import matplotlib.pyplot as plt
         from myst_nb import glue
 
-        # Below everything drawn: the saved image's tight bounding box grows to hold it.
-        fig.text(0.01, -0.005, source_line(reads), ha="left", va="top", fontsize=9, color="0.3")
+        place_source(fig, source_line(reads, preset))
         glue(name, fig, display=False)
         plt.close(fig)

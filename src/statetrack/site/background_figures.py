@@ -3,8 +3,8 @@
 - ``unit_disk()``: the complex plane's unit disk with the eigenvalues a transition can reach, λ ∈ [0, 1] (Mamba,
   DeltaNet as published) against λ ∈ [−1, 1] (after NE's one-line change), and the m-th roots of unity
   e^{2πik/m} that counting mod m needs (m = 2: parity's −1; m = 3: a rotation no real eigenvalue gives).
-- ``hierarchy()``: BL's transition structures nested by what they contain (real diagonal ⊂ 2 × 2 blocks, rotations
-  among them, ⊂ full matrices), each beside what one layer of it tracks, in words.
+- ``hierarchy()``: BL's transition structures nested by what they contain (real diagonal ⊂ 2 × 2 rotations ⊂ dense
+  b × b blocks ⊂ full matrices), each beside what one layer of it tracks, in words, as the theory grid says.
 - ``write(folder)``: both as PNGs, with the MyST that shows them (alt text, caption, the code that drew them); the
   image paths are relative to ``book/``, where the including chapters live.
 
@@ -47,12 +47,17 @@ def unit_disk():
     return fig
 
 
-#: (structure, what it contains, what one layer of it tracks), innermost first
+#: (structure, what it contains, what one layer of it tracks), innermost first; each agrees with the theory grid's
+#: entry for the class (``theory.predictions``: real diagonal, rotation, block diagonal, dense)
 LEVELS = (
-    ("real diagonal (block size 1)", "commuting, real eigenvalues", "parity only with negative entries; no count mod m > 2"),
-    ("2 × 2 blocks", "rotations among them: complex eigenvalues", "counts mod m (a rotation by 2π/m per token)"),
-    ("full matrix", "any transition", "any finite state machine, non-abelian groups (S3, S5)"),
+    ("real diagonal", "commuting, real eigenvalues", "parity (negative entries); no count mod m > 2"),
+    ("2 × 2 rotations (R2)", "commuting, complex eigenvalues", "counts mod m; no non-abelian group"),
+    ("b × b dense blocks", "non-commuting within a block", "S3 at b = 2 (its faithful 2-dim. representation)"),
+    ("full matrix", "any transition", "any finite state machine, S5"),
 )
+#: Points of text on the image: the figure is drawn at its display width (``WIDTH_PX`` at ``DPI``), so these are
+#: the sizes a reader sees.
+LABEL_PT, DPI, WIDTH_PX = 11, 110, 760
 
 
 def hierarchy():
@@ -60,15 +65,16 @@ def hierarchy():
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 
-    fig, ax = plt.subplots(figsize=(7.2, 3.6))
-    colours = (BLUE, GREEN, ORANGE)
+    fig, ax = plt.subplots(figsize=(WIDTH_PX / DPI, 4.2))
+    colours = (GREY, BLUE, GREEN, ORANGE)
     for i, ((name, kind, tracks), colour) in enumerate(zip(reversed(LEVELS), reversed(colours))):
-        pad = 0.11 * i
-        ax.add_patch(FancyBboxPatch((pad, pad), 1 - 2 * pad, 1 - 2 * pad, boxstyle="round,pad=0.01",
+        pad, top = 0.06 * i, 1 - 0.09 * i
+        ax.add_patch(FancyBboxPatch((pad, 1 - top), 1.3 - 2 * pad, 2 * top - 1, boxstyle="round,pad=0.01",
                                     facecolor=colour, alpha=0.18, edgecolor=colour, lw=2))
-        ax.text(pad + 0.02, 1 - pad - 0.05, name.split(" (")[0], fontsize=10, weight="bold", va="top")
-        ax.text(1.08, 0.82 - 0.3 * i, f"{name}\n{kind}\ntracks: {tracks}", fontsize=9, va="top", color="black")
-    ax.set(xlim=(0, 2.4), ylim=(0, 1))
+        ax.text(pad + 0.03, top - 0.02, name, fontsize=LABEL_PT, weight="bold", va="top")
+        ax.text(1.38, 0.97 - 0.25 * i, name, fontsize=LABEL_PT - 1, weight="bold", va="top")
+        ax.text(1.38, 0.90 - 0.25 * i, f"{kind};\none layer tracks {tracks}", fontsize=LABEL_PT - 1, va="top")
+    ax.set(xlim=(0, 3.5), ylim=(0, 1))
     ax.axis("off")
     fig.tight_layout()
     return fig
@@ -79,10 +85,10 @@ FIGURES = {
                   "(orange), and the roots of unity counting mod 2 and mod 3 needs.",
                   "Real eigenvalues in [0, 1] reach neither −1 (parity) nor a complex root of unity (counting mod 3); "
                   "NE's change to [−1, 1] reaches −1."),
-    "hierarchy": (hierarchy, "BL's transition structures, nested: a real diagonal inside 2 × 2 blocks inside full "
-                  "matrices, each beside what one layer of it tracks.",
-                  "The more structure a transition keeps, the less one layer tracks: commuting transitions count, "
-                  "only full ones track non-abelian groups."),
+    "hierarchy": (hierarchy, "BL's transition structures, nested: a real diagonal inside 2 × 2 rotations inside "
+                  "dense blocks inside full matrices, each beside what one layer of it tracks.",
+                  "The more structure a transition keeps, the less one layer tracks: commuting transitions count; a "
+                  "non-abelian group needs blocks as large as its smallest faithful representation (2 for S3)."),
 }
 
 
@@ -96,8 +102,9 @@ def write(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, (draw, alt, caption) in FIGURES.items():
         fig = draw()
-        fig.savefig(folder / f"{name}.png", dpi=110)
+        fig.savefig(folder / f"{name}.png", dpi=DPI)
+        width = round(fig.get_figwidth() * DPI) if name == "hierarchy" else 520  # the hierarchy at its drawn size
         plt.close(fig)
         (folder / f"{name}.md").write_text(
-            f"```{{figure}} _generated/{name}.png\n:alt: {alt}\n:width: 520px\n\n{caption} Drawn when the book is built by "
+            f"```{{figure}} _generated/{name}.png\n:alt: {alt}\n:width: {width}px\n\n{caption} Drawn when the book is built by "
             f"`statetrack.site.background_figures.{draw.__name__}`.\n```\n")

@@ -35,6 +35,8 @@ from statetrack.site.theory_grid import theory_grid_markdown
 from statetrack.site.cpu_tier import cpu_plan_markdown
 from statetrack.site.scoreboard import budget_markdown, paper_cost_markdown, scoreboard_markdown
 from statetrack.site.paper_coverage import coverage_markdown
+from statetrack.site.paper_recipes import clone_markdown, recipes_markdown
+from statetrack.verdicts.plan import plan
 from statetrack.site.verdict_changes import changes_markdown
 
 BUILD = "_build"
@@ -207,7 +209,10 @@ def write_generated(folder: Path) -> None:
     from statetrack.site import background_figures
 
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "paper_cost.md").write_text(paper_cost_markdown())
+    paper = plan(list(CLAIMS), "paper")
+    (folder / "paper_cost.md").write_text(paper_cost_markdown(paper))
+    (folder / "paper_recipes.md").write_text(recipes_markdown(paper))
+    (folder / "clone.md").write_text(clone_markdown())
     (folder / "cpu_plan.md").write_text(cpu_plan_markdown())
     (folder / "scoreboard.md").write_text(scoreboard_markdown())
     (folder / "budget.md").write_text(budget_markdown())

@@ -11,31 +11,34 @@ from statetrack.verdicts import cpu, cpu_plan
 from statetrack.verdicts.registry import CLAIMS, get_claim
 
 
-def recorded_runs(table: str) -> tuple[int, int]:
-    """(cpu runs of ``table`` with a record, cpu runs of it), over every claim that derives its cpu grid from its
-    paper cells (x1 holds its owners' runs; ne7's byte tables are its own grid's corpora), each run once."""
-    runs = {}
+def recorded_runs() -> dict[str, tuple[int, int]]:
+    """Each table the plan runs (``cpu.BUDGETS``) → (its cpu runs with a record, its cpu runs), over every claim that
+    derives its cpu grid from its paper cells (x1 holds its owners' runs; ne7's byte tables are its own grid's
+    corpora), each run once; every claim's grids are built once."""
+    runs: dict[str, dict] = {t: {} for t in cpu.BUDGETS}
     for c in CLAIMS:
         claim = get_claim(c)
-        if c == "ne7":
-            corpora = {p.task.corpus for p in claim.grid(cpu.SOURCE) if cpu.table_of(p) == table}
-            cfgs = claim.grid(cpu.PRESET, corpora=sorted(corpora)) if corpora else []
-        elif claim.cpu_grid is None:
-            paper = claim.grid(cpu.SOURCE)
-            cfgs = cpu.derive(paper, claim.grid("quick"), budgets={table: cpu.BUDGETS[table]}) \
-                if table in cpu.tables(paper) else []
-        else:
+        if c != "ne7" and claim.cpu_grid is not None:
             continue
-        runs.update((store.run_key(cfg), cfg) for cfg in cfgs)
-    cfgs = list(runs.values())
-    return len(store.load_records(cfgs)), len(cfgs)
+        paper = claim.grid(cpu.SOURCE)
+        quick = claim.grid("quick") if c != "ne7" else []
+        for table in cpu.tables(paper):
+            if table not in cpu.BUDGETS:
+                continue
+            if c == "ne7":
+                corpora = sorted({p.task.corpus for p in paper if cpu.table_of(p) == table})
+                cfgs = claim.grid(cpu.PRESET, corpora=corpora)
+            else:
+                cfgs = cpu.derive(paper, quick, budgets={table: cpu.BUDGETS[table]})
+            runs[table].update((store.run_key(cfg), cfg) for cfg in cfgs)
+    return {t: (len(store.load_records(list(r.values()))), len(r)) for t, r in runs.items()}
 
 
 def cpu_plan_markdown() -> str:
     """The plan as a table: paper table (task, group or corpus, training lengths, the paper's steps), the claims
     whose paper cells it holds (with their sources), the cpu budget or why it is not run, the estimated verdict
     CPU-hours, and the runs recorded."""
-    tables = cpu_plan.plan()
+    tables, recorded = cpu_plan.plan(), recorded_runs()
     lines = ["| paper table (task, training lengths, paper's steps) | claims | at `cpu` | est. CPU-hours | recorded |",
              "|---|---|---|---|---|"]
     order = sorted(tables.values(), key=lambda t: (t.status != "run", t.name))
@@ -43,7 +46,7 @@ def cpu_plan_markdown() -> str:
         claims = ", ".join(f"{{ref}}`{c} <{c}>` ({get_claim(c).paper} {get_claim(c).source})" for c in t.claims)
         if t.status == "run":
             at = f"{cpu.BUDGETS[t.name]:,} steps"
-            done, total = recorded_runs(t.name)
+            done, total = recorded[t.name]
             rec = f"{done} of {total}"
         else:
             at, rec = "not run: " + cpu_plan.reason(t.name).split(": ", 1)[-1], "–"

@@ -23,11 +23,13 @@ from statetrack.verdicts.registry import CLAIMS, all_verdicts, get_claim, record
 from statetrack.verdicts.statements import Outcome, tally, theory_tally
 from statetrack.runs import store
 from statetrack.verdicts.plan import dry_run, plan
-from statetrack.display.page import chip, deciding, decisive
+from statetrack.display.metric_words import metric_words
+from statetrack.display.page import chip, deciding, decisive, device_label
 
 
 def _tally(t: dict[str, int]) -> str:
-    return f"{t['held']}/{t['judged']}" + (f" (+{t['not_run']} not run)" if t["not_run"] else "")
+    return (f"{t['held']}/{t['judged']}" if t["judged"] else "none decided") + \
+        (f" (+{t['not_run']} not run)" if t["not_run"] else "")
 
 
 def rows() -> list[dict[str, Any]]:
@@ -79,17 +81,23 @@ NBSP = "\u00a0"
 
 
 def deciding_number(st: dict[str, Any] | None) -> str:
-    """The number behind a claim's word, from its decisive statement (``Outcome.to_dict``): ours beside the paper's
-    number, or beside the rule's threshold where the paper gives none; a construction statement's checks that hold."""
+    """The number behind a claim's word, from its decisive statement (``Outcome.to_dict``), with what it measures
+    (``metric_words``): ours beside the paper's number ("secondary source" for a number read secondhand; what ours
+    stands in for where the statement is ours), or beside the rule's threshold where the paper gives none; a
+    construction statement's checks that hold."""
     if st is None:
         return "–"
     if st["kind"] == "construction":
         return "–" if st["seeds"] is None else f"{st['seeds_pass']} of {st['seeds']} checks"
     other = f"paper {number(st['paper'])}" if st["paper"] is not None else \
         f"needs {'≥' if st['op'] == '>=' else '≤'} {st['threshold']:.3g}"
-    if st.get("outcome") == "fails" and st.get("provenance") == "secondary source":
-        other += ", secondary-sourced"
-    return f"{number(st['value'])} ({other})".replace(" ", NBSP)  # one line in a narrow column
+    if st.get("provenance") == "secondary source":
+        other += ", secondary source"
+    if st.get("ours") and st["paper"] is not None:  # ours beside a paper number: say what it stands in for
+        other += f"; ours, {st['source'].removeprefix('ours (').removesuffix(')')}"
+    what = metric_words(st.get("metric"), st["kind"] == "comparison")
+    head = f"{number(st['value'])} ({other})".replace(" ", NBSP)  # the number and its yardstick stay on one line
+    return f"{head}, {what}" if what else head
 
 
 def _side_cell(t: dict[str, int], name: str) -> str:
@@ -154,28 +162,33 @@ def coverage_sentence(totals: dict[str, dict[str, dict[str, int]]]) -> str:
 
 def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
                         totals: dict[str, dict[str, dict[str, int]]] | None = None) -> str:
-    """The scoreboard as MyST, about one screen: the coverage sentence (``coverage_totals``); per claim a coloured
-    verdict chip with its coverage, the number behind the word and how many of the deciding statements hold; then,
-    folded, the claims' sources with the paper preset, and every statement with the seeds that pass. ``table``:
-    ``rows()``, ``totals``: ``coverage_totals()`` (each computed when not given)."""
+    """The scoreboard as MyST, one screen: per claim (its id and title) a coloured verdict chip with its coverage and
+    any inconclusive statements, the number behind the word with what it measures, and the word at the cpu preset;
+    then, folded, the coverage sentence (``coverage_totals``) with each claim's counts per outcome, the claims'
+    sources with the paper preset, and every statement with the seeds that pass. ``table``: ``rows()``, ``totals``:
+    ``coverage_totals()`` (each computed when not given)."""
     table = rows() if table is None else table
     totals = coverage_totals() if totals is None else totals
-    lines = ["| claim | verdict | deciding number | experiments | theory | preset | at `cpu` |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| claim | verdict | the number behind it | at `cpu` |", "|---|---|---|---|"]
+    counts = ["| claim | preset | experiments (the papers'; ours apart) | theory |", "|---|---|---|---|"]
     for r in table:
-        name = f"{{ref}}`{r['claim']} <{r['claim']}>`"
+        name = f"{{ref}}`{r['claim']} · {r['title']} <{r['claim']}>`"
         if "preset" not in r:
-            lines.append(f"| {name} | {r['status']} | – | – | – | – | – |")
+            lines.append(f"| {name} | {r['status']} | – | – |")
             continue
-        word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
-        lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
-                     f"{theory_cell(r)} | `{r['preset']}` | {_paper_cell(r['cpu_preset']) if 'cpu_preset' in r else '–'} |")
+        unsure = r["paper_statements"]["inconclusive"] + r["our_statements"]["inconclusive"]
+        word = (chip(r["status"], r.get("label")) + (f" ({unsure} inconclusive)" if unsure else "")
+                + (" (stale)" if r["stale"] else "") + ("" if r["preset"] == "quick" else f" at `{r['preset']}`"))
+        cpu = _paper_cell(r["cpu_preset"]) if "cpu_preset" in r else "–"
+        lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {cpu} |")
+        counts.append(f"| {r['claim']} | `{r['preset']}` | {statements_cell(r)} | {theory_cell(r)} |")
     built = [r for r in table if "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "supported", "partly reproduced",
                                                                 "not reproduced", "undecided", "not run at this preset")}
     count["ours only"] = sum(r["status"].startswith("ours only") for r in built)
-    lines = [coverage_sentence(totals), ""] + lines
-    lines += ["", "Of the " + str(len(built)) + " claims with records: " + ", ".join(
+    lines += ["", ":::{dropdown} How many statements each claim decides, and how much of the papers is tested", "",
+              coverage_sentence(totals), "", *counts, "",
+              "Of the " + str(len(built)) + " claims with records: " + ", ".join(
         f"{n} {w}" for w, n in count.items() if n) + ". A claim's word comes from its experiments (trained "
         "statements) alone and counts every one of the paper's, at every preset: *reproduced* when all are decided "
         "(hold or fail) at its preset and all hold, *supported, k of n decided* when every decided one holds but not "
@@ -183,10 +196,11 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
         "theorem's bound is violated, *undecided* when some were tested but none decided; where none of the paper's "
         "is decided, *ours only: k of n hold*. The chip adds *k of n decided* whenever not all are. A statement "
         "that a model does not learn something "
-        "is judged only on runs that fitted their training lengths (else *not fitted*). The theory column counts the "
-        "exact checks, apart. The "
-        "deciding number is that of a failing statement where one fails, else of the claim's headline statement. "
-        "Generated from the run records when this book was built (`statetrack verify --json`).", ""]
+        "is judged only on runs that fitted their training lengths, or beside a positive control of the same model "
+        "that did (else *not fitted*). The theory column counts the exact checks, apart. The "
+        "number behind the word is that of a failing statement where one fails, else of the claim's headline "
+        "statement. Generated from the run records when this book was built (`statetrack verify --json`).", "", ":::",
+              ""]
     lines += [":::{dropdown} The claims, their sources and the paper preset", "",
               "| claim | source | claim in short | paper preset |", "|---|---|---|---|"]
     for r in table:
@@ -217,10 +231,8 @@ def _duration(seconds: float) -> str:
 
 
 def _devices(recs: list[dict[str, Any]]) -> str:
-    """The distinct devices the records were made on, as their provenance names them ("1 thread", not "1 threads")."""
-    import re
-
-    names = dict.fromkeys(re.sub(r"\b1 threads\b", "1 thread", r["provenance"].get("device_name", "?")) for r in recs)
+    """The distinct devices the records were made on, as their provenance names them (``page.device_label``)."""
+    names = dict.fromkeys(device_label(r["provenance"].get("device_name", "?")) for r in recs)
     return ", ".join(names) or "–"
 
 
@@ -290,11 +302,12 @@ def recorded_hours(claim_id: str, preset: str = "paper") -> float:
     return sum(r["provenance"]["train_time_s"] for r in recs if r["status"] == "ok") / 3600
 
 
-def paper_cost_markdown() -> str:
-    """Per built claim: runs of the paper grid, how many are recorded and their measured training hours, the
-    estimated training hours for the rest (``sweep.dry_run``)."""
+def paper_cost_markdown(items: list | None = None) -> str:
+    """Per built claim: runs of the paper grid (``items``: ``plan(list(CLAIMS), "paper")``, made here when None), how
+    many are recorded and their measured training hours, the estimated training hours for the rest
+    (``sweep.dry_run``)."""
 
-    rows = dry_run(plan(list(CLAIMS), "paper"), "cuda")
+    rows = dry_run(plan(list(CLAIMS), "paper") if items is None else items, "cuda")
     source = rows[0]["throughput_from"] if rows else "–"
     lines = ["| claim | runs at paper | recorded | measured hours of the recorded | estimated hours for the rest |",
              "|---|---|---|---|---|"]

@@ -102,8 +102,9 @@ def _devices(device: str, workers: int) -> list[str]:
 def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int = 1, device: str = "auto",
           slurm: dict[str, Any] | None = None, progress: bool = True, confirm_long: bool = False,
           stale: bool = False, force: bool = False, log=print, ignore_memory: bool = False,
-          pilot: bool = False) -> dict[str, int]:
-    """Run every missing run of the claims' grids (their recorded pilots with ``pilot``) (every stale one too with ``stale``, every one with ``force``,
+          pilot: bool = False, source: str | None = None) -> dict[str, int]:
+    """Run every missing run of the claims' grids (their recorded pilots with ``pilot``; one paper table's runs with
+    ``source``: ``verdicts.plan.of_source``) (every stale one too with ``stale``, every one with ``force``,
     each once: ``results.forcing``); returns counts of trained, done, busy and failed runs. Each missing run's
     estimated memory is checked against this machine's device (``verdicts.registry.preflight``) unless ``ignore_memory``
     or the runs go to Slurm (whose nodes are not this machine)."""
@@ -111,7 +112,7 @@ def sweep(ids: Sequence[str], preset: str, executor: str = "local", workers: int
         raise ConfigError(f"unknown executor {executor!r}; allowed: {', '.join(EXECUTORS)}")
     if not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"--workers {workers!r} is not allowed: it must be an integer >= 1")
-    items = plan(ids, preset, pilot)
+    items = plan(ids, preset, pilot, source)
     for claim in dict.fromkeys(it.claim for it in items):  # records, folder and device checked first
         preflight(claim, preset, device=device, confirm_long=confirm_long or executor == "slurm",
                   ignore_memory=ignore_memory or executor == "slurm")

@@ -42,6 +42,7 @@ from statetrack.check import Check
 from statetrack.runs.provenance import _local_imports, cpu_kind, executable_source, hashed_name, repo_root
 from statetrack.runs.store import paper_dir, write_record
 from statetrack.theory.threads import single_thread
+from statetrack.verdicts import cpu
 
 CACHE_DIR = "STATETRACK_CACHE_DIR"
 _SCALARS = (str, bool, int, float, type(None))  # what JSON gives back as the same type and value
@@ -140,7 +141,8 @@ def _keepable(checks: list[Check]) -> bool:
 def cached_checks(claim: Any, preset: str) -> list[Check]:
     """A declared claim's ``checks(preset)`` (``verdicts.claim.Claim``): the kept entry under ``check_key`` where there
     is one, else computed and kept (older entries of the same claim and preset are removed). A folder that cannot be
-    written keeps nothing."""
+    written keeps nothing. The cpu preset's checks are the quick preset's (``verdicts.cpu.CHECKS_AT``), kept once."""
+    preset = cpu.CHECKS_AT if preset == cpu.PRESET else preset
     module = f"statetrack.claims.{claim.id}.claim"
     key = check_key(module, preset)
     path = entry_path(module, preset, key)

@@ -21,6 +21,7 @@ from statetrack.runs.cost import estimate_seconds, seconds_each, throughput
 from statetrack.runs.store import run_key, run_state
 from statetrack.verdicts import pilots
 from statetrack.verdicts.recipes import check_preset
+from statetrack.verdicts.statements import matches
 from statetrack.verdicts.registry import CLAIMS, get_claim, select
 
 
@@ -32,10 +33,15 @@ class Item:
     cfg: RunConfig
 
 
-def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
+def plan(ids: Sequence[str], preset: str, pilot: bool = False, source: str | None = None) -> list[Item]:
     """Every run of the claims' grids at ``preset`` (``ids`` may be ["all"]), claim by claim, in grid order; with
     ``pilot``, the runs of their recorded pilots at ``preset`` instead (``pilots.of``, seeds 100 and up; ``ids``
-    must name claims that have pilots there, or be ["all"]: every claim that has)."""
+    must name claims that have pilots there, or be ["all"]: every claim that has); with ``source`` (e.g. "NE Table
+    3"), only the runs whose cells that table's or figure's statements read (``of_source``)."""
+    if source is not None:
+        if pilot:
+            raise ConfigError("--source picks a paper table's verdict runs; it is not allowed with --pilot")
+        return of_source(plan(ids, preset), source)
     check_preset(preset)
     every = "all" in ids
     ids = select(ids)
@@ -56,6 +62,39 @@ def plan(ids: Sequence[str], preset: str, pilot: bool = False) -> list[Item]:
                               f"{', '.join(found[i])}")
         items += [Item(i, cfg) for cfg in found[i][preset]]
     return items
+
+
+def paper_sources(ids: Sequence[str] = ("all",)) -> dict[str, list[str]]:
+    """Each table or figure the papers' statements of the claims ``ids`` cite (their ``source``, e.g. "NE Table 3") →
+    the claims whose statements cite it, in book order. Statements marked ours are left out: they stand in for a
+    source, they are not it."""
+    out: dict[str, list[str]] = {}
+    for i in select(ids):
+        for s in get_claim(i).statements():
+            if not s.ours and s.kind != "construction" and i not in out.get(s.source, []):
+                out.setdefault(s.source, []).append(i)
+    return out
+
+
+def of_source(items: Sequence[Item], source: str) -> list[Item]:
+    """The runs of ``items`` whose cell a statement of the papers citing ``source`` (exactly, as ``paper_sources``
+    lists it) reads: its own cells, those it is compared with and its positive control. An unknown source stops
+    with the sources the claims of ``items`` cite."""
+    ids = list(dict.fromkeys(it.claim for it in items))
+    cited = paper_sources(ids) if ids else {}
+    if source not in cited:
+        raise ConfigError(f"--source {source!r} is not a table or figure these claims' statements cite; allowed: "
+                          + "; ".join(sorted(cited)))
+    sides: dict[str, list[dict]] = {}
+    for i in cited[source]:
+        sides[i] = [w for s in get_claim(i).statements() if s.source == source and not s.ours
+                    for w in (s.where, s.against, s.control) if w is not None]
+    out = []
+    for it in items:
+        cell = get_claim(it.claim).cell_of({"config": it.cfg.to_dict()})
+        if any(matches(cell, w) for w in sides.get(it.claim, ())):
+            out.append(it)
+    return out
 
 
 def keeps_weights(claim: str) -> bool:

@@ -677,10 +677,10 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     rows += [c.row() for c in checks]
     word = verdict_word(outcomes)
     paper, ours, theory = tally(outcomes, False), tally(outcomes, True), theory_tally(outcomes)
-    line = (f"{claim} verdict ({preset}): {labelled(word, outcomes).upper()}: experiments: {paper['held']}/"
-            f"{paper['judged']} of the paper's hold")
+    line = f"{claim} verdict ({preset}): {labelled(word, outcomes).upper()}: experiments: " + (
+        f"{paper['held']}/{paper['judged']} of the paper's hold" if paper["judged"] else "none of the paper's decided")
     if ours["total"]:
-        line += f", ours {ours['held']}/{ours['judged']}"
+        line += ", ours " + (f"{ours['held']}/{ours['judged']}" if ours["judged"] else "none decided")
     unfit = paper["not_fitted"] + ours["not_fitted"]
     line += f", {unfit} not fitted" if unfit else ""
     unsure = paper["inconclusive"] + ours["inconclusive"]
@@ -688,7 +688,10 @@ def decide(claim: str, preset: str, records: Sequence[dict[str, Any]], statement
     skipped = paper["not_run"] + ours["not_run"]
     line += f", {skipped} not run" if skipped else ""
     t = [theory[k] for k in ("paper", "ours")]
-    line += f"; theory: {sum(x['held'] for x in t)}/{sum(x['judged'] for x in t)} hold"
+    if sum(x["judged"] for x in t):
+        line += f"; theory: {sum(x['held'] for x in t)}/{sum(x['judged'] for x in t)} hold"
+    elif theory["implementation"]["total"]:
+        line += "; theory: none judged"
     if theory["implementation"]["total"]:
         line += f" (+ {theory['implementation']['held']}/{theory['implementation']['judged']} implementation checks)"
     failing = [o.statement.id for o in outcomes if o.outcome == "fails"]

@@ -1,7 +1,7 @@
 """Figures for NE §5.3 in miniature (claim ne7): training loss curves and perplexity by position.
 
-- ``loss_curves``: one panel per corpus, one line per run (the smoothed training loss against the
-  step), colour by model and eigenvalue range: the stability picture of NE Fig. 9.
+- ``loss_curves``: one panel per corpus, one thin line per run (the smoothed training loss against the
+  step) and the seeds' median thick, colour by model and eigenvalue range: the stability picture of NE Fig. 9.
 - ``ppl_by_position``: one panel per corpus, test perplexity against the position in a window longer
   than the training context, which is shaded: NE Figs. 5 and 10 in miniature.
 - ``lm_explorer``: the same two frames as small multiples of every run and seed (Vega-Lite, no kernel needed;
@@ -31,11 +31,23 @@ from statetrack.claims.ne7.page import lm_curves
 NAMES = {"deltanet": "DeltaNet", "mamba": "Mamba", "transformer": "Transformer"}
 
 
-STYLES = ["-", "--", ":", "-."]
-
-
 def _series(model: str, eig: str) -> str:
     return f"{NAMES.get(model, model)} {eig}".strip()
+
+
+def _seed_lines(ax, frame: pd.DataFrame, x: str, y: str) -> None:
+    """One legend entry per model and range: each seed a thin line of the series' colour, and where there are
+    several seeds their median at each ``x`` a thick one (with markers, so a series drawn under another shows)."""
+    markers = ["o", "s", "^", "D"]
+    for i, ((model, eig), runs) in enumerate(frame.groupby(["model", "eig_range"], sort=True)):
+        color, seeds = model_color(model, eig), runs["seed"].nunique()
+        if seeds > 1:
+            for _, run in runs.groupby("seed", sort=True):
+                ax.plot(run[x], run[y], color=color, lw=0.6, alpha=0.4)
+        mid = runs.groupby(x, sort=True)[y].median()  # the run itself where there is one seed
+        label = _series(model, eig) + (f" (median of {seeds} seeds)" if seeds > 1 else "")
+        ax.plot(mid.index, mid.to_numpy(), color=color, lw=2.0 if seeds > 1 else 1.4, marker=markers[i % len(markers)],
+                markevery=max(1, len(mid) // 8), ms=4, label=label)
 
 
 def _panels(frame: pd.DataFrame, corpora: Sequence[str], ylabel: str, title: str | None):
@@ -71,9 +83,7 @@ def loss_curves(frame: pd.DataFrame, corpora: Sequence[str], title: str | None =
     fig, axes = _panels(frame, corpora, "training loss", title)
     for ax, corpus in zip(axes, corpora):
         sub = frame[frame["corpus"] == corpus]
-        for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
-            ax.plot(run["step"], run["loss"], color=model_color(model, eig), lw=1.4,
-                    ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
+        _seed_lines(ax, sub, "step", "loss")
         ax.set_title(f"corpus: {corpus}", fontsize=12)
         ax.set_xlabel("training step", fontsize=11)
         if len(sub):
@@ -93,9 +103,7 @@ def ppl_by_position(frame: pd.DataFrame, corpora: Sequence[str], context: int, t
     fig, axes = _panels(frame, corpora, "perplexity", title)
     for ax, corpus in zip(axes, corpora):
         sub = frame[frame["corpus"] == corpus]
-        for (model, eig, seed), run in sub.groupby(["model", "eig_range", "seed"], sort=True):
-            ax.plot(run["position"], run["ppl"], color=model_color(model, eig), lw=1.4, marker=".",
-                    ls=STYLES[int(seed) % len(STYLES)], label=f"{_series(model, eig)}, seed {seed}")
+        _seed_lines(ax, sub, "position", "ppl")
         ax.axvspan(0, context, color="0.85", alpha=0.5, lw=0)
         ax.axvline(context, color="0.4", ls="--", lw=0.8)
         ax.set_title(f"corpus: {corpus}", fontsize=12)
