@@ -30,7 +30,7 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
     items = [line for line in box.splitlines() if line.startswith("- ")]
     # the paper's statements decide (ours is counted in the reason line only); the failing one comes first
     assert items == ["- {bdg-danger}`fails` claim b | piped. *NE Table 3, paper text*: paper 1.000, ours 0.500 "
-                     "(best of seeds). Why: the normalized test accuracy is 0.500, below the ≥ 0.900 "
+                     "(best of seeds). Why: the normalized accuracy at the test lengths is 0.500, below the ≥ 0.900 "
                      "the rule sets.",
                      "- {bdg-success}`holds` claim a | piped. *NE Table 3, paper text*: paper 1.000, ours 0.950 "
                      "(best of seeds)."]
@@ -225,8 +225,8 @@ def test_a_statement_that_does_not_hold_says_why_from_its_own_numbers():
 
     s = replace(_st("w"), shortcut=0.9, shortcut_name="the best predictor that sees only the last 40 letters")
     fails = Outcome(s, "fails", 0.56, 0, 3, fitted=3)
-    assert why(fails) == ("Why: 3 of 3 seeds fitted their training lengths; the normalized test accuracy is "
-                          "0.560, below the ≥ 0.900 the rule sets; the best predictor that sees only the "
+    assert why(fails) == ("Why: 3 of 3 seeds fitted their training lengths; the normalized accuracy at the test "
+                          "lengths is 0.560, below the ≥ 0.900 the rule sets; the best predictor that sees only the "
                           "last 40 letters scores 0.900.")
     negative = Outcome(_st("n", kind="does not learn", rule=at_most(0.1)), "fails", 0.4, 1, 3, fitted=3)
     assert "is 0.400, above the ≤ 0.100 the rule sets" in why(negative)

@@ -39,27 +39,24 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
     totals = {"quick": {"paper": _t(3, 4, not_run=5, not_fitted=1), "ours": _t(2, 2)},
               "paper": {"paper": _t(not_run=10), "ours": _t(not_run=2)}}
     text = scoreboard_markdown(table, totals)
-    board = text.split("\n\n")[0].splitlines()
-    assert board[0] == "| claim | verdict | the number behind it | at `cpu` |"  # the table opens the scoreboard
-    cells = {re.search(r"`(\w+) ·", r).group(1): r.split(" | ")[1:] for r in board[2:]}
-    assert board[2].startswith("| {ref}`ne1 · title of ne1 <ne1>` |")  # the id first, then the title
-    assert cells["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "– |"]  # no cpu state given
-    assert cells["bl3"][:2] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)"]
-    assert cells["bl4"][:2] == ["{bdg-secondary}`ours only: 2 of 3 hold`", "0.980\u00a0(needs\u00a0≤\u00a00.402)"]
+    sentence, board = text.split("\n\n")[0], text.split("\n\n")[1].splitlines()
+    assert sentence == ("**How much of the papers is tested.** Of the 10 experiment statements the claims read from "
+                        "the two papers, at `quick` 4 are decided (3 hold, 1 fails), 1 not fitted, 0 inconclusive and 5 "
+                        "not run; at `paper` 0 are decided (0 hold, 0 fail), 0 not fitted, 0 inconclusive and 10 not "
+                        "run (our own 2 statements apart).")
+    assert board[0] == "| claim | verdict | deciding number | experiments | theory | preset | at `cpu` |"
+    cells = {re.search(r"`(\w+) <", r).group(1) if "{ref}" in r else r.split(" | ")[0][2:]: r.split(" | ")[1:]
+             for r in board[2:]}
+    assert cells["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "8 of 8 hold", "–",
+                            "`quick`", "– |"]  # a row without the cpu preset's state shows none
+    assert cells["bl3"][:3] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)",
+                                "0 of 2 hold (1 not fitted) · ours: 3 of 3 hold (9 not run)"]  # ours apart
+    assert cells["bl4"][:3] == ["{bdg-secondary}`ours only: 2 of 3 hold`", "0.980\u00a0(needs\u00a0≤\u00a00.402)",
+                                "ours: 2 of 3 hold"]
     assert cells["ne6"][0] == "{bdg-secondary}`not run at this preset`"
+    assert cells["ne6"][2] == "none judged"  # never "0/0"
+    assert cells["bl1"][2:4] == ["none judged", "4 of 4"]  # the theory apart: implementation checks not counted
     assert cells["zz9"][0] == "not run"  # no preset has all its records
-    # folded below: the coverage sentence and each claim's counts per outcome, the theory apart
-    start = text.index(":::{dropdown} How many statements")
-    folded = text[start:text.index("\n:::\n", start)]
-    assert ("**How much of the papers is tested.** Of the 10 experiment statements the claims read from "
-            "the two papers, at `quick` 4 are decided (3 hold, 1 fails), 1 not fitted, 0 inconclusive and 5 "
-            "not run; at `paper` 0 are decided (0 hold, 0 fail), 0 not fitted, 0 inconclusive and 10 not "
-            "run (our own 2 statements apart).") in folded
-    counts = {r.split(" | ")[0][2:]: r.split(" | ")[1:] for r in folded.splitlines() if r.startswith("| ")}
-    assert counts["bl3"][1] == "0 of 2 hold (1 not fitted) · ours: 3 of 3 hold (9 not run)"  # ours apart
-    assert counts["bl4"][1] == "ours: 2 of 3 hold"
-    assert counts["ne6"][1] == "none judged"  # never "0/0"
-    assert counts["bl1"][1:3] == ["none judged", "4 of 4 |"]  # the theory apart: implementation checks not counted
     assert "0/0" not in text
     one = {"quick": {"paper": _t(1, 1, not_run=2), "ours": _t()}}
     assert "at `quick` 1 is decided (1 holds, 0 fail)" in scoreboard_markdown(table, one)
@@ -76,14 +73,13 @@ def test_the_chip_carries_the_coverage_and_a_row_says_what_is_inconclusive():
                paper={**_t(4, 4, not_run=2), "inconclusive": 2, "total": 8})
     row["label"] = "supported, 4 of 8 decided"
     totals = {"quick": {"paper": _t(4, 4, not_run=4), "ours": _t()}}
-    text = scoreboard_markdown([row], totals)
-    cells = text.split("\n\n")[0].splitlines()[2].split(" | ")[1:]
-    assert cells[0] == "{bdg-info}`supported, 4 of 8 decided` (2 inconclusive)"  # the row says it
-    counts = [r for r in text.splitlines() if r.startswith("| ne7 | ")]
-    assert counts[0].split(" | ")[2] == "4 of 4 hold (2 inconclusive, 2 not run)"
+    board = scoreboard_markdown([row], totals).split("\n\n")[1].splitlines()
+    cells = board[2].split(" | ")[1:]
+    assert cells[0] == "{bdg-info}`supported, 4 of 8 decided`"
+    assert cells[2] == "4 of 4 hold (2 inconclusive, 2 not run)"
     row["paper_statements"] = {**_t(not_run=3), "inconclusive": 2, "total": 5}
-    counts = [r for r in scoreboard_markdown([row], totals).splitlines() if r.startswith("| ne7 | ")]
-    assert counts[0].split(" | ")[2] == "none decided (2 inconclusive, 3 not run)"
+    cells = scoreboard_markdown([row], totals).split("\n\n")[1].splitlines()[2].split(" | ")[1:]
+    assert cells[2] == "none decided (2 inconclusive, 3 not run)"
 
 
 def test_the_deciding_number_says_what_it_measures_and_where_it_comes_from():
@@ -95,12 +91,12 @@ def test_the_deciding_number_says_what_it_measures_and_where_it_comes_from():
 
     loss = deciding_number(_st(kind="comparison", value=0.135, paper=None, op="<=", threshold=0.555,
                                metric="val_loss"))
-    assert loss == f"0.135{NBSP}(needs{NBSP}≤{NBSP}0.555), difference in validation loss, nats/byte"
+    assert loss == f"0.135{NBSP}(needs{NBSP}≤{NBSP}0.555), difference in validation loss, nats per byte"
     bl = deciding_number(_st(value=0.5, paper=0.99, provenance="secondary source", outcome="holds"))
     assert bl == f"0.500{NBSP}(paper{NBSP}0.990,{NBSP}secondary{NBSP}source)"
     ours = deciding_number(_st(value=0.03, ours=True, source="ours (stand-in for BL's m = 50)",
                                metric="ood_normalized"))
     assert "ours,\u00a0stand-in\u00a0for\u00a0BL's\u00a0m\u00a0=\u00a050" in ours
-    assert ours.endswith(", normalized test accuracy")
+    assert ours.endswith(", normalized accuracy at the test lengths")
     used = {s.rule.metric for c in CLAIMS.values() for s in c.statements() if s.kind != "construction"}
     assert used <= set(METRIC_WORDS), sorted(used - set(METRIC_WORDS))

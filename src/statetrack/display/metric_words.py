@@ -9,7 +9,7 @@ from __future__ import annotations
 
 #: rule metric → what it measures (unit in the words; accuracies are fractions, normalized ones 0 = chance)
 METRIC_WORDS: dict[str, str] = {
-    "ood_normalized": "normalized test accuracy",
+    "ood_normalized": "normalized accuracy at the test lengths",
     "acc_at_max_len": "accuracy at the longest test length",
     "at_500": "normalized accuracy at length 500",
     "mean_seq_acc": "mean sequence accuracy",
@@ -18,9 +18,9 @@ METRIC_WORDS: dict[str, str] = {
     "seq_acc_30": "sequence accuracy at length 30",
     "seq_acc_at_max_len": "sequence accuracy at the longest test length",
     "seq_acc_gen": "sequence accuracy at the generalisation length",
-    "loss_rise": "training-loss rise, nats/byte",
-    "val_loss": "validation loss, nats/byte",
-    "test_loss_beyond": "test loss past the training context, nats/byte",
+    "loss_rise": "rise of the training loss, nats per byte",
+    "val_loss": "validation loss, nats per byte",
+    "test_loss_beyond": "test loss beyond the training context, nats per byte",
     "flip_score": "distance of the flip direction's eigenvalues from −1 and +1",
     "drift": "mean angle error, in units of 2π/m",
     "generator": "token 1 generates the group (1 yes, 0 no)",

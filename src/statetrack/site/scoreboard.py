@@ -162,33 +162,28 @@ def coverage_sentence(totals: dict[str, dict[str, dict[str, int]]]) -> str:
 
 def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
                         totals: dict[str, dict[str, dict[str, int]]] | None = None) -> str:
-    """The scoreboard as MyST, one screen: per claim (its id and title) a coloured verdict chip with its coverage and
-    any inconclusive statements, the number behind the word with what it measures, and the word at the cpu preset;
-    then, folded, the coverage sentence (``coverage_totals``) with each claim's counts per outcome, the claims'
-    sources with the paper preset, and every statement with the seeds that pass. ``table``: ``rows()``, ``totals``:
-    ``coverage_totals()`` (each computed when not given)."""
+    """The scoreboard as MyST, about one screen: the coverage sentence (``coverage_totals``); per claim a coloured
+    verdict chip with its coverage, the number behind the word and how many of the deciding statements hold; then,
+    folded, the claims' sources with the paper preset, and every statement with the seeds that pass. ``table``:
+    ``rows()``, ``totals``: ``coverage_totals()`` (each computed when not given)."""
     table = rows() if table is None else table
     totals = coverage_totals() if totals is None else totals
-    lines = ["| claim | verdict | the number behind it | at `cpu` |", "|---|---|---|---|"]
-    counts = ["| claim | preset | experiments (the papers'; ours apart) | theory |", "|---|---|---|---|"]
+    lines = ["| claim | verdict | deciding number | experiments | theory | preset | at `cpu` |",
+             "|---|---|---|---|---|---|---|"]
     for r in table:
-        name = f"{{ref}}`{r['claim']} · {r['title']} <{r['claim']}>`"
+        name = f"{{ref}}`{r['claim']} <{r['claim']}>`"
         if "preset" not in r:
-            lines.append(f"| {name} | {r['status']} | – | – |")
+            lines.append(f"| {name} | {r['status']} | – | – | – | – | – |")
             continue
-        unsure = r["paper_statements"]["inconclusive"] + r["our_statements"]["inconclusive"]
-        word = (chip(r["status"], r.get("label")) + (f" ({unsure} inconclusive)" if unsure else "")
-                + (" (stale)" if r["stale"] else "") + ("" if r["preset"] == "quick" else f" at `{r['preset']}`"))
-        cpu = _paper_cell(r["cpu_preset"]) if "cpu_preset" in r else "–"
-        lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {cpu} |")
-        counts.append(f"| {r['claim']} | `{r['preset']}` | {statements_cell(r)} | {theory_cell(r)} |")
+        word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
+        lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
+                     f"{theory_cell(r)} | `{r['preset']}` | {_paper_cell(r['cpu_preset']) if 'cpu_preset' in r else '–'} |")
     built = [r for r in table if "preset" in r]
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "supported", "partly reproduced",
                                                                 "not reproduced", "undecided", "not run at this preset")}
     count["ours only"] = sum(r["status"].startswith("ours only") for r in built)
-    lines += ["", ":::{dropdown} How many statements each claim decides, and how much of the papers is tested", "",
-              coverage_sentence(totals), "", *counts, "",
-              "Of the " + str(len(built)) + " claims with records: " + ", ".join(
+    lines = [coverage_sentence(totals), ""] + lines
+    lines += ["", "Of the " + str(len(built)) + " claims with records: " + ", ".join(
         f"{n} {w}" for w, n in count.items() if n) + ". A claim's word comes from its experiments (trained "
         "statements) alone and counts every one of the paper's, at every preset: *reproduced* when all are decided "
         "(hold or fail) at its preset and all hold, *supported, k of n decided* when every decided one holds but not "
@@ -196,11 +191,10 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
         "theorem's bound is violated, *undecided* when some were tested but none decided; where none of the paper's "
         "is decided, *ours only: k of n hold*. The chip adds *k of n decided* whenever not all are. A statement "
         "that a model does not learn something "
-        "is judged only on runs that fitted their training lengths, or beside a positive control of the same model "
-        "that did (else *not fitted*). The theory column counts the exact checks, apart. The "
-        "number behind the word is that of a failing statement where one fails, else of the claim's headline "
-        "statement. Generated from the run records when this book was built (`statetrack verify --json`).", "", ":::",
-              ""]
+        "is judged only on runs that fitted their training lengths (else *not fitted*). The theory column counts the "
+        "exact checks, apart. The "
+        "deciding number is that of a failing statement where one fails, else of the claim's headline statement. "
+        "Generated from the run records when this book was built (`statetrack verify --json`).", ""]
     lines += [":::{dropdown} The claims, their sources and the paper preset", "",
               "| claim | source | claim in short | paper preset |", "|---|---|---|---|"]
     for r in table:
