@@ -26,7 +26,7 @@ pytestmark = pytest.mark.notebooks
 NOTEBOOKS = repo_root() / "notebooks"
 VERDICT = re.compile(r"^(\w+) verdict \((smoke|quick|paper)\): (REPRODUCED|SUPPORTED|PARTLY REPRODUCED|NOT REPRODUCED|"
                      r"UNDECIDED|NOT RUN AT THIS PRESET|OURS ONLY: \d+ OF \d+ HOLD)(?:, \d+ OF \d+ DECIDED)?: "
-                     r"experiments: (\d+)/(\d+) of the paper's hold", re.M)
+                     r"experiments: (?:(\d+)/(\d+) of the paper's hold|none of the paper's decided)", re.M)
 
 
 @pytest.mark.parametrize("claim", list(CLAIMS))
