@@ -21,6 +21,8 @@ Used in: every claim notebook; ``statetrack.site.scoreboard`` (``chip``, ``decid
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any, Callable, NamedTuple
 
 from statetrack.display import tables
@@ -237,8 +239,6 @@ def glue_values(**values: Any) -> None:
 
 def device_label(name: str) -> str:
     """A record's device name as a reader reads it: "(1 thread)", not the recorded "(1 threads)"."""
-    import re
-
     return re.sub(r"\b1 threads\b", "1 thread", name)
 
 
@@ -482,7 +482,6 @@ class Page:
         self.options = {k: v for k, v in vars(self.params).items() if k not in STANDARD}
         self.grid = claim.grid(self.preset, seeds=self.params.seeds, **self.options)
         self.records: list[dict] = []
-        self._cpu: Deepest | None | bool = False  # not looked up yet (``_cpu_grid``)
         self._glued_shown = False
 
     def run(self) -> list[dict]:
@@ -537,29 +536,28 @@ class Page:
         glue_values(verdict_word=v.label, **statement_values(v))
         return v
 
-    def _cpu_grid(self) -> Deepest | None:
+    @functools.cached_property
+    def _cpu(self) -> Deepest | None:
         """The cpu preset's grid, records and verdict, where the page shows ``quick`` with its default seeds and
         options and the claim's cpu grid has every record (as ``verdicts.registry.all_verdicts`` reads it); else
         None. Looked up once per page."""
-        if self._cpu is False:
-            self._cpu = None
-            if self.preset == "quick" and self.params.seeds is None and all(v is None for v in self.options.values()):
-                grid = self.declaration.grid("cpu")
-                records = load_records(grid)
-                if len(records) == len(grid):
-                    self._cpu = Deepest("cpu", grid, records, self.declaration.verdict(records, "cpu"))
-        return self._cpu
+        if self.preset != "quick" or self.params.seeds is not None or any(v is not None for v in self.options.values()):
+            return None
+        grid = self.declaration.grid("cpu")
+        records = load_records(grid)
+        if len(records) != len(grid):
+            return None
+        return Deepest("cpu", grid, records, self.declaration.verdict(records, "cpu"))
 
     def deeper_verdict(self) -> Verdict | None:
-        """The cpu preset's verdict beside the teaching preset's (``_cpu_grid``); else None."""
-        cpu = self._cpu_grid()
-        return cpu.verdict if cpu else None
+        """The cpu preset's verdict beside the teaching preset's (``_cpu``); else None."""
+        return self._cpu.verdict if self._cpu else None
 
     def deepest(self) -> Deepest:
         """What the page's figures of trained runs read: the cpu preset's records where its grid is complete, not
-        empty, and the page shows ``quick`` with its defaults (``_cpu_grid``), else the page's own preset, grid and records (call it
-        after ``run``); glues its preset once as ``shown_preset`` for the captions."""
-        cpu = self._cpu_grid()
+        empty, and the page shows ``quick`` with its defaults (``_cpu``), else the page's own preset, grid and
+        records (call it after ``run``); glues its preset once as ``shown_preset`` for the captions."""
+        cpu = self._cpu
         shown = cpu if cpu and cpu.records else Deepest(self.preset, self.grid, self.records, None)
         if not self._glued_shown:
             glue_values(shown_preset=shown.preset)

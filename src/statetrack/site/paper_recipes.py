@@ -41,7 +41,7 @@ def recipes(every: list | None = None) -> list[dict]:
 
 def recipes_markdown(every: list | None = None) -> str:
     """The recipes as a table; GPU time is unmeasured until ``benchmarks/gpu_check.sh`` has run on a lent GPU, so the
-    column gives NE's reported bound (runs × 24 h, one GPU) where NE is the source, and "no bound" for BL."""
+    column gives NE's reported bound (runs × 24 h, one GPU) where NE is the source; BL reports no time."""
     lines = ["| paper table or figure | claims | runs at `paper` | the command (add `--dry-run` to list them first) "
              "| GPU time, one GPU |", "|---|---|---|---|---|"]
     for r in recipes(every):
