@@ -41,7 +41,7 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
 def test_ours_decide_when_no_statement_of_the_papers_is_judged():
     v = _verdict([Outcome(_st("a"), "not run", reason="r"), Outcome(_st("o", "ours", paper=None), "holds", 0.1, 2, 2)])
     assert [o.statement.id for o in deciding(v)] == ["o"] and v.word == "ours only: 1 of 1 hold"
-    assert "{bdg-secondary}`ours only: 1 of 1 hold, 0 of 1 decided`" in verdict_box(v)
+    assert "{bdg-primary-line}`ours only: 1 of 1 hold, 0 of 1 decided`" in verdict_box(v)
     assert "- {bdg-success}`holds` claim o | piped. *NE Table 3, ours*: ours 0.100 (best of seeds)." in verdict_box(v)
     assert reason(v) == "No trained statement of the paper's is judged at this preset; 1 of 1 of our own hold; 1 not run."
 
@@ -59,7 +59,7 @@ def test_a_violated_impossibility_is_the_decisive_statement():
 def test_nothing_judged_says_why_and_shows_no_table():
     v = _verdict([Outcome(_st("a"), "not run", reason="smoke runs are too short")], preset="smoke")
     box = verdict_box(v)
-    assert chip(v.word) == "{bdg-secondary}`not run at this preset`" and ":class: note" in box
+    assert chip(v.word) == "{bdg-light}`not run at this preset`" and ":class: note" in box
     assert "No trained statement is judged at preset smoke: smoke runs are too short; 1 not run." in box and "\n- " not in box
     assert decisive(v) is None
 

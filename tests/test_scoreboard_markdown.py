@@ -22,7 +22,18 @@ def _st(**kw):
             "value": 0.98, **kw}
 
 
-def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
+def _boards(text):
+    """The scoreboard's first table (claim → cells) and the counts table below it (claim → cells)."""
+    blocks = text.split("\n\n")
+    board = blocks[1].splitlines()  # ":::{table}", ":class: scoreboard", then the blank line before the rows
+    counts = blocks[3].splitlines()
+    first = {re.search(r"`(\w+) ·", r).group(1) if "{ref}" in r else r.split(" | ")[0][2:]: r.split(" | ")[1:]
+             for r in board[2:-1]}
+    second = {r.split(" | ")[0][2:]: r.split(" | ")[1:] for r in counts[2:]}
+    return blocks, board, first, second
+
+
+def test_each_claim_is_one_short_row_with_a_chip_a_number_and_the_cpu_word():
     from statetrack.site.scoreboard import scoreboard_markdown
 
     table = [
@@ -36,34 +47,51 @@ def test_each_claim_is_one_short_row_with_a_chip_a_number_and_a_count():
              theory={"paper": _t(3, 3), "ours": _t(1, 1), "implementation": _t(2, 2)}),
         {"claim": "zz9", "paper": "BL", "source": "", "title": "t", "status": "not run"},
     ]
+    table[1]["cpu_preset"] = {"status": "partly reproduced", "label": "partly reproduced, 3 of 4 decided",
+                              "paper_statements": {**_t(1, 3, not_run=1), "inconclusive": 0},
+                              "our_statements": _t(), "stale": False}
+    table[2]["cpu_preset"] = {"status": "not run", "recorded": 5, "runs": 12}
+    table[2]["short"] = "short of bl4"
     totals = {"quick": {"paper": _t(3, 4, not_run=5, not_fitted=1), "ours": _t(2, 2)},
               "paper": {"paper": _t(not_run=10), "ours": _t(not_run=2)}}
     text = scoreboard_markdown(table, totals)
-    sentence, board = text.split("\n\n")[0], text.split("\n\n")[1].splitlines()
-    assert sentence == ("**How much of the papers is tested.** Of the 10 experiment statements the claims read from "
-                        "the two papers, at `quick` 4 are decided (3 hold, 1 fails), 1 not fitted, 0 inconclusive and 5 "
-                        "not run; at `paper` 0 are decided (0 hold, 0 fail), 0 not fitted, 0 inconclusive and 10 not "
-                        "run (our own 2 statements apart).")
-    assert board[0] == "| claim | verdict | deciding number | experiments | theory | preset | at `cpu` |"
-    cells = {re.search(r"`(\w+) <", r).group(1) if "{ref}" in r else r.split(" | ")[0][2:]: r.split(" | ")[1:]
-             for r in board[2:]}
-    assert cells["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "8 of 8 hold", "–",
-                            "`quick`", "– |"]  # a row without the cpu preset's state shows none
-    assert cells["bl3"][:3] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)",
-                                "0 of 2 hold (1 not fitted) · ours: 3 of 3 hold (9 not run)"]  # ours apart
-    assert cells["bl4"][:3] == ["{bdg-secondary}`ours only: 2 of 3 hold`", "0.980\u00a0(needs\u00a0≤\u00a00.402)",
-                                "ours: 2 of 3 hold"]
-    assert cells["ne6"][0] == "{bdg-secondary}`not run at this preset`"
-    assert cells["ne6"][2] == "none judged"  # never "0/0"
-    assert cells["bl1"][2:4] == ["none judged", "4 of 4"]  # the theory apart: implementation checks not counted
-    assert cells["zz9"][0] == "not run"  # no preset has all its records
+    blocks, board, first, second = _boards(text)
+    assert blocks[0] == ":::{table}\n:class: scoreboard"  # the class the style sheet makes compact
+    assert board[0] == "| claim | verdict at `quick` | the number behind it | at `cpu` |" and board[-1] == ":::"
+    assert "{ref}`ne1 · title of ne1 <ne1>`" in board[2] and "{ref}`bl4 · short of bl4 <bl4>`" in text
+    assert first["ne1"] == ["{bdg-success}`reproduced`", "0.980\u00a0(paper\u00a01.000)", "– |"]  # no cpu state: –
+    assert first["bl3"] == ["{bdg-danger}`not reproduced`", "0.634\u00a0(paper\u00a01.000)",
+                            "{bdg-warning}`partly reproduced, 3 of 4 decided` |"]
+    assert first["bl4"] == ["{bdg-primary-line}`ours only: 2 of 3 hold`", "0.980\u00a0(needs\u00a0≤\u00a00.402)",
+                            "not run (5 of 12 runs recorded) |"]
+    assert first["ne6"][:2] == ["{bdg-light}`not run at this preset`", "–"]
+    assert first["zz9"] == ["not run", "–", "– |"]  # no preset has all its records
+    assert blocks[2] == ("**How much of the papers is tested.** Of the 10 experiment statements the claims read from "
+                         "the two papers, at `quick` 4 are decided (3 hold, 1 fails), 1 not fitted, 0 inconclusive and "
+                         "5 not run; at `paper` 0 are decided (0 hold, 0 fail), 0 not fitted, 0 inconclusive and 10 "
+                         "not run (our own 2 statements apart).")
+    assert second["ne1"] == ["`quick`", "8 of 8 hold", "–", "not run |"]
+    assert second["bl3"][1:] == ["0 of 2 hold (1 not fitted) · ours: 3 of 3 hold (9 not run)", "–",
+                                 "1 of 3 hold (1 not run) |"]  # ours apart; the cpu preset's counts beside
+    assert second["bl4"][1] == "ours: 2 of 3 hold"
+    assert second["ne6"][1] == "none judged"  # never "0/0"
+    assert second["bl1"][1:3] == ["none judged", "4 of 4"]  # the theory apart: implementation checks not counted
     assert "0/0" not in text
     one = {"quick": {"paper": _t(1, 1, not_run=2), "ours": _t()}}
     assert "at `quick` 1 is decided (1 holds, 0 fail)" in scoreboard_markdown(table, one)
     assert "Of the 5 claims with records: 1 reproduced, 1 not reproduced, 2 not run at this preset, 1 ours only." \
         in text
+    assert "positive control" in text  # the rule for "does not learn" names both ways to judge it
     # the sources and the paper preset are folded below
     assert "| ne1 | NE Thm 1 | title of ne1 | not run |" in text
+
+
+def test_every_claim_has_a_title_short_enough_for_the_board():
+    from statetrack.verdicts.claim import SHORT_TITLE
+    from statetrack.verdicts.registry import CLAIMS
+
+    long = {c.id: c.short or c.title for c in CLAIMS.values() if len(c.short or c.title) > SHORT_TITLE}
+    assert long == {}
 
 
 def test_the_chip_carries_the_coverage_and_a_row_says_what_is_inconclusive():
@@ -73,13 +101,12 @@ def test_the_chip_carries_the_coverage_and_a_row_says_what_is_inconclusive():
                paper={**_t(4, 4, not_run=2), "inconclusive": 2, "total": 8})
     row["label"] = "supported, 4 of 8 decided"
     totals = {"quick": {"paper": _t(4, 4, not_run=4), "ours": _t()}}
-    board = scoreboard_markdown([row], totals).split("\n\n")[1].splitlines()
-    cells = board[2].split(" | ")[1:]
-    assert cells[0] == "{bdg-info}`supported, 4 of 8 decided`"
-    assert cells[2] == "4 of 4 hold (2 inconclusive, 2 not run)"
+    _, _, first, second = _boards(scoreboard_markdown([row], totals))
+    assert first["ne7"][0] == "{bdg-info}`supported, 4 of 8 decided` · 2 inconclusive"
+    assert second["ne7"][1] == "4 of 4 hold (2 inconclusive, 2 not run)"
     row["paper_statements"] = {**_t(not_run=3), "inconclusive": 2, "total": 5}
-    cells = scoreboard_markdown([row], totals).split("\n\n")[1].splitlines()[2].split(" | ")[1:]
-    assert cells[2] == "none decided (2 inconclusive, 3 not run)"
+    _, _, _, second = _boards(scoreboard_markdown([row], totals))
+    assert second["ne7"][1] == "none decided (2 inconclusive, 3 not run)"
 
 
 def test_the_deciding_number_says_what_it_measures_and_where_it_comes_from():

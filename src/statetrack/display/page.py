@@ -36,14 +36,16 @@ from statetrack.verdicts.numbers import number
 from statetrack.verdicts.registry import CLAIMS, get_claim, run_claim
 from statetrack.verdicts.statements import Outcome, Verdict, is_experiment, matches, theory_tally
 
-#: sphinx-design badge colour per verdict word.
+#: badge colour per verdict word (sphinx-design): filled where the paper's statements decide, pale or outlined where
+#: they do not, so that the words also differ in lightness and fill for a reader who cannot tell the hues apart.
 COLOURS = {"reproduced": "success", "supported": "info", "partly reproduced": "warning", "not reproduced": "danger",
-           "undecided": "secondary", "not run at this preset": "secondary"}
+           "undecided": "muted", "not run at this preset": "light"}
+OURS_COLOUR = "primary-line"  # "ours only: k of n hold": an outline, none of the paper's statements decided
 #: admonition class (the box's colour in the book's theme) per verdict word.
 BOX_CLASS = {"reproduced": "tip", "supported": "note", "partly reproduced": "warning", "not reproduced": "danger",
              "undecided": "note", "not run at this preset": "note"}
-OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "secondary", "not fitted": "secondary",
-                   "inconclusive": "secondary"}
+OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "light", "not fitted": "muted",
+                   "inconclusive": "secondary-line"}
 STATISTICS = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
 MAX_ITEMS = 4  # statements shown in the box; the Verdict section lists every one
 #: The box's last line: where its words (verdict words, outcomes, preset, ours...) are defined.
@@ -51,9 +53,9 @@ GLOSSARY_LINE = "What each word in this box means: {doc}`the glossary </book/glo
 
 
 def chip(word: str, label: str | None = None) -> str:
-    """A verdict word (or a statement's outcome) as a coloured sphinx-design badge in MyST ("ours only: …" grey),
+    """A verdict word (or a statement's outcome) as a coloured sphinx-design badge in MyST ("ours only: …" outlined),
     reading ``label`` where given (the word with its coverage, ``Verdict.label``)."""
-    colour = COLOURS.get(word) or OUTCOME_COLOURS.get(word, "secondary")
+    colour = COLOURS.get(word) or OUTCOME_COLOURS.get(word) or (OURS_COLOUR if word.startswith("ours only") else "muted")
     return f"{{bdg-{colour}}}`{label or word}`"
 
 

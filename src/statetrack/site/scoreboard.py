@@ -27,17 +27,12 @@ from statetrack.display.metric_words import metric_words
 from statetrack.display.page import chip, deciding, decisive, device_label
 
 
-def _tally(t: dict[str, int]) -> str:
-    return (f"{t['held']}/{t['judged']}" if t["judged"] else "none decided") + \
-        (f" (+{t['not_run']} not run)" if t["not_run"] else "")
-
-
 def rows() -> list[dict[str, Any]]:
     """One row per claim id (ne1–ne7, bl1–bl8, x1, x2): verdict word, preset, statement tallies, the deciding
     statements' tally and the one statement that explains the word (``display.page.decisive``)."""
     out = []
     for c in CLAIMS.values():
-        row = {"claim": c.id, "paper": c.paper, "source": c.source, "title": c.title}
+        row = {"claim": c.id, "paper": c.paper, "source": c.source, "title": c.title, "short": c.short or c.title}
         v = verify_claim(c.id)
         if v is None:
             out.append({**row, "status": "not run"})
@@ -65,7 +60,8 @@ def paper_preset(claim_id: str, shown: str, preset: str = "paper") -> dict[str, 
     if done < total:
         return {"status": "not run", "recorded": done, "runs": total}
     v = all_verdicts(claim_id, [preset])[preset]
-    return {"status": v.word, "label": v.label, "paper_statements": tally(v.statements, False), "stale": v.stale,
+    return {"status": v.word, "label": v.label, "paper_statements": tally(v.statements, False),
+            "our_statements": tally(v.statements, True), "stale": v.stale,
             "statements": [o.to_dict() for o in v.statements]}
 
 
@@ -74,7 +70,8 @@ def _paper_cell(p: dict[str, Any]) -> str:
         return "(shown)"
     if p["status"] == "not run":
         return f"not run ({p['recorded']} of {p['runs']} runs recorded)" if p["recorded"] else "not run"
-    return f"{chip(p['status'], p.get('label'))} ({_tally(p['paper_statements'])})" + (" (stale)" if p["stale"] else "")
+    return f"{chip(p['status'], p.get('label'))} ({_side_cell(p['paper_statements'], '')})" + \
+        (" (stale)" if p["stale"] else "")
 
 
 NBSP = "\u00a0"
@@ -160,29 +157,65 @@ def coverage_sentence(totals: dict[str, dict[str, dict[str, int]]]) -> str:
             f"papers, " + "; ".join(parts) + f" (our own {ours} statements apart).")
 
 
+def _inconclusive(t: dict[str, int]) -> str:
+    """" · k inconclusive" beside a chip where the paper's experiments have any (else nothing)."""
+    return f" · {t['inconclusive']} inconclusive" if t.get("inconclusive") else ""
+
+
+def board_cell(r: dict[str, Any], shown: str) -> str:
+    """A claim's word at its shown preset as a chip with its coverage, the preset named where it is not ``shown``
+    (the board's column), and the inconclusive statements counted beside it."""
+    word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
+    return word + _inconclusive(r["paper_statements"]) + (f" at `{r['preset']}`" if r["preset"] != shown else "")
+
+
+def cpu_cell(p: dict[str, Any]) -> str:
+    """The cpu preset's word where its grid is complete (``paper_preset``), else how many of its runs are recorded."""
+    if p["status"] == "shown":
+        return "(shown)"
+    if p["status"] == "not run":
+        return f"not run ({p['recorded']} of {p['runs']} runs recorded)" if p["recorded"] else "not run"
+    return chip(p["status"], p.get("label")) + (" (stale)" if p["stale"] else "") + \
+        _inconclusive(p["paper_statements"])
+
+
+#: The first table's class: the book's style sheet sets it compact, one short row per claim (book/_ext/static).
+BOARD_CLASS = "scoreboard"
+
+
 def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
                         totals: dict[str, dict[str, dict[str, int]]] | None = None) -> str:
-    """The scoreboard as MyST, about one screen: the coverage sentence (``coverage_totals``); per claim a coloured
-    verdict chip with its coverage, the number behind the word and how many of the deciding statements hold; then,
-    folded, the claims' sources with the paper preset, and every statement with the seeds that pass. ``table``:
-    ``rows()``, ``totals``: ``coverage_totals()`` (each computed when not given)."""
+    """The scoreboard as MyST, one screen: per claim its id and short title, its word as a coloured chip with its
+    coverage, the number behind the word with what it measures, and the cpu preset's word. Directly below, the
+    coverage sentence (``coverage_totals``), the counts per claim and preset, what the words mean, then folded the
+    claims' sources with the paper preset and every statement with the seeds that pass. ``table``: ``rows()``,
+    ``totals``: ``coverage_totals()`` (each computed when not given)."""
     table = rows() if table is None else table
     totals = coverage_totals() if totals is None else totals
-    lines = ["| claim | verdict | deciding number | experiments | theory | preset | at `cpu` |",
-             "|---|---|---|---|---|---|---|"]
-    for r in table:
-        name = f"{{ref}}`{r['claim']} <{r['claim']}>`"
-        if "preset" not in r:
-            lines.append(f"| {name} | {r['status']} | – | – | – | – | – |")
-            continue
-        word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
-        lines.append(f"| {name} | {word} | {deciding_number(r['decisive'])} | {statements_cell(r)} | "
-                     f"{theory_cell(r)} | `{r['preset']}` | {_paper_cell(r['cpu_preset']) if 'cpu_preset' in r else '–'} |")
     built = [r for r in table if "preset" in r]
+    presets = [r["preset"] for r in built]
+    shown = max(set(presets), key=presets.count) if presets else "quick"
+    lines = [f":::{{table}}", f":class: {BOARD_CLASS}", "",
+             f"| claim | verdict at `{shown}` | the number behind it | at `cpu` |", "|---|---|---|---|"]
+    for r in table:
+        name = f"{{ref}}`{r['claim']} · {r.get('short') or r['title']} <{r['claim']}>`"
+        if "preset" not in r:
+            lines.append(f"| {name} | {r['status']} | – | – |")
+            continue
+        cpu = cpu_cell(r["cpu_preset"]) if "cpu_preset" in r else "–"
+        lines.append(f"| {name} | {board_cell(r, shown)} | {deciding_number(r['decisive'])} | {cpu} |")
+    lines += [":::", ""]
+    lines += [coverage_sentence(totals), "",
+              "| claim | preset | experiments (the papers'; ours apart) | theory | experiments at `cpu` |",
+              "|---|---|---|---|---|"]
+    for r in built:
+        p = r.get("cpu_preset", {})
+        at_cpu = statements_cell(p) if "paper_statements" in p else "(shown)" if p.get("status") == "shown" \
+            else "not run"
+        lines.append(f"| {r['claim']} | `{r['preset']}` | {statements_cell(r)} | {theory_cell(r)} | {at_cpu} |")
     count = {w: sum(r["status"] == w for r in built) for w in ("reproduced", "supported", "partly reproduced",
                                                                 "not reproduced", "undecided", "not run at this preset")}
     count["ours only"] = sum(r["status"].startswith("ours only") for r in built)
-    lines = [coverage_sentence(totals), ""] + lines
     lines += ["", "Of the " + str(len(built)) + " claims with records: " + ", ".join(
         f"{n} {w}" for w, n in count.items() if n) + ". A claim's word comes from its experiments (trained "
         "statements) alone and counts every one of the paper's, at every preset: *reproduced* when all are decided "
@@ -191,8 +224,8 @@ def scoreboard_markdown(table: list[dict[str, Any]] | None = None,
         "theorem's bound is violated, *undecided* when some were tested but none decided; where none of the paper's "
         "is decided, *ours only: k of n hold*. The chip adds *k of n decided* whenever not all are. A statement "
         "that a model does not learn something "
-        "is judged only on runs that fitted their training lengths (else *not fitted*). The theory column counts the "
-        "exact checks, apart. The "
+        "is judged only on runs that fitted their training lengths (else *not fitted*), or beside the same model's "
+        "positive control under the paper's one change. The theory column counts the exact checks, apart. The "
         "deciding number is that of a failing statement where one fails, else of the claim's headline statement. "
         "Generated from the run records when this book was built (`statetrack verify --json`).", ""]
     lines += [":::{dropdown} The claims, their sources and the paper preset", "",

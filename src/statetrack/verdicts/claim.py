@@ -92,6 +92,10 @@ def pilot_configs(declared: RecipePilots, cells: Sequence[RunConfig], claim_id: 
 MODEL_NAMES = {**display_names(), "block2": display_of(model_config("bilinear", variant="block", block_size=2))}
 
 
+#: The longest title the scoreboard's first column takes (a longer title gives the claim a ``short``).
+SHORT_TITLE = 44
+
+
 @dataclass(frozen=True)
 class Claim:
     """One claim: its grid per preset, its statements, how a record maps to a cell, and its optional parts.
@@ -106,7 +110,8 @@ class Claim:
     ``recipe_pilots`` its quick recipe's pilots (``verdicts.pilots.RecipePilots``); ``cpu_grid(seeds=None,
     **options)`` its cpu grid where it is not the paper cells' derivation (``verdicts.cpu``); ``own_verdict`` a verdict
     that adds to ``judge`` (called as ``own_verdict(records, preset, checks, **extra)``; x2 reads its runs' weights first).
-    Named, always: ``title``, ``paper``, ``source`` and ``notebook``.
+    Named, always: ``title``, ``paper``, ``source`` and ``notebook``; ``short`` where the title is longer than
+    ``SHORT_TITLE`` characters.
     """
 
     id: str
@@ -125,10 +130,11 @@ class Claim:
     recipe_pilots: RecipePilots | None = None
     own_verdict: Callable[..., Verdict] | None = None
     cpu_grid: Callable[..., list[RunConfig]] | None = None  # the cpu grid where not derived from paper's (verdicts.cpu)
-    title: str = field(kw_only=True)  # the claim in one line, as the scoreboard and the table of contents read it
+    title: str = field(kw_only=True)  # the claim in one line, as its page and the table of contents read it
     paper: str = field(kw_only=True)  # "NE", "BL" or "both"
     source: str = field(kw_only=True)  # where in the paper: "Thm 1, Fig 1"; "" for a claim of both papers
     notebook: str = field(kw_only=True)  # the notebook's stem in notebooks/: "<id>_<slug>"
+    short: str = field(default="", kw_only=True)  # the scoreboard's title (SHORT_TITLE characters at most): the title where empty
 
     def __post_init__(self) -> None:
         # the cpu preset derives from the paper grid and reads the quick sizes' exact part (verdicts.cpu)

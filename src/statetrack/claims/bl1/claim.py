@@ -182,4 +182,5 @@ CLAIM = Claim(ID, grid, statements, cell_of, headline="construction",
               label_of="full bilinear, FSM {states} states".format_map, paper_of=paper_at(paper_rows, "states"),
               checks=checks, pilot_grid=pilot_grid, pilot_preset=PILOT_PRESET,
               title="A bilinear RNN simulates any finite state machine",
+              short="A bilinear RNN simulates any state machine",
               paper="BL", source="Prop 1", notebook="bl1_bilinear_simulates_any_fsm")

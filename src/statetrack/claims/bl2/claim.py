@@ -261,4 +261,5 @@ RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
 CLAIM = Claim(ID, grid, statements, cell_of, headline="block2-m25", label_of=label_of,
               paper_of=paper_at(paper_rows, "model", "m"), checks=checks, not_run=not_run, recipe_pilots=RECIPE_PILOTS,
               title="Modular addition: bilinear variants versus baselines",
+              short="Modular addition: bilinear versus baselines",
               paper="BL", source="mod-addition table", notebook="bl2_modular_addition")

@@ -125,4 +125,5 @@ CLAIM = Claim(ID, grid, statements, cell_of, headline="frozen-rate",
               label_of="diagonal bilinear trained end to end, H={H}".format_map,
               paper_of=paper_at(paper_rows, "model"), checks=checks,
               title="A frozen random diagonal network learns parity from two examples",
+              short="A frozen random diagonal net learns parity",
               paper="BL", source="Prop 3", notebook="bl8_frozen_random_diagonal_parity")

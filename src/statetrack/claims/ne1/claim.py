@@ -114,4 +114,5 @@ RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
 CLAIM = Claim(ID, grid, statements, cell_of, headline="mamba-neg-best",
               paper_of=paper_at(paper_rows, key=paper_key), recipe_pilots=RECIPE_PILOTS,
               title="Parity needs a negative eigenvalue: [0,1] LRNNs fail, [-1,1] succeed",
+              short="Parity needs a negative eigenvalue",
               paper="NE", source="Thm 1, Fig 1", notebook="ne1_parity_needs_negative_eigenvalues")

@@ -132,4 +132,5 @@ RECIPE_PILOTS = RecipePilots("ood_normalized", False, (
 CLAIM = Claim(ID, grid, statements, cell_of, headline="neg-solves-swaps", label_of="{model}".format_map,
               checks=checks, recipe_pilots=RECIPE_PILOTS,
               title="Products of generalized Householder matrices",
+              short="Products of Householder matrices",
               paper="NE", source="Prop 1, Thm 3, Thm 6", notebook="ne3_householder_products")

@@ -197,4 +197,5 @@ def verdict(records: list[dict[str, Any]], preset: str, checks: list[Check] | No
 CLAIM = Claim(ID, grid, statements, cell_of, headline="mamba-flip", label_of=label, checks=checks, keep_weights=True,
               own_verdict=verdict,
               title="Eigenvalue explorer: the spectra trained models learn",
+              short="The spectra trained models learn",
               paper="both", source="", notebook="x2_eigenvalue_explorer")
