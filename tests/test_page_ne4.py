@@ -149,3 +149,16 @@ def test_expression_explorer_reads_the_value_of_every_prefix():
     explorer = chomsky.expression_explorer()
     assert [c["name"] for c in explorer.controls()] == ["expression"]
     assert explorer.controls()[0]["bind"]["options"] == list(chomsky.EXPRESSIONS)
+
+
+def test_the_numbers_outside_the_comparison_are_one_row_per_model_with_no_empty_column():
+    """Beck et al.'s numbers in NE Table 3's parentheses: a model per row, a task per column, each number as the
+    paper's CSV gives it; no column is empty (the paper gives no spread for them)."""
+    from statetrack.verdicts.claim import paper_numbers
+
+    frame = chomsky.paper_extras()
+    assert not frame.isna().all().any()
+    expected = {(r["model"], ne4.TASK_NAMES[r["task"]]): r["value"] for r in paper_numbers("ne_table3")
+                if ne4.apart(r)}
+    got = {(idx[-1], col): v for idx, row in frame.iterrows() for col, v in row.items() if v == v}
+    assert got == expected and len(frame) == len({m for m, _ in expected})

@@ -49,9 +49,15 @@ def test_run_values_sum_the_recorded_training_seconds():
                                                                                 for r in records)
 
 
-def test_the_reading_table_leaves_out_key_error_and_rate():
+def test_the_reading_table_leaves_out_key_error_and_rate_and_names_every_reading_in_words():
     readings = [{"task": "parity", "key": "k", "error": "", "lr": 0.01, "spectral": 0.1}]
-    assert list(ev.reading_table(readings).columns) == ["task", "spectral"]
+    assert list(ev.reading_table(readings).columns) == ["task", "score (parity: flip; Zm: distance to a root, 2π/m)"]
+    import statetrack.theory.spectral_readings as sr
+    import inspect
+    named = set(ev.READING_HEADERS)  # every name analyse and read give a row has a header
+    returned = "".join(inspect.getsource(sr.read).split("return {")[1:])  # the dicts read returns
+    read_names = set(__import__("re").findall(r'"([a-z_0-9]+)": ', returned))
+    assert read_names <= named, sorted(read_names - named)
 
 
 def _eigen_frame(r):

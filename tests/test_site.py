@@ -176,3 +176,11 @@ def test_the_runbook_gives_each_paper_table_its_command_and_a_clone_line(monkeyp
     monkeypatch.setenv("STATETRACK_COMMIT", "abc123")
     assert "git clone https://github.com/owner/statetrack statetrack" in clone_markdown()
     assert "git checkout abc123" in clone_markdown()
+
+
+def test_a_count_among_accuracies_prints_without_decimals():
+    """A column mixing accuracies and counts (an exact check's value): 2.0 is "2", 1.0 and 0.5 keep three decimals,
+    1234.0 is "1,234" (computed here by hand)."""
+    frame = pd.DataFrame({"check": list("abcd"), "value": [1.0, 2.0, 0.5, 1234.0]})
+    (t,) = audit.tables_in(tables.html(frame))
+    assert [row[1][1] for row in t.body] == ["1.000", "2", "0.500", "1,234"]

@@ -75,6 +75,12 @@ def _fold(body: str, summary: str) -> str:
     return f"<details><summary>{_html.escape(summary)}</summary>\n{body}\n</details>"
 
 
+def _float(x: float) -> str:
+    """A number of a column of floats: a whole number of at least 2 (a count, a period, a size beside accuracies in
+    one column) without decimals, anything else as ``number`` groups it."""
+    return f"{int(x):,}" if x == int(x) and abs(x) >= 2 else number(x, style="grouped")
+
+
 def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -> str:
     """A frame's HTML as a page shows it: all rows and columns, no index column, ``MISSING`` for a missing value,
     ``TRUTH`` for a truth value; folded under ``summary`` (default "all N rows") when it has more than ``fold`` rows
@@ -96,7 +102,7 @@ def html(frame: Any, fold: int | None = FOLD_ROWS, summary: str | None = None) -
                                     index=t.index, dtype=object))
     for i in range(t.shape[1]):
         if t.iloc[:, i].dtype.kind == "f":
-            t.isetitem(i, pd.Series([MISSING if _missing(v) else number(v, style="grouped") for v in t.iloc[:, i]], index=t.index,
+            t.isetitem(i, pd.Series([MISSING if _missing(v) else _float(v) for v in t.iloc[:, i]], index=t.index,
                                     dtype=object))
     body = t.to_html(index=False, na_rep=MISSING, max_rows=None, max_cols=None, border=1)
     if fold is not None and len(t) > fold:

@@ -69,7 +69,7 @@ class Rule:
         return value >= self.threshold if self.op == ">=" else value <= self.threshold
 
     def __str__(self) -> str:
-        return f"{'≥' if self.op == '>=' else '≤'} {self.threshold:g}"
+        return f"{'≥' if self.op == '>=' else '≤'} {self.threshold:.3g}"
 
 
 def at_least(threshold: float, metric: str = DEFAULT_METRIC) -> Rule:
@@ -239,7 +239,7 @@ class Statement:
             if self.test == "sign":
                 return f"paired seeds: {diff} {self.rule}, one-sided sign test at {ALPHA:g}"
             if self.test == "equivalence":
-                return (f"paired seeds: {diff} within ±{self.rule.threshold:g}, two one-sided sign tests at "
+                return (f"paired seeds: {diff} within ±{self.rule.threshold:.3g}, two one-sided sign tests at "
                         f"{ALPHA:g}")
             return f"{stat[self.statistic]}: {diff} {self.rule}"
         shortcut = "" if self.shortcut is None else \
@@ -450,7 +450,7 @@ def evaluate(statement: Statement, preset: str, cells: Cells, checks: Sequence[C
     if s.kind == "learns" and holds and s.shortcut is not None and rule.op == ">=" and s.shortcut >= rule.threshold:
         return Outcome(s, "inconclusive", value=_stat(values, "every", rule), seeds_pass=seeds_pass, seeds=n,
                        diverged=diverged, reason=f"{s.shortcut_name} reaches {number(s.shortcut)} ≥ "
-                       f"{rule.threshold:g}: the runs cannot tell tracking from that shortcut", **common)
+                       f"{rule.threshold:.3g}: the runs cannot tell tracking from that shortcut", **common)
     return Outcome(s, "holds" if holds else "fails", value=_stat(values, "every", rule), seeds_pass=seeds_pass,
                    seeds=n, diverged=diverged, reason=reason, **common)
 
@@ -521,10 +521,10 @@ def _compare(s: Statement, mine, theirs, labels, label_of, fit_count, not_fitted
             return Outcome(s, "holds", p_value=max(p_low, p_high), **out)
         if min(p_above, p_below) <= ALPHA:
             return Outcome(s, "fails", p_value=min(p_above, p_below), reason=f"the paired seeds differ by more than "
-                           f"{m:g} (one-sided p = {min(p_above, p_below):.3g})", **out)
+                           f"{m:.3g} (one-sided p = {min(p_above, p_below):.3g})", **out)
         inside = sum(-m < d < m for d in valid)
         return Outcome(s, "inconclusive", p_value=max(p_low, p_high), reason=f"{inside} of {n} paired seeds lie "
-                       f"within ±{m:g}: equivalence not shown (p = {max(p_low, p_high):.3g} > {ALPHA:g})", **out)
+                       f"within ±{m:.3g}: equivalence not shown (p = {max(p_low, p_high):.3g} > {ALPHA:g})", **out)
     return Outcome(s, "holds" if rule.passes(diff) else "fails", **out)
 
 

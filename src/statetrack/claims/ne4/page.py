@@ -152,13 +152,16 @@ METRIC_WORDS = {"scaled_acc_best_of_3": "normalized accuracy, best of 3 seeds",
 
 
 def paper_extras() -> pd.DataFrame:
-    """NE Tables 3 and 5's numbers outside the comparison (``claims.ne4.apart``): Beck et al.'s and the columns
-    outside ``claims.ne4.TASKS``, one row each."""
-    return pd.DataFrame([{"model": f"{row['model']} {row['variant'] or ''}".strip(), "task": row["task"],
-                          "metric": METRIC_WORDS.get(row["metric"], row["metric"]), "value": row["value"],
-                          "± MAD": row.get("spread"), "source": row["source"]}
-                         for table in ("ne_table3", "ne_table5") for row in paper_numbers(table)
-                         if ne4.apart(row)])
+    """NE Tables 3 and 5's numbers outside the comparison (``claims.ne4.apart``: Beck et al.'s, the columns outside
+    ``claims.ne4.TASKS``): one row per source, statistic and model, one column per task (a spread, where the paper
+    gives one, after the value)."""
+    rows = [{"source": row["source"], "statistic": METRIC_WORDS.get(row["metric"], row["metric"]),
+             "model": f"{row['model']} {row['variant'] or ''}".strip(), "task": ne4.TASK_NAMES[row["task"]],
+             "number": row["value"] if row.get("spread") is None else f"{row['value']} ± {row['spread']}"}
+            for table in ("ne_table3", "ne_table5") for row in paper_numbers(table) if ne4.apart(row)]
+    frame = pd.DataFrame(rows)
+    return frame.pivot(index=["source", "statistic", "model"], columns="task", values="number").rename_axis(
+        columns=None)
 
 
 def pilot_table() -> pd.DataFrame:

@@ -64,9 +64,19 @@ def run_values(records: list[dict[str, Any]]) -> dict[str, float]:
     return {"train_seconds": float(sum(r["provenance"].get("train_time_s") or 0 for r in records))}
 
 
+#: ``claims.x2.analyse``'s reading names as the reading table's headers (``theory.spectral_readings.read``).
+READING_HEADERS = {"task": "task", "model": "model", "seed": "seed", "score": "normalized test accuracy",
+                   "exact": "exact solution", "length": "longest test length",
+                   "spectral": "score (parity: flip; Zm: distance to a root, 2π/m)", "flip": "λ of token 1 (flip)",
+                   "hold": "uᵀA(0)u (hold)", "group": "flip group", "m": "m", "generator": "generator",
+                   "j1": "token 1's roots j", "drift": "mean drift δ̄ (2π/m)"}
+
+
 def reading_table(readings: list[dict[str, Any]]) -> pd.DataFrame:
-    """``claims.x2.analyse``'s readings, one row per run, without the run key, the error and the rate."""
-    return pd.DataFrame([{k: v for k, v in a.items() if k not in ("key", "error", "lr")} for a in readings])
+    """``claims.x2.analyse``'s readings, one row per run, without the run key, the error and the rate, under the
+    headers of ``READING_HEADERS`` (a reading without one keeps its name)."""
+    frame = pd.DataFrame([{k: v for k, v in a.items() if k not in ("key", "error", "lr")} for a in readings])
+    return frame.rename(columns=READING_HEADERS)
 
 
 def eigen_frame(record: dict[str, Any], model=None) -> pd.DataFrame:
