@@ -1,5 +1,7 @@
 """The verdict box a claim page shows under its claim box, on hand-built verdicts."""
 
+import dataclasses
+
 from statetrack.verdicts.statements import Outcome, Statement, Verdict, at_least, at_most, verdict_word
 from statetrack.display.page import chip, decisive, deciding, reason, verdict_box
 from statetrack.verdicts.registry import CLAIMS
@@ -34,8 +36,8 @@ def test_the_box_shows_the_word_the_deciding_statements_a_reason_and_a_link():
                      "the rule sets.",
                      "- {bdg-success}`holds` claim a | piped. *NE Table 3, paper text*: paper 1.000, ours 0.950 "
                      "(best of seeds)."]
-    assert reason(v) == ("Experiments: 1 of 2 of the paper's trained statements judged at this preset hold; failing: b; "
-                         "ours: 1 of 1 hold; 1 not run.")
+    assert reason(v) == ("Experiments: 1 of 2 of the paper's trained statements judged at this preset hold; 1 fails, listed first "
+                         "below; ours: 1 of 1 hold; 1 not run.")  # the box names it by its words, not its id
 
 
 def test_ours_decide_when_no_statement_of_the_papers_is_judged():
@@ -51,7 +53,7 @@ def test_a_violated_impossibility_is_the_decisive_statement():
     v = _verdict([Outcome(_st("a"), "fails", 0.5, 0, 3), Outcome(imp, "fails", 0.9, 0, 3),
                   Outcome(_st("b"), "holds", 1.0, 3, 3)])
     assert v.word == "not reproduced" and decisive(v).statement.id == "t"
-    assert "a theorem's bound is violated (t)" in reason(v)
+    assert "a theorem's bound is violated (one statement, listed first below)" in reason(v)
     assert decisive(_verdict([Outcome(_st("a"), "holds", 1.0, 3, 3), Outcome(_st("b"), "holds", 1.0, 3, 3)]),
                     prefer="b").statement.id == "b"
 
@@ -234,3 +236,17 @@ def test_a_statement_that_does_not_hold_says_why_from_its_own_numbers():
     assert "p = 0.250" in why(Outcome(_st("i"), "inconclusive", p_value=0.25))
     assert why(Outcome(_st("r"), "not run", reason="not run at cpu: t is cut")) == "not run at cpu: t is cut."
     assert why(Outcome(_st("h"), "holds", 0.95, 3, 3)) == ""
+
+
+def test_a_does_not_learn_statement_read_beside_its_control_says_so_in_the_box_and_the_table():
+    """ne1's [0,1] rows: judged beside the [-1,1] arm (the paper's one change), so "fitted 0" beside "holds" is
+    explained where the statement is shown."""
+    from statetrack.display.page import control_note, statement_frame
+
+    neg = _st("n", kind="does not learn", paper=0.0, rule=at_most(0.1))
+    neg = dataclasses.replace(neg, control={"model": "mamba", "eig_range": "[-1,1]"})
+    o = Outcome(neg, "holds", 0.0, 3, 3, fitted=0)
+    note = control_note(o)
+    assert "positive control (model mamba, eig_range [-1,1])" in note and note in verdict_box(_verdict([o]))
+    assert statement_frame(_verdict([o]))["note"].tolist() == [note]
+    assert control_note(Outcome(dataclasses.replace(neg, control=None), "holds", 0.0, 3, 3)) == ""

@@ -93,3 +93,26 @@ def test_each_row_is_one_pilot_on_one_cell(claim, monkeypatch):
     _store(monkeypatch, {run_key(c): fake_record(c, 0.5, summary={"test_ppl_within": 5.0})
                          for _, c in pilots.runs(CLAIMS[claim])})
     assert all(r["recorded"] == r["seeds"] for r in pilots.rows(CLAIMS[claim]))
+
+
+def test_the_steps_pilot_says_whether_more_steps_helped_on_the_cells_a_statement_reads(monkeypatch):
+    """bl3's pilot of 800 steps beside the recipe's 1,600, on fake records: medians over the pilot seeds, and
+    "helped" only where the longer budget wins by more than the margin."""
+    from statetrack.verdicts import pilots
+    from statetrack.verdicts.registry import get_claim
+
+    claim = get_claim("bl3")
+    by_steps = {1600: [0.50, 0.52, 0.55], 800: [0.40, 0.46, 0.47]}
+
+    def fake(cfg):
+        return {"status": "ok", "config": cfg.to_dict(),
+                "summary": {"ood_normalized": by_steps[cfg.train.num_steps][cfg.seed % 100 % 3]}}
+
+    monkeypatch.setattr(pilots.store, "stored", fake)
+    full = {"model": "full", "states": 25, "sampling": "uniform"}
+    got = pilots.steps_pilot(claim, full)
+    assert (got["steps"], got["other_steps"], got["seeds"]) == (1600, 800, 3)
+    assert (got["median"], got["other_median"], got["helped"]) == (0.52, 0.46, True)  # 0.06 > 0.05
+    by_steps[800] = [0.49, 0.50, 0.51]
+    assert pilots.steps_pilot(claim, full)["helped"] is False
+    assert pilots.steps_pilot(claim, {"model": "lstm", "states": 25, "sampling": "uniform"}) is None  # no such pilot

@@ -34,7 +34,7 @@ from statetrack.verdicts.check_cache import cached_checks
 from statetrack.verdicts.claim import Claim
 from statetrack.verdicts.numbers import number
 from statetrack.verdicts.registry import CLAIMS, get_claim, run_claim
-from statetrack.verdicts.statements import Outcome, Verdict, is_experiment, matches, theory_tally
+from statetrack.verdicts.statements import NEGATIVE, Outcome, Verdict, is_experiment, matches, theory_tally
 
 #: badge colour per verdict word (sphinx-design): filled where the paper's statements decide, pale or outlined where
 #: they do not, so that the words also differ in lightness and fill for a reader who cannot tell the hues apart.
@@ -93,11 +93,12 @@ def origin(o: Outcome) -> str:
     return s.source if s.ours and s.source.startswith("ours") else f"{s.source}, {s.provenance}"
 
 
-def why(o: Outcome) -> str:
+def why(o: Outcome, claim_id: str | None = None, preset: str | None = None) -> str:
     """One sentence of why a statement did not hold, from its outcome's own numbers ("" where it holds): a failing
     one's seeds that fitted, its value with what it measures against the rule's threshold, and the score of a
-    predictor that does not track where the statement names one; a not-fitted one's fitted seeds; an inconclusive
-    one's sign test; a not-run one's reason."""
+    predictor that does not track where the statement names one, then, at quick, what the claim's recorded pilots
+    say of more steps on its cells (``budget_note``); a not-fitted one's fitted seeds; an inconclusive one's sign
+    test; a not-run one's reason."""
     s = o.statement
     if o.outcome == "not run":
         return o.reason.rstrip(".") + "." if o.reason else ""
@@ -114,19 +115,52 @@ def why(o: Outcome) -> str:
     side = "below the ≥" if s.rule.op == ">=" else "above the ≤"
     short = (f"; {s.shortcut_name} scores {number(s.shortcut)}" if s.shortcut is not None and s.shortcut_name
              else "")
-    return f"Why: {fit}the {what} is {number(o.value)}, {side} {number(s.rule.threshold)} the rule sets{short}."
+    budget = budget_note(o, claim_id) if preset == "quick" else ""
+    return (f"Why: {fit}the {what} is {number(o.value)}, {side} {number(s.rule.threshold)} the rule sets{short}."
+            + (f" {budget}" if budget else ""))
 
 
-def item(o: Outcome) -> str:
+def budget_note(o: Outcome, claim_id: str | None) -> str:
+    """What the claim's recorded recipe pilots (seeds 100 and up) say of more training steps on the cells a failing
+    statement reads ("" where they say nothing): more steps helped, so the budget is a suspect; or did not."""
+    if claim_id not in CLAIMS or o.statement.where is None or o.statement.kind == "comparison":
+        return ""
+    from statetrack.verdicts.pilots import steps_pilot
+
+    p = steps_pilot(get_claim(claim_id), o.statement.where)
+    if p is None:
+        return ""
+    more, fewer = (("steps", "median"), ("other_steps", "other_median"))[::1 if p["steps"] > p["other_steps"] else -1]
+    said = (f"its recorded pilots (seeds 100 and up) reached {number(p[more[1]])} with {p[more[0]]:,} steps against "
+            f"{number(p[fewer[1]])} with {p[fewer[0]]:,}")
+    return (f"More steps helped: {said}, so a longer budget may change this." if p["helped"] else
+            f"More steps did not help: {said}.")
+
+
+def control_note(o: Outcome) -> str:
+    """How a judged "does not learn" statement with a positive control was read ("" otherwise): beside the same
+    family's arm under the paper's one change, which learned, so its own seeds need not fit."""
+    s = o.statement
+    if s.control is None or s.kind not in NEGATIVE or o.outcome not in ("holds", "fails"):
+        return ""
+    arm = ", ".join(f"{k} {v}" for k, v in s.control.items())
+    return (f"Judged beside its positive control ({arm}), which learned on at least 2 seeds: the paper's one change, "
+            f"so its own seeds need not fit their training lengths.")
+
+
+def item(o: Outcome, claim_id: str | None = None, preset: str | None = None) -> str:
     """One deciding statement as a line of the box: its outcome chip, the statement, where it comes from, the
-    paper's number (where the paper gives one; "secondary source" where it was read secondhand) beside ours."""
+    paper's number (where the paper gives one; "secondary source" where it was read secondhand) beside ours; a
+    failing one's ``why``, a controlled one's ``control_note``."""
     s = o.statement
     secondhand = " (secondary source)" if s.provenance == "secondary source" else ""
     paper = f"paper {number(s.paper)}{secondhand}, " if s.paper is not None else ""
     caveat = " It fails against a secondary-sourced number, not the paper's own text." \
         if o.outcome == "fails" and s.provenance == "secondary source" else ""
-    because = f" {why(o)}" if o.outcome == "fails" else ""
-    return f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}.{because}{caveat}"
+    because = f" {why(o, claim_id, preset)}" if o.outcome == "fails" else ""
+    control = f" {control_note(o)}" if control_note(o) else ""
+    return (f"- {chip(o.outcome)} {s.text.rstrip('.')}. *{origin(o)}*: {paper}ours {ours_value(o)}."
+            f"{because}{caveat}{control}")
 
 
 def _plural(n: int, word: str) -> str:
@@ -148,10 +182,11 @@ def reason(verdict: Verdict) -> str:
         line = f"Experiments: {held} of {len(use)} of the paper's trained statements judged at this preset hold" \
             if not use[0].statement.ours else \
             f"No trained statement of the paper's is judged at this preset; {held} of {len(use)} of our own hold"
-        if violated:
-            line += f"; a theorem's bound is violated ({', '.join(violated)})"
+        if violated:  # the box lists failing statements first, by their words: no ids here
+            line += f"; a theorem's bound is violated ({'one statement' if len(violated) == 1 else len(violated)}, " \
+                    f"listed first below)"
         elif failing:
-            line += f"; failing: {', '.join(failing)}"
+            line += f"; {len(failing)} {'fails' if len(failing) == 1 else 'fail'}, listed first below"
         ours = [o for o in experiments if o.statement.ours and o.outcome in ("holds", "fails")]
         if ours and not use[0].statement.ours:
             line += f"; ours: {sum(o.outcome == 'holds' for o in ours)} of {len(ours)} hold"
@@ -185,7 +220,7 @@ def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS, deeper: Verdict | None
         lines += [item(theory).rstrip(".") + ". The claim's own statement: an exact construction, theory, tallied "
                   "apart from the word, which the trained statements below give.", ""]
     if use:
-        lines += [item(o) for o in use[:limit]]
+        lines += [item(o, verdict.claim, verdict.preset) for o in use[:limit]]
         lines.append("")
     lead = "Every statement"
     if len(use) > limit:
@@ -310,7 +345,8 @@ def statement_frame(v: Verdict) -> Any:
             "best": None if d["best"] is None else f"{d['best']:.3f}",
             "median": None if d["median"] is None else f"{d['median']:.3f}",
             "seeds passing [95 % interval]": seeds, "fitted": d["fitted"],
-            "outcome": d["outcome"], "note": d["reason"] if d["outcome"] in ("not fitted", "inconclusive") else None,
+            "outcome": d["outcome"], "note": d["reason"] if d["outcome"] in ("not fitted", "inconclusive") else
+            control_note(o) or None,
             "why not run": d["reason"] if d["outcome"] == "not run" else None})
     return pd.DataFrame(out)
 

@@ -20,7 +20,7 @@ from statetrack.runs import store
 from statetrack.verdicts import cpu, ladder
 from statetrack.verdicts.claim import (DELTANET_NEG, FULL, PILOT_SEEDS as SEEDS, RECIPE, ROTATION_ONE_BLOCK, Claim, Pilot,
                                        RecipePilots, pilot_configs, PILOT_PRESET as PRESET)
-from statetrack.verdicts.statements import score
+from statetrack.verdicts.statements import matches, score
 
 
 MARGIN = 0.05  # of a normalized accuracy, or of a perplexity
@@ -67,6 +67,33 @@ def rows(claim: Claim) -> list[dict[str, Any]]:
         gap = (recipe["median"] - row["median"]) * (-1 if lower else 1)  # > 0: the recipe is better
         row["recipe stands"] = bool(gap >= -MARGIN)
     return list(by.values())
+
+
+def steps_pilot(claim: Claim, where: dict[str, Any]) -> dict[str, Any] | None:
+    """What the recorded pilots say of the budget on the cells ``where`` names (cell fields, as a statement reads
+    them): the recipe's steps and median beside those of a pilot that changes only the number of steps, once both
+    are recorded; None where no such pilot is. ``helped``: the recipe, with more steps, beats it by more than
+    ``MARGIN``."""
+    if claim.recipe_pilots is None:
+        return None
+    metric, lower = claim.recipe_pilots.metric, claim.recipe_pilots.lower
+    scores: dict[tuple[str, int], list[float]] = {}
+    for pilot, cfg in runs(claim):
+        if pilot.name != RECIPE and set(pilot.changes) != {"train.num_steps"}:
+            continue
+        record = store.stored(cfg)
+        if record is None or not matches(claim.cell_of(record), where):
+            continue
+        scores.setdefault((pilot.name, cfg.train.num_steps), []).append(score(record, metric))
+    recipe = next(((k, v) for k, v in scores.items() if k[0] == RECIPE), None)
+    other = next(((k, v) for k, v in scores.items() if k[0] != RECIPE), None)
+    if recipe is None or other is None:
+        return None
+    (_, steps), (_, fewer) = recipe[0], other[0]
+    median, median_other = statistics.median(recipe[1]), statistics.median(other[1])
+    gain = (median - median_other) * (1 if steps > fewer else -1) * (-1 if lower else 1)
+    return {"steps": steps, "median": median, "other_steps": fewer, "other_median": median_other,
+            "seeds": len(recipe[1]), "helped": gain > MARGIN}
 
 
 def _label(cfg: RunConfig) -> str:
