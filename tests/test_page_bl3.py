@@ -108,3 +108,19 @@ def test_machine_table_follows_every_start_state_by_hand():
     assert frame[frame["machine"] == "all 4 letters permutations"]["size"].eq(5).all()  # a bijection forgets nothing
     explorer = analysis.machine_explorer(frame, states=5)
     assert [c["name"] for c in explorer.controls()] == ["states", "seed"]
+
+
+def test_the_machine_explorers_exercise_reads_when_each_machine_forgets_its_start():
+    import pandas as pd
+
+    from statetrack.claims.bl3 import page as bl3_page
+
+    rows = [(25, 0, "uniform table", 1, 20), (25, 0, "uniform table", 12, 1), (25, 0, "uniform table", 60, 1),
+            (25, 1, "uniform table", 1, 22), (25, 1, "uniform table", 30, 1), (25, 1, "uniform table", 60, 1),
+            (25, 2, "uniform table", 1, 21), (25, 2, "uniform table", 60, 3),
+            (25, 0, "all 4 letters permutations", 1, 25), (25, 0, "all 4 letters permutations", 60, 25),
+            (5, 0, "uniform table", 1, 4)]
+    table = pd.DataFrame(rows, columns=["states", "seed", "machine", "t", "size"])
+    assert bl3_page.machine_values(table, 25) == {"words": 3, "uniform_synced": 2, "uniform_first": 12,
+                                                  "uniform_last": 30, "uniform_left": 3, "perm_least": 25,
+                                                  "explored_states": 25}

@@ -107,3 +107,16 @@ def test_frozen_table_signs_are_products_of_weight_signs_and_even_words_are_read
                 assert answer["answer"] == answer["parity"]
     explorer = page.frozen_explorer((units, answers), H=3)
     assert [c["name"] for c in explorer.controls()] == ["H", "draw", "word"]
+
+
+def test_the_explorers_exercise_counts_blind_draws_and_wrong_answers_by_length_parity():
+    import pandas as pd
+
+    from statetrack.claims.bl8 import page as frozen_page
+
+    units = pd.DataFrame([{"H": 1, "seed": s, "unit": 0, "kind": k, "word": "0 1"} for s, k in enumerate("A-B-")])
+    answers = pd.DataFrame([{"H": 8, "seed": 0, "word": w, "length": n, "answer": a, "parity": p}
+                            for w, n, a, p in (("0 1 1", 3, "odd", "even"), ("1 1 1", 3, "odd", "odd"),
+                                               ("0 1", 2, "odd", "odd"), ("1 1", 2, "even", "even"))])
+    assert frozen_page.frozen_values((units, answers)) == {
+        "blind_draws": 2, "draws": 4, "explored_H": 8, "odd_wrong": 1, "odd_pairs": 2, "even_wrong": 0, "even_pairs": 2}

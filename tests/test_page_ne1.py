@@ -101,3 +101,23 @@ def test_scalar_changes_marks_where_each_state_freezes():
             break
         h = new
     assert [int(c.get_xdata()[0]) for c in crosses] == [frozen_from]
+
+
+def test_the_scalar_explorers_exercise_reads_where_the_count_freezes_in_each_format():
+    """a = 1 counts the ones; in bfloat16 and float16 the count stops where adding 1 no longer changes the stored
+    number, found here by a plain loop in each format; a = −1 never freezes."""
+    import torch
+
+    from statetrack.claims.ne1 import page as ne1_page
+
+    got = ne1_page.scalar_values(ne1_page.scalar_table())
+    for dtype, name in ((torch.bfloat16, "bfloat16"), (torch.float16, "float16")):
+        h, k = torch.zeros((), dtype=dtype), 0
+        while True:
+            k += 1
+            nxt = h + torch.ones((), dtype=dtype)
+            if nxt == h:
+                break
+            h = nxt
+        assert got[f"count_{name}"] == f"frozen from k = {k - 1:,}"  # h_{k-1} is the last new value
+    assert got["count_float32"].startswith("still changing") and got["flip_all"].startswith("still changing")

@@ -86,3 +86,20 @@ def test_board_explorer_table_keeps_every_cell_and_blanks_the_cells_not_run():
     assert table.loc[0, "median"] == 0.123 and table.loc[0, "max"] == 0.2 and table.loc[0, "verdict"] == "PASS"
     assert table.loc[1, ["median", "min", "max"]].isna().all() and table.loc[1, "verdict"] == "not run"
     assert [c["name"] for c in board_explorer(board).controls()] == ["task", "score", "verdict"]
+
+
+def test_the_explorers_exercise_reads_the_failing_and_the_seed_split_cells_of_the_board():
+    import pandas as pd
+
+    from statetrack.claims.x1 import page as board_page
+
+    board = pd.DataFrame([
+        {"model": "A", "task": "parity", "theory": "can", "pass": "FAIL", "statement": "s1", "rule": "r",
+         "median": 0.3, "max": 0.7, "min": 0.1, "seeds": 3, "source": "ne1"},
+        {"model": "B", "task": "parity", "theory": "cannot", "pass": "PASS", "statement": "s2", "rule": "r",
+         "median": 0.0, "max": 0.1, "min": 0.0, "seeds": 3, "source": "ne1"},
+        {"model": "B", "task": "Z5", "theory": "cannot", "pass": "FAIL", "statement": "s3", "rule": "r",
+         "median": 0.9, "max": 0.95, "min": 0.8, "seeds": 3, "source": "bl2"}])
+    got = board_page.board_values(board)
+    assert got == {"failing_cells": "A on parity; B on Z5", "failing_count": 2, "failing_can": 1,
+                   "split_cells": "A on parity", "split_count": 1}

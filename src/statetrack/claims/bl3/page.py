@@ -155,6 +155,22 @@ def machine_explorer(table: pd.DataFrame | None = None, states: int = 25) -> Exp
     return Explorer(chart.add_params(size, seed).properties(width=WIDTH, height=260), "machine explorer")
 
 
+def machine_values(table: pd.DataFrame, states: int) -> dict[str, int]:
+    """What the explorer's exercise reads of ``machine_table`` at ``states`` states, over its words: how many words
+    bring the uniform table down to one state (``uniform_synced`` of ``words``), after how few and how many letters
+    (``uniform_first``, ``uniform_last``; 0 when none does), the most states it still holds at the last letter
+    (``uniform_left``), and the fewest the all-permutation machine ever holds (``perm_least``)."""
+    at = table[table["states"] == states]
+    words = at["seed"].nunique()
+    uniform = at[at["machine"] == "uniform table"]
+    synced = uniform[uniform["size"] == 1].groupby("seed")["t"].min()
+    last = uniform.sort_values("t").groupby("seed")["size"].last()
+    perm = at[at["machine"] == "all 4 letters permutations"]
+    return {"words": words, "uniform_synced": len(synced), "uniform_first": int(synced.min()) if len(synced) else 0,
+            "uniform_last": int(synced.max()) if len(synced) else 0, "uniform_left": int(last.max()),
+            "perm_least": int(perm["size"].min()), "explored_states": states}
+
+
 def machine_windows(preset: str) -> Figure:
     """bl3 figure 1: ``window_curves`` of ``window_table`` for the preset's largest machine."""
 

@@ -195,6 +195,19 @@ def frozen_table(hs: Sequence[int] = EXPLORED_H, seeds: Sequence[int] = DRAW_SEE
     return pd.DataFrame(units), pd.DataFrame(answers)
 
 
+def frozen_values(tables: tuple[pd.DataFrame, pd.DataFrame], H: int = 8) -> dict[str, int]:
+    """What the explorer's exercise reads of ``frozen_table``: of the draws at H = 1, how many have no informative
+    unit (``blind_draws`` of ``draws``); at ``H`` (``explored_H``), on how many (draw, word) pairs of odd and of even
+    length the readout's answer is wrong (``odd_wrong`` of ``odd_pairs``, ``even_wrong`` of ``even_pairs``)."""
+    units, answers = tables
+    one = units[units["H"] == 1].drop_duplicates(["seed", "unit"])
+    at = answers[answers["H"] == H]
+    odd, even = at[at["length"] % 2 == 1], at[at["length"] % 2 == 0]
+    return {"blind_draws": int((one["kind"] == "-").sum()), "draws": int(one["seed"].nunique()), "explored_H": H,
+            "odd_wrong": int((odd["answer"] != odd["parity"]).sum()), "odd_pairs": len(odd),
+            "even_wrong": int((even["answer"] != even["parity"]).sum()), "even_pairs": len(even)}
+
+
 def frozen_explorer(tables: tuple[pd.DataFrame, pd.DataFrame] | None = None, H: int = 8) -> Explorer:
     """A frozen random diagonal network on parity (``frozen_table``, computed when the page is built): pick H, the
     draw and a word; see each unit's two weights, its type (A: flips with every 1, B: with every 0, -: never),

@@ -139,6 +139,18 @@ def scalar_table(coefs: Sequence[float] = EXPLORED, dtypes: Sequence[torch.dtype
     return pd.DataFrame(states_rows), pd.DataFrame(frozen_rows)
 
 
+def scalar_values(tables: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, str]:
+    """What the scalar explorer's exercise reads of ``scalar_table``: the counting state's fate (a = 1) per dtype
+    (``count_bfloat16``, ``count_float16``, ``count_float32``: "frozen from k = …" or "still changing after …")
+    and the flipping state's (a = −1) in every dtype (``flip_all``: one phrase where all agree)."""
+    frozen = tables[1]
+    at = {(round(a, 6), d): f for a, d, f in zip(frozen["a"], frozen["dtype"], frozen["frozen"])}
+    dtypes = list(dict.fromkeys(frozen["dtype"]))
+    flips = {at[(-1.0, d)] for d in dtypes}
+    return {**{f"count_{d}": at[(1.0, d)] for d in dtypes},
+            "flip_all": flips.pop() if len(flips) == 1 else "; ".join(f"{d}: {at[(-1.0, d)]}" for d in dtypes)}
+
+
 def scalar_explorer(tables: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> Explorer:
     """h_k = a·h_{k−1} + 1 stored in a chosen dtype: pick a and the dtype; see whether the state freezes or keeps
     alternating (``scalar_table``, computed when the page is built)."""

@@ -270,6 +270,22 @@ def board_table(board: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def board_values(board: pd.DataFrame) -> dict[str, Any]:
+    """What the explorer's exercise reads of the board (``board_table``): the failing cells in words
+    (``failing_cells``, "none" when none fails) and how many (``failing_count``), how many of them the theory says
+    can be tracked (``failing_can``), and the cells whose best and worst seed fall on both sides of 0.5
+    (``split_cells``, ``split_count``)."""
+    table = board_table(board)
+    fail = table[table["verdict"] == "FAIL"]
+    split = table[(table["max"] >= 0.5) & (table["min"] < 0.5)]
+
+    def names(t):
+        return "; ".join(f"{f} on {k}" for f, k in zip(t["family"], t["task"])) or "none"
+
+    return {"failing_cells": names(fail), "failing_count": len(fail), "failing_can": int((fail["theory"] == "can").sum()),
+            "split_cells": names(split), "split_count": len(split)}
+
+
 def board_explorer(board: pd.DataFrame) -> Explorer:
     """The board as a grid of families × tasks (``board_table``), coloured by the score picked (median over seeds,
     best or worst seed); keep one task or one verdict. A cell not run is grey and shows "–"; a failing statement's
