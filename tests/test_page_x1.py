@@ -100,6 +100,6 @@ def test_the_explorers_exercise_reads_the_failing_and_the_seed_split_cells_of_th
          "median": 0.0, "max": 0.1, "min": 0.0, "seeds": 3, "source": "ne1"},
         {"model": "B", "task": "Z5", "theory": "cannot", "pass": "FAIL", "statement": "s3", "rule": "r",
          "median": 0.9, "max": 0.95, "min": 0.8, "seeds": 3, "source": "bl2"}])
-    got = board_page.board_values(board)
+    got = board_page.explorer_values(board)
     assert got == {"failing_cells": "A on parity; B on Z5", "failing_count": 2, "failing_can": 1,
                    "split_cells": "A on parity", "split_count": 1}

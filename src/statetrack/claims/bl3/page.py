@@ -4,6 +4,7 @@ prose reads, and bl1's recorded runs of the one cell the two claims share.
 - ``window_table``: the w-letter window ceiling (normalized) of three machines with the preset's states, per w.
 - ``sync_values``: the synchronisation numbers the windows figure's caption names.
 - ``shared_runs``: bl1's records of the full model on the permutation machine (quick only), drawn beside bl3's.
+- ``machine_values``: what the machine explorer's exercise reads: when each machine forgets its start.
 - ``values``: BL's m = 50 numbers, the rules of the statements judged at quick, the thresholds, the failing ids.
 
 Its figures and explorers:

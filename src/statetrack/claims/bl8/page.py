@@ -5,6 +5,7 @@ binomial interval at H = 8 and the run table's scores (its paper-preset runs: ``
 Its figures and explorers:
 
 - ``frozen_success``: the success rate over draws against H, with the proof's rate.
+- ``frozen_values``: what the frozen explorer's exercise reads: blind draws, wrong answers by length parity.
 - ``frozen_signs``: sign(h_t) of every frozen unit along one word.
 - ``example_words``, ``frozen_table``, ``frozen_explorer``: a grid of draws (H, seed) and seeded words; each unit's
   weights, type and final sign, and the readout's answer (Vega-Lite over the two tables).

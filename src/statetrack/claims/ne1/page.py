@@ -4,6 +4,7 @@ paper's numbers its prose quotes (the training recipe's wording: ``display.grids
 - ``scalar_curves``: the stored state on the input 1^k for several a and dtypes, one row per (a, dtype, k).
 - ``freeze_table``: from which k each a's state is frozen, per dtype (None: still changing).
 - ``freeze_values``: the k from which a = 0.5 is frozen in bfloat16 and float32, as the prose reads them.
+- ``scalar_values``: what the scalar explorer's exercise reads: where the count freezes per format, the flip's fate.
 - ``paper_values``: NE Table 3's best-of-3 parity numbers, ``paper_<model>_<neg|pos>``.
 
 Its figures and explorers:

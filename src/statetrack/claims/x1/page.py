@@ -10,6 +10,7 @@ owners'), and the values its prose reads of the statements, the runs and the boa
   claims whose runs these are; a cell an owner runs shows the owner's statements and outcome); the figures and
   ``statetrack leaderboard`` read it.
 - ``board_values``: cells run and not run, the failing statements with their rules and values, the open cells.
+- ``explorer_values``: what the explorer's exercise reads: the failing cells, those under a ✓, the cells one seed decides.
 
 Its figures and explorers:
 
@@ -270,7 +271,7 @@ def board_table(board: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def board_values(board: pd.DataFrame) -> dict[str, Any]:
+def explorer_values(board: pd.DataFrame) -> dict[str, Any]:
     """What the explorer's exercise reads of the board (``board_table``): the failing cells in words
     (``failing_cells``, "none" when none fails) and how many (``failing_count``), how many of them the theory says
     can be tracked (``failing_can``), and the cells whose best and worst seed fall on both sides of 0.5
