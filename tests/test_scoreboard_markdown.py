@@ -102,7 +102,7 @@ def test_the_chip_carries_the_coverage_and_a_row_says_what_is_inconclusive():
     row["label"] = "supported, 4 of 8 decided"
     totals = {"quick": {"paper": _t(4, 4, not_run=4), "ours": _t()}}
     _, _, first, second = _boards(scoreboard_markdown([row], totals))
-    assert first["ne7"][0] == "{bdg-info}`supported, 4 of 8 decided` · 2 inconclusive"
+    assert first["ne7"][0] == "{bdg-info}`supported, 4 of 8 decided, 2 inconclusive`"
     assert second["ne7"][1] == "4 of 4 hold (2 inconclusive, 2 not run)"
     row["paper_statements"] = {**_t(not_run=3), "inconclusive": 2, "total": 5}
     _, _, _, second = _boards(scoreboard_markdown([row], totals))

@@ -48,8 +48,8 @@ OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "light", "n
                    "inconclusive": "secondary-line"}
 STATISTICS = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
 MAX_ITEMS = 4  # statements shown in the box; the Verdict section lists every one
-#: The box's last line: where its words (verdict words, outcomes, preset, ours...) are defined.
-GLOSSARY_LINE = "What each word in this box means: {doc}`the glossary </book/glossary>`."
+#: The end of the box's last line: where its words (verdict words, outcomes, preset, ours...) are defined.
+GLOSSARY_LINE = "what each word in this box means: {doc}`the glossary </book/glossary>`."
 
 
 def chip(word: str, label: str | None = None) -> str:
@@ -230,8 +230,8 @@ def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS, deeper: Verdict | None
         lead = f"{_plural(len(rest), 'more statement')} ({counts}) and every statement"
     if deeper is not None:
         lines += cpu_part(deeper)
-    lines += [f"{lead}, its rule and the seeds that pass: {{ref}}`the Verdict section <{verdict.claim}-verdict>`.",
-              "", GLOSSARY_LINE, fence]
+    lines += [f"{lead}, its rule and the seeds that pass: {{ref}}`the Verdict section <{verdict.claim}-verdict>`; "
+              f"{GLOSSARY_LINE}", fence]
     return "\n".join(lines) + "\n"
 
 

@@ -157,16 +157,18 @@ def coverage_sentence(totals: dict[str, dict[str, dict[str, int]]]) -> str:
             f"papers, " + "; ".join(parts) + f" (our own {ours} statements apart).")
 
 
-def _inconclusive(t: dict[str, int]) -> str:
-    """" · k inconclusive" beside a chip where the paper's experiments have any (else nothing)."""
-    return f" · {t['inconclusive']} inconclusive" if t.get("inconclusive") else ""
+def _chip(p: dict[str, Any]) -> str:
+    """A word as a chip with its coverage and, where the paper's experiments have any, how many are inconclusive
+    (inside the chip: the row stays two lines)."""
+    n = p["paper_statements"].get("inconclusive", 0) if "paper_statements" in p else 0
+    label = (p.get("label") or p["status"]) + (f", {n} inconclusive" if n else "")
+    return chip(p["status"], label) + (" (stale)" if p["stale"] else "")
 
 
 def board_cell(r: dict[str, Any], shown: str) -> str:
-    """A claim's word at its shown preset as a chip with its coverage, the preset named where it is not ``shown``
-    (the board's column), and the inconclusive statements counted beside it."""
-    word = chip(r["status"], r.get("label")) + (" (stale)" if r["stale"] else "")
-    return word + _inconclusive(r["paper_statements"]) + (f" at `{r['preset']}`" if r["preset"] != shown else "")
+    """A claim's word at its shown preset as a chip with its coverage and inconclusive statements, the preset named
+    where it is not ``shown`` (the board's column)."""
+    return _chip(r) + (f" at `{r['preset']}`" if r["preset"] != shown else "")
 
 
 def cpu_cell(p: dict[str, Any]) -> str:
@@ -175,8 +177,7 @@ def cpu_cell(p: dict[str, Any]) -> str:
         return "(shown)"
     if p["status"] == "not run":
         return f"not run ({p['recorded']} of {p['runs']} runs recorded)" if p["recorded"] else "not run"
-    return chip(p["status"], p.get("label")) + (" (stale)" if p["stale"] else "") + \
-        _inconclusive(p["paper_statements"])
+    return _chip(p)
 
 
 #: The first table's class: the book's style sheet sets it compact, one short row per claim (book/_ext/static).
