@@ -1,11 +1,12 @@
 """The built book in a real browser (headless Chromium through Playwright), as a reader sees it.
 
-The book is built at the smoke preset, served on 127.0.0.1, and opened page by page. Asserted: the
-scoreboard lists every claim; every claim page shows a loaded figure image and its verdict; moving one control of
-every explorer changes what it draws; no page loads the ipywidgets runtime, and only pages with an explorer load
-Vega; math is typeset by the book's own MathJax; no console errors; no request leaves the machine; every page is at
-most 2 MB on a first visit, counting every request on load gzipped as a web server sends it (the weights go to
-``_build/page_weights.json``). Screenshots of the intro, ne1, bl3 and x1 go to ``_build/screenshots``.
+The book is built at the smoke preset, served on 127.0.0.1, and opened page by page at 1280×900. Asserted: the
+scoreboard lists every claim and ends on the first screen; every claim page shows a
+loaded figure image and its verdict; moving one control of every explorer changes what it draws; no page loads the
+ipywidgets runtime, and only pages with an explorer load Vega; math is typeset by the book's own MathJax; no console
+errors; no request leaves the machine; every page is at most 2 MB on a first visit, counting every request on load
+gzipped as a web server sends it (the weights go to ``_build/page_weights.json``). Screenshots of the intro, ne1,
+bl3, ne4 and x1 go to ``_build/screenshots``.
 
 Chromium comes from the system package manager (``.ci/run`` installs it; elsewhere ``make browser``);
 without it the test is skipped with a loud reason.
@@ -64,7 +65,8 @@ def browser(site):
 MB = 1_000_000
 MOST_BYTES = 2 * MB  # a page's first visit, every request gzipped
 WEIGHTS: dict[str, dict] = {}
-SHOTS = ("ne1", "bl3", "x1")
+SHOTS = ("ne1", "bl3", "ne4", "x1")
+SCREEN = {"width": 1280, "height": 900}  # the reader's screen every geometry assertion is made at
 
 
 def _gzipped(response) -> int:
@@ -79,7 +81,7 @@ def _gzipped(response) -> int:
 def _open(browser, url):
     """Load a page; return it with the console errors and the hosts of every request it made. Its weight on a first
     visit (bytes, gzipped) and the scripts it loaded go to ``WEIGHTS``."""
-    page = browser.new_page(viewport={"width": 1280, "height": 1800})
+    page = browser.new_page(viewport=SCREEN)
     errors, hosts, responses = [], set(), []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -133,7 +135,11 @@ def _moves_every_explorer(page) -> int:
 
 def test_intro_scoreboard(browser, site):
     page, errors, hosts = _open(browser, f"{site}/book/intro.html")
-    table = page.locator("table", has_text="verdict").first.inner_text()
+    board = page.locator("table.scoreboard")
+    table = board.inner_text()
+    box = board.bounding_box()  # relative to the top of the page, which has not scrolled
+    assert box["y"] + box["height"] <= SCREEN["height"], f"the scoreboard ends at {box['y'] + box['height']:.0f} px, " \
+        f"below the first screen ({SCREEN['height']} px)"
     for cid in CLAIMS:
         assert cid in table, f"the scoreboard does not list {cid}"
     shots = repo_root() / "_build" / "screenshots"

@@ -48,7 +48,7 @@ def scores_vs_paper(runs: pd.DataFrame, paper: pd.DataFrame, x_order: Sequence[s
     """
     style()
     fig, axes = plt.subplots(len(panel_order), 1, figsize=(min(PAGE_WIDTH, max(7.0, 1.8 + 1.45 * len(x_order))),
-                                                            0.8 + 2.9 * len(panel_order)), sharey=True, squeeze=False)
+                                                            0.8 + 2.6 * len(panel_order)), sharey=True, squeeze=False)
     missing = set(map(tuple, not_run))
     scores = runs["score"].to_numpy(dtype=float) if len(runs) else np.zeros(0)
     low = min(-0.2, float(np.nanmin(scores)) - 0.1) if np.isfinite(scores).any() else -0.2  # show every run

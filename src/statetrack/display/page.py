@@ -47,7 +47,7 @@ BOX_CLASS = {"reproduced": "tip", "supported": "note", "partly reproduced": "war
 OUTCOME_COLOURS = {"holds": "success", "fails": "danger", "not run": "light", "not fitted": "muted",
                    "inconclusive": "secondary-line"}
 STATISTICS = {"best": "best of seeds", "median": "median of seeds", "every": "every seed", "value": "value"}
-MAX_ITEMS = 4  # statements shown in the box; the Verdict section lists every one
+MAX_ITEMS = 3  # statements shown in the box; the Verdict section lists every one
 #: The end of the box's last line: where its words (verdict words, outcomes, preset, ours...) are defined.
 GLOSSARY_LINE = "what each word in this box means: {doc}`the glossary </book/glossary>`."
 

@@ -181,7 +181,7 @@ def leaderboard_heatmap(board: pd.DataFrame, rows: Sequence[str], columns: Seque
                              "median normalized accuracy\non the test lengths (0 = chance)",
                              f"each cell: theory (✓ can, ✗ cannot, ? no theorem), median over seeds (n seeds), lowest "
                              f"to highest seed;\nred frame: the cell's statement fails; grey: not run at preset {preset}",
-                             failed=failed, title=title, row_height=0.7)
+                             failed=failed, title=title, row_height=0.52)
 
 
 #: a cell's agreement → its colour: the prediction holds, fails, no theorem predicts the cell, the preset ran none
@@ -236,7 +236,8 @@ def prediction_grid(board: pd.DataFrame, statements: Sequence[Any], solved: floa
             f"then whether\nthe runs bear it out and the best seed's normalized accuracy (solved: ≥ {solved:g}); "
             f"grey: not run at preset {preset}")
     return annotated_heatmap(kinds, texts, [row_names[r] for r in rows], [column_names[c] for c in columns],
-                             "does the prediction hold?", note, title=title, categories=AGREEMENT)
+                             "does the prediction hold?", note, title=title, categories=AGREEMENT,
+                             row_height=0.46)
 
 
 _SHOWN = ["model", "task", "theory", "rule", "median", "min", "max", "seeds", "pass", "source"]

@@ -132,8 +132,9 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
 
 
 def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
-    """One panel per model (``eig['panel']``), side by side, each with its legend below: a real spectrum on the real
-    axis, any other on the complex plane (``spectrum_panel``).
+    """One panel per model (``eig['panel']``) against the predicted points: a real spectrum on the real axis, any
+    other on the complex plane (``spectrum_panel``). Up to three complex planes share one row and one legend below
+    them; otherwise each panel has its legend below it, two panels to a row.
 
     Args:
         eig: ``readings.eigen_frame`` rows of one seed per panel, concatenated.
@@ -141,18 +142,27 @@ def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
     style()
     panels = list(dict.fromkeys(eig["panel"]))
     n = len(panels)
-    ncols = n if n <= 2 else 2  # at most two side by side: the page's width, fonts readable
-    nrows = -(-n // ncols)
     real = n > 0 and all("parity" in p and is_real(eig[eig["panel"] == p]) for p in panels)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, (3.4 if real else 5.4) * nrows),
-                             squeeze=False)
+    shared = 2 < n <= 3 and not any("parity" in p for p in panels)  # one row of planes, one legend
+    ncols = n if n <= 2 or shared else 2  # the page's width, fonts readable
+    nrows = -(-n // ncols)
+    height = 3.8 if shared else (3.4 if real else 5.4) * nrows
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH if n > 1 else 4.6, height), squeeze=False)
     for ax, panel in zip(axes.flat, panels):
-        spectrum_panel(ax, eig[eig["panel"] == panel], panel)
+        spectrum_panel(ax, eig[eig["panel"] == panel], panel, legend=not shared)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
+    if shared:
+        tokens = sorted(eig["token"].unique(), key=int)
+        handles = [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)],
+                          label=f'token "{k}"') for k in tokens]
+        handles += [Line2D([], [], marker="D", ls="", mfc="none", mec="black", label="the panel's roots of unity"),
+                    Line2D([], [], marker="o", ls="", mfc="none", mec="0.4", label="|λ| < 0.9ρ")]
+        fig.legend(handles=handles, fontsize=10, loc="lower center", ncol=len(handles), frameon=False,
+                   handletextpad=0.3, columnspacing=0.9)
     if title:
         fig.suptitle(title, fontsize=12)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1) if shared else None)
     return fig
 
 
