@@ -81,6 +81,12 @@ def real_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True) -> 
                   frameon=False, handletextpad=0.3, columnspacing=1.0)
 
 
+def token_handles(eig: pd.DataFrame) -> list[Line2D]:
+    """One legend entry per token of ``eig``, in token order, in the token's colour."""
+    return [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)], label=f'token "{k}"')
+            for k in sorted(eig["token"].unique(), key=int)]
+
+
 def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True) -> None:
     """Draw one model's eigenvalues (``eig``: one panel's rows) on ``ax`` against the predicted points: on the real
     axis where they are all real (``real_panel``), else on the complex plane."""
@@ -117,9 +123,7 @@ def spectrum_panel(ax: Axes, eig: pd.DataFrame, panel: str, legend: bool = True)
     seed = int(eig["seed"].iloc[0]) if len(eig) else 0
     ax.set_title(f"{panel}, seed {seed}", fontsize=11.5)
     if legend:
-        tokens = sorted(eig["token"].unique(), key=int)
-        handles = [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)], label=f'token "{k}"')
-                   for k in tokens]
+        handles = token_handles(eig)
         handles.append(Line2D([], [], marker="D", ls="", mfc="none", mec="black",
                               label="±1 (theory)" if parity else f"roots of unity, m = {m}"))
         if not parity:
@@ -153,9 +157,7 @@ def learned_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     if shared:
-        tokens = sorted(eig["token"].unique(), key=int)
-        handles = [Line2D([], [], marker="o", ls="", color=TOKEN_COLORS[int(k) % len(TOKEN_COLORS)],
-                          label=f'token "{k}"') for k in tokens]
+        handles = token_handles(eig)
         handles += [Line2D([], [], marker="D", ls="", mfc="none", mec="black", label="the panel's roots of unity"),
                     Line2D([], [], marker="o", ls="", mfc="none", mec="0.4", label="|λ| < 0.9ρ")]
         fig.legend(handles=handles, fontsize=10, loc="lower center", ncol=len(handles), frameon=False,
