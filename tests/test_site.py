@@ -130,8 +130,11 @@ def test_a_figures_source_line_counts_the_runs_it_reads():
 
 
 def test_a_figures_source_line_sits_below_its_legends():
-    """``place_source`` puts the line under everything drawn, a legend at the figure's foot included (matplotlib's
-    own boxes, in display units), so no entry hides under it."""
+    """``place_source`` puts the line under everything drawn, a two-row legend at the figure's foot included, as the
+    page's image is saved (a tight bounding box, which re-anchors a figure legend to the grown edge): the boxes are
+    matplotlib's own, read in the draw of that save."""
+    import io
+
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -139,17 +142,25 @@ def test_a_figures_source_line_sits_below_its_legends():
     from statetrack.display.page import place_source
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(6, 3))
-    a.plot([0, 1], [0, 1], label="one")
+    for k in range(3):
+        a.plot([0, 1], [0, k], label=f"a line with a long label {k}")
     b.plot([0, 1], [1, 0], label="two")
     b.legend(loc="lower right")
-    fig.legend(*a.get_legend_handles_labels(), loc="lower center", ncol=3)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.legend(*a.get_legend_handles_labels(), loc="lower center", ncol=2)  # two rows
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
     text = place_source(fig, "From 2 trained runs (run records in data/results/).")
-    renderer = fig.canvas.get_renderer()
-    box = text.get_window_extent(renderer)
-    for legend in (fig.legends[0], b.get_legend()):
-        assert box.y1 <= legend.get_window_extent(renderer).y0
-    assert box.y1 <= min(ax.get_tightbbox(renderer).y0 for ax in fig.axes)
+    drawn = []
+
+    def boxes(event):
+        r = event.renderer
+        drawn.append((text.get_window_extent(r), [g.get_window_extent(r) for g in (fig.legends[0], b.get_legend())],
+                      min(ax.get_tightbbox(r).y0 for ax in fig.axes)))
+
+    fig.canvas.mpl_connect("draw_event", boxes)
+    fig.savefig(io.BytesIO(), format="png", bbox_inches="tight")
+    box, legends, lowest_axes = drawn[-1]
+    assert all(box.y1 <= legend.y0 for legend in legends)
+    assert box.y1 <= lowest_axes
     plt.close(fig)
 
 

@@ -486,10 +486,15 @@ def source_line(reads: Any = None, preset: str | None = None) -> str:
 
 
 def place_source(fig: Any, line: str) -> Any:
-    """Write ``line`` under everything ``fig`` draws (axes, labels and legends, the figure's own included), so the
-    saved image's tight bounding box grows to hold it; returns the text. Raises ``ValueError`` if it still overlaps a
+    """Write ``line`` under everything ``fig`` draws (axes, labels and legends, the figure's own included, each
+    figure legend pinned where it is drawn), so the saved image's tight bounding box grows to hold it; returns the
+    text. Raises ``ValueError`` if it still overlaps a
     legend, which would hide the legend's entries."""
     renderer = fig.canvas.get_renderer()
+    for legend in fig.legends:  # pinned where drawn: a tight save moves a legend anchored to the figure's edge
+        drawn = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
+        legend.set_bbox_to_anchor(drawn, transform=fig.transFigure)
+        legend.set_loc("center")
     below = fig.get_tightbbox(renderer).y0 / fig.get_size_inches()[1]  # the lowest drawn point, in figure fractions
     text = fig.text(0.01, below - 0.01, line, ha="left", va="top", fontsize=9, color="0.3")
     box = text.get_window_extent(renderer)
