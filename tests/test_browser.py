@@ -157,7 +157,7 @@ def test_claim_page(browser, site, claim):
     assert images.count() >= 1
     widths = images.evaluate_all("imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
     assert all(w > 0 for w in widths), f"a figure did not load: {widths}"
-    assert f"{claim} verdict (smoke)" in page.inner_text("main")
+    assert "Verdict at preset smoke" in page.inner_text("main")
     assert page.locator(".jupyter-widgets, script[type='application/vnd.jupyter.widget-state+json']").count() == 0
     if page.locator(".math").count():
         page.wait_for_selector("mjx-container", state="attached", timeout=15_000)  # typeset by the book's own MathJax

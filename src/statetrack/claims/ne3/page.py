@@ -220,7 +220,7 @@ def gh_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
 
     style()
     ks, betas = sorted(set(eig["k"])), list(dict.fromkeys(eig["beta"]))
-    fig, axes = plt.subplots(len(betas), len(ks), figsize=(7.6, 2.6 * len(betas) + 0.4), sharex=True, sharey=True,
+    fig, axes = plt.subplots(len(betas), len(ks), figsize=(7.6, 2.3 * len(betas) + 0.4), sharex=True, sharey=True,
                              squeeze=False)
     t = np.linspace(0, 2 * np.pi, 400)
     for r, b in enumerate(betas):
@@ -256,7 +256,7 @@ def rounding_drift(drift: pd.DataFrame, title: str | None = None) -> Figure:
             at that step over the sequences) and ``margin`` (the deviation at which an answer could flip).
     """
     style()
-    fig, ax = plt.subplots(figsize=(7.0, 3.9))
+    fig, ax = plt.subplots(figsize=(7.0, 3.3))
     cases = list(dict.fromkeys(drift["construction"]))
     colors = dict(zip(cases, sns.color_palette("colorblind", len(cases))))
     for case in cases:
@@ -272,7 +272,7 @@ def rounding_drift(drift: pd.DataFrame, title: str | None = None) -> Figure:
     fig.legend(handles, labels, fontsize=10, loc="lower center", ncol=2, frameon=False)  # below, never over data
     if title:
         ax.set_title(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    fig.tight_layout(rect=(0, 0.15, 1, 1))
     return fig
 
 
@@ -417,7 +417,7 @@ def gh_pair_explorer(table: pd.DataFrame | None = None) -> Explorer:
              "(abs(datum.im1) < 1e-9 ? '  (real)' : '  (complex: a rotation-like pair)')").mark_text(
         align="left", x=4, y=-12, fontSize=13).encode(text="text:N")
     chart = alt.layer(circle, segment, *points, note, data=alt.Data(values=table.to_dict("records"))).add_params(
-        b1, b2, phi).properties(width=360, height=360)
+        b1, b2, phi).properties(width=300, height=300)
     return Explorer(chart.configure_axis(labelFontSize=11, titleFontSize=12), "GH pair explorer")
 
 
