@@ -155,6 +155,13 @@ def test_a_verdict_shows_its_trained_cells_apart_from_its_checks_and_its_cells_n
     assert [r[0][1] for r in judged.body] == ["s"] and "1 of 2 statements not run at this preset" in statements
     assert not judged.folded and full.folded and [r[0][1] for r in full.body] == ["s"]  # the statistics, folded
     assert list(statement_frame(v)["statement"]) == ["s", "t"]  # the frame keeps every statement
+    assert [text for _, text in judged.head[0]] == ["statement", "what the paper claims", "ours", "outcome"]  # no number
+    numbered = Statement("s", "x", "T", "paper text", "learns", "best", at_least(0.9), "test", where={"task": "parity"},
+                         paper=0.95)
+    judged, _ = audit.tables_in(show_statements(decide("xx", "quick", recs, [numbered],
+                                                       cell_of=lambda r: {"task": "parity"}))._repr_html_())
+    assert [text for _, text in judged.head[0]] == ["statement", "what the paper claims", "paper", "ours", "outcome"]
+    assert judged.body[0][2][1] == "0.950"
 
 
 def test_the_table_of_contents_is_the_claims_declarations_in_order():

@@ -236,8 +236,7 @@ def verdict_box(verdict: Verdict, limit: int = MAX_ITEMS, deeper: Verdict | None
 
 
 #: What the cpu preset is, in one clause, where a page shows its verdict beside the teaching preset's.
-CPU_CLAUSE = ("the papers' own grids (task, lengths, model, size and seeds as the paper sets them) at the training "
-              "budgets a CPU affords, found on recorded pilots before any verdict run")
+CPU_CLAUSE = "the papers' own grids at training budgets a CPU affords, set on recorded pilots before any verdict run"
 
 
 def cpu_part(deeper: Verdict) -> list[str]:
@@ -358,7 +357,7 @@ SHORT = {"statement": "statement", "paper's claim": "what the paper claims", "pa
 
 def show_statements(v: Verdict) -> Any:
     """The statements as a page shows them (``tables.Shown``): the judged ones as a short table (statement, what the
-    paper claims, paper, ours, outcome) with every column folded below it (source, kind, rule, best, median, seeds
+    paper claims, paper (where one of them has a number), ours, outcome) with every column folded below it (source, kind, rule, best, median, seeds
     passing with the interval, fitted seeds, note), and those not run at this preset in one line per reason."""
     t = statement_frame(v)
     if t.empty:
@@ -374,7 +373,8 @@ def show_statements(v: Verdict) -> Any:
     if not len(judged):
         return tables.Shown(None, after=lines)
     full = judged.drop(columns="why not run")
-    return tables.Shown(full[list(SHORT)].rename(columns=SHORT), after=lines, below=full,
+    short = [c for c in SHORT if c != "paper" or full["paper"].notna().any()]  # proofs alone: no paper column
+    return tables.Shown(full[short].rename(columns=SHORT), after=lines, below=full,
                         below_summary="how each statement is judged: source, kind, rule, best, median, seeds "
                                       "passing [95 % interval], fitted seeds")
 

@@ -220,7 +220,7 @@ def gh_spectra(eig: pd.DataFrame, title: str | None = None) -> Figure:
 
     style()
     ks, betas = sorted(set(eig["k"])), list(dict.fromkeys(eig["beta"]))
-    fig, axes = plt.subplots(len(betas), len(ks), figsize=(7.6, 2.3 * len(betas) + 0.4), sharex=True, sharey=True,
+    fig, axes = plt.subplots(len(betas), len(ks), figsize=(6.8, 2.15 * len(betas) + 0.4), sharex=True, sharey=True,
                              squeeze=False)
     t = np.linspace(0, 2 * np.pi, 400)
     for r, b in enumerate(betas):
