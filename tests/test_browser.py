@@ -2,7 +2,8 @@
 
 The book is built at the smoke preset, served on 127.0.0.1, and opened page by page at 1280×900. Asserted: the
 scoreboard lists every claim and ends on the first screen; every claim page shows a
-loaded figure image and its verdict; moving one control of every explorer changes what it draws; no page loads the
+loaded figure image and its verdict, is at most ten screens tall as loaded, and has no table, code block or explorer
+wider than the column or scrolling sideways; moving one control of every explorer changes what it draws; no page loads the
 ipywidgets runtime, and only pages with an explorer load Vega; math is typeset by the book's own MathJax; no console
 errors; no request leaves the machine; every page is at most 2 MB on a first visit, counting every request on load
 gzipped as a web server sends it (the weights go to ``_build/page_weights.json``). Screenshots of the intro, ne1,
@@ -161,6 +162,8 @@ def test_claim_page(browser, site, claim):
     assert page.locator(".jupyter-widgets, script[type='application/vnd.jupyter.widget-state+json']").count() == 0
     if page.locator(".math").count():
         page.wait_for_selector("mjx-container", state="attached", timeout=15_000)  # typeset by the book's own MathJax
+    height = page.evaluate("() => document.documentElement.scrollHeight")  # as loaded, every fold closed
+    assert height <= 10 * SCREEN["height"], f"the page is {height} px tall: over ten screens of {SCREEN['height']} px"
     moved = _moves_every_explorer(page)
     path = urlparse(page.url).path
     assert (moved > 0) == any(s.startswith("vega") for s in WEIGHTS[path]["scripts"]), "Vega loads where no explorer is"
@@ -168,9 +171,12 @@ def test_claim_page(browser, site, claim):
     if claim in SHOTS:
         page.screenshot(path=str(repo_root() / "_build" / "screenshots" / f"{claim}.png"), full_page=True)
     _check_weight(path)
-    past = page.evaluate("""() => { const a = document.querySelector('article.bd-article').getBoundingClientRect();
-        return [...document.querySelectorAll('article.bd-article table')]
-            .filter(t => t.getBoundingClientRect().right > a.right + 1).length; }""")
-    assert past == 0, f"{past} table(s) run past the article"  # a wide one scrolls inside its box
+    past = page.evaluate("""() => { const a = document.querySelector('article.bd-article');
+        const right = a.getBoundingClientRect().right - parseFloat(getComputedStyle(a).paddingRight);
+        return [...a.querySelectorAll('table, .statetrack-explorer, .vega-embed, div.highlight pre, .cell_output pre')]
+            .filter(e => !e.closest('details:not([open])') && e.getBoundingClientRect().width > 0)  // open ones
+            .filter(e => e.getBoundingClientRect().right > right + 1 || e.scrollWidth > e.clientWidth + 1)
+            .map(e => e.tagName.toLowerCase() + ' ' + e.textContent.trim().slice(0, 40)); }""")
+    assert past == [], f"wider than the column, or scrolling sideways: {past}"
     assert errors == [], errors
     assert hosts <= {"127.0.0.1"}, f"requests left the machine: {sorted(hosts)}"

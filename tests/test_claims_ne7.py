@@ -376,3 +376,14 @@ def test_paper_rows_are_table_4():
         ("deltanet", "[0,1]"): (24.68, 31.49), ("deltanet", "[-1,1]"): (24.54, 31.15),
         ("mamba", "[0,1]"): (24.84, 24.69), ("mamba", "[-1,1]"): (25.02, 24.71)}
     assert ne7.wiki_gaps()[("deltanet", "1.3B, FW-100B")] == pytest.approx(math.log(18.57 / 18.54))
+
+
+def test_the_speed_table_names_one_thread_in_the_singular():
+    """A record's device "AMD EPYC (1 threads)" reads "(1 thread)" in the speed table; "(2 threads)" stays."""
+    import pandas as pd
+
+    from statetrack.claims.ne7.page import readings
+
+    runs = pd.DataFrame({"model": ["mamba"], "tokens/s": [10.0], "params": [5], "status": ["ok"]})
+    assert list(readings.speed_table(runs, "AMD EPYC (1 threads)", "quick")["device"]) == ["AMD EPYC (1 thread)"]
+    assert list(readings.speed_table(runs, "AMD EPYC (2 threads)", "quick")["device"]) == ["AMD EPYC (2 threads)"]

@@ -34,7 +34,7 @@ MIME = f"application/vnd.vegalite.{alt.SCHEMA_VERSION.split('.')[0]}+json"
 #: the class the book's script looks for (book/_ext/static/explorers.js) and its pages test for
 CSS_CLASS = "statetrack-explorer"
 
-WIDTH = 560  # px: the plot area of a one-panel explorer in the book's article column
+WIDTH = 520  # px: the plot area of a one-panel explorer in the book's article column (legend beside it)
 
 
 class Explorer:

@@ -40,7 +40,7 @@ def run_explorer(frame: pd.DataFrame, train_max_len: int, log_length: bool = Fal
         color=alt.Color("seed:N", title="seed", scale=alt.Scale(scheme="dark2")),
         tooltip=["run:N", "seed:N", "length:Q", alt.Tooltip("value:Q", format=".3f")])
     rule = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(train_max_len))
-    columns, width = (4, 150) if runs["run"].nunique() > 6 else (3, 230)  # seven panels (ne4) in two rows
+    columns, width = (4, 150) if runs["run"].nunique() > 6 else (3, 215)  # seven panels (ne4) in two rows
     panels = alt.layer(line, rule, data=runs).properties(width=width, height=150).facet(
         facet=alt.Facet("run:N", title=None, sort=list(dict.fromkeys(runs["run"])) if ordered else "ascending"),
         columns=columns).add_params(metric)

@@ -29,6 +29,7 @@ from statetrack.claims.ne7 import claim as ne7
 from statetrack.verdicts.claim import paper_numbers
 from statetrack.verdicts.statements import PAPER_TOLERANCE
 from statetrack.claims.ne7.page import corpus_splits, lm_summary
+from statetrack.display.page import device_label
 from statetrack.tasks import byte_lm
 from statetrack.runs import store as results
 from statetrack.runs.cost import grid_estimate
@@ -132,8 +133,9 @@ def outcome_values(verdict: Any) -> dict[str, str]:
 
 
 def speed_table(runs: pd.DataFrame, device: str, preset: str) -> pd.DataFrame:
-    """``lm_summary.speed`` of a ``run_table`` with the device it ran on and the preset."""
-    return lm_summary.speed(runs).assign(device=device, preset=preset)
+    """``lm_summary.speed`` of a ``run_table`` with the device it ran on (as ``device_label`` words it) and the
+    preset."""
+    return lm_summary.speed(runs).assign(device=device_label(device), preset=preset)
 
 
 def speed_values(speed: pd.DataFrame) -> dict[str, str]:
