@@ -320,7 +320,7 @@ def board_explorer(board: pd.DataFrame) -> Explorer:
         text="shown:N",
         color=alt.condition("isValid(datum.value) && datum.value < 0.5", alt.value("white"), alt.value("black")))
     grid = alt.layer(cell, colour, fails, text).add_params(task, score, verdict).properties(
-        width=alt.Step(88), height=alt.Step(22),
+        width=alt.Step(84), height=alt.Step(22),
         title=alt.Title("Every family on every task", subtitle="✓ the theory says it can, ✗ it cannot, ? open; "
                         "red frame: the cell's statement fails; grey “–”: not run at this preset", fontSize=13,
                         subtitleFontSize=11))
