@@ -195,3 +195,18 @@ def test_a_count_among_accuracies_prints_without_decimals():
     frame = pd.DataFrame({"check": list("abcd"), "value": [1.0, 2.0, 0.5, 1234.0]})
     (t,) = audit.tables_in(tables.html(frame))
     assert [row[1][1] for row in t.body] == ["1.000", "2", "0.500", "1,234"]
+
+
+def test_a_notebooks_last_run_time_is_papermills_record(tmp_path):
+    """``book.last_seconds`` (the order ``execute_notebooks`` starts them in) reads the duration papermill wrote
+    into the executed notebook; a notebook never executed, or a corrupt one, counts 0."""
+    import json
+
+    from statetrack.site.book import last_seconds, notebook_source
+
+    (tmp_path / f"{notebook_source('ne3').stem}.ipynb").write_text(json.dumps(
+        {"metadata": {"papermill": {"duration": 36.5}}, "cells": []}))
+    (tmp_path / f"{notebook_source('x2').stem}.ipynb").write_text("{not json")
+    assert last_seconds("ne3", tmp_path) == 36.5
+    assert last_seconds("x2", tmp_path) == 0.0 and last_seconds("ne1", tmp_path) == 0.0
+    assert sorted(["ne1", "ne3", "x2"], key=lambda i: -last_seconds(i, tmp_path))[0] == "ne3"

@@ -16,6 +16,7 @@ Used in: ``statetrack reproduce``, ``statetrack book``, ``make book``, tests/tes
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -183,7 +184,8 @@ def _pool_start(threads: int) -> None:
 
 
 def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
-    """Run ``execute_notebook`` for each claim, ``workers`` at a time; yields (claim, path, seconds) in ``ids`` order.
+    """Run ``execute_notebook`` for each claim, ``workers`` at a time, those that ran longest last time first
+    (``last_seconds``); yields (claim, path, seconds) in ``ids`` order.
 
     Several run in processes, not threads: papermill's ``cwd`` changes the process's directory. On a CPU
     each worker's kernels get cores / workers threads, as the sweep pool's runs do. The first failure stops
@@ -196,10 +198,21 @@ def execute_notebooks(ids: list[str], preset: str, workers: int = 1, **kwargs):
         return
     threads = max(1, (os.cpu_count() or 1) // workers)
     kwargs.setdefault("out_dir", executed_dir())  # resolved here: a worker imports the module afresh
+    longest_first = sorted(ids, key=lambda i: -last_seconds(i, kwargs["out_dir"]))  # no long tail on one worker
     with worker_pool(workers, initializer=_pool_start, initargs=(threads,)) as pool:
-        futures = [pool.submit(execute_notebook, i, preset, **kwargs) for i in ids]
-        for i, fut in zip(ids, futures):
-            yield (i, *fut.result())
+        futures = {i: pool.submit(execute_notebook, i, preset, **kwargs) for i in longest_first}
+        for i in ids:
+            yield (i, *futures[i].result())
+
+
+def last_seconds(claim_id: str, out_dir: Path | None) -> float:
+    """How long ``claim_id``'s notebook ran when last executed into ``out_dir``, as papermill recorded it in the
+    notebook; 0 where it never ran there or the record is unreadable."""
+    try:
+        nb = json.loads((Path(out_dir or executed_dir()) / f"{notebook_source(claim_id).stem}.ipynb").read_text())
+        return float(nb["metadata"]["papermill"]["duration"] or 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
 
 
 def write_generated(folder: Path) -> None:
