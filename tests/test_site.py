@@ -210,3 +210,18 @@ def test_a_notebooks_last_run_time_is_papermills_record(tmp_path):
     assert last_seconds("ne3", tmp_path) == 36.5
     assert last_seconds("x2", tmp_path) == 0.0 and last_seconds("ne1", tmp_path) == 0.0
     assert sorted(["ne1", "ne3", "x2"], key=lambda i: -last_seconds(i, tmp_path))[0] == "ne3"
+
+
+def test_an_explorer_carries_its_html_copy_outside_a_book_build_only(monkeypatch):
+    """An explorer's output: the Vega-Lite spec and a text line always; the self-contained HTML copy (for a notebook
+    front end without a Vega-Lite renderer) only outside a book build, whose pages render the spec."""
+    import altair as alt
+
+    from statetrack.display.explorers import BUILDING, MIME, Explorer
+
+    chart = alt.Chart(pd.DataFrame({"x": [0, 1], "y": [1, 0]})).mark_line().encode(x="x:Q", y="y:Q")
+    monkeypatch.delenv(BUILDING, raising=False)
+    assert {MIME, "text/plain", "text/html"} <= set(Explorer(chart)._repr_mimebundle_())
+    monkeypatch.setenv(BUILDING, "1")
+    bundle = Explorer(chart)._repr_mimebundle_()
+    assert set(bundle) == {MIME, "text/plain"} and bundle[MIME]["mark"]["type"] == "line"

@@ -47,7 +47,13 @@ class Explorer:
         self.spec: dict[str, Any] = chart.to_dict()
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        """The Vega-Lite spec and a line of text; outside a book build also a self-contained HTML copy, for a
+        notebook front end without a Vega-Lite renderer (the book renders the spec: ``VegaLitePlugin``)."""
+        import os
+
         bundle = {MIME: self.spec, "text/plain": f"<{self.label}: a Vega-Lite chart>"}
+        if os.environ.get(BUILDING):
+            return bundle
         try:
             bundle["text/html"] = self.chart.to_html(fullhtml=False)
         except Exception:  # noqa: BLE001 — the Vega-Lite output alone still shows in the book and JupyterLab
