@@ -205,12 +205,37 @@ def _executable_source(path: Path, mtime_ns: int, size: int) -> str:
 
 def code_hash(cfg: RunConfig) -> str:
     """SHA-256 (12 hex digits) of the code that decides the numbers of a run of ``cfg`` (``executable_source``
-    of each of ``code_files``, with its path: ``hashed_name``)."""
+    of each of ``code_files``, with its path: ``hashed_name``).
+
+    Kept per task and model module while none of the hashed files changes (its size and modification time): a
+    claim's records share a few (task, model) pairs, and reading them hashes the same files for every record."""
+    import inspect
+
+    key = (inspect.getfile(TASKS[cfg.task.name]), inspect.getfile(MODELS[cfg.model.name]))
+    kept = _HASHES.get(key)
+    if kept is not None and all(_version(f) == v for f, v in kept[0]):
+        return kept[1]
+    files = code_files(cfg)
+    versions = tuple((f, _version(f)) for f in files)
     h = hashlib.sha256()
-    for f in code_files(cfg):
+    for f in files:
         h.update(hashed_name(f).encode())
         h.update(executable_source(f).encode())
-    return h.hexdigest()[:12]
+    _HASHES[key] = (versions, h.hexdigest()[:12])
+    return _HASHES[key][1]
+
+
+#: ``code_hash``'s kept results: (task module file, model module file) → ((file, version) of each hashed file, hash)
+_HASHES: dict[tuple[str, str], tuple[tuple[tuple[Path, tuple[int, int]], ...], str]] = {}
+
+
+def _version(path: Path) -> tuple[int, int]:
+    """A file's version as ``code_hash`` keeps it: (modification time in ns, size); (-1, -1) once it is gone."""
+    try:
+        st = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
 
 
 def whole_file_hash(cfg: RunConfig) -> str:
