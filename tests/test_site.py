@@ -225,3 +225,31 @@ def test_an_explorer_carries_its_html_copy_outside_a_book_build_only(monkeypatch
     monkeypatch.setenv(BUILDING, "1")
     bundle = Explorer(chart)._repr_mimebundle_()
     assert set(bundle) == {MIME, "text/plain"} and bundle[MIME]["mark"]["type"] == "line"
+
+
+def test_equal_series_stay_visible_in_the_length_and_sweep_figures():
+    """Where two series score the same, neither hides the other: in ``seq_acc_panels`` the [0,1] run is drawn dashed
+    above the [-1,1] one; in bl8's ``frozen_success`` two settings with equal rates sit apart along H (by less than
+    a tenth of an octave) with different markers."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from statetrack.claims.bl8.page import frozen_success
+    from statetrack.display.word_problem_figures import seq_acc_panels
+
+    lengths = [1, 2, 3, 4]
+    frame = pd.DataFrame([{"panel": "p", "series": f"DeltaNet {e}", "depth": 1, "key": e, "length": n, "seq_acc": 0.0,
+                           "family": "deltanet", "eig_range": e} for e in ("[-1,1]", "[0,1]") for n in lengths])
+    fig = seq_acc_panels(frame, ["p"], {"p": "p"}, {"p": 2})
+    neg, pos = fig.axes[0].get_lines()[:2]
+    assert pos.get_zorder() > neg.get_zorder() and pos.get_linestyle() != "-" and neg.get_linestyle() == "-"
+    plt.close(fig)
+    rows = pd.DataFrame([{"H": h, "setting": s, "success": 0.5, "predicted": float("nan"), "lo": 0.4, "hi": 0.6}
+                         for s in ("a", "b") for h in (1, 2, 4)])
+    fig = frozen_success(rows)
+    a, b = [line for line in fig.axes[0].get_lines() if line.get_marker() not in (None, "None", "_")][:2]
+    assert a.get_marker() != b.get_marker()
+    ratio = [xb / xa for xa, xb in zip(a.get_xdata(), b.get_xdata())]
+    assert all(1 < r < 2 ** 0.1 for r in ratio)
+    plt.close(fig)

@@ -14,6 +14,7 @@ Used in: ``claims.ne5.page``, ``claims.ne6.page``, notebooks ne5 and ne6 (``grou
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import ipywidgets as widgets
@@ -28,6 +29,14 @@ from statetrack.display.plots import PAGE_WIDTH, model_color, style, records_fra
 from statetrack.display.word_charts import example_words, state_lines, step_grid, word_control
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import word_problems as wp
+
+def range_look(eig_range: str) -> dict[str, Any]:
+    """How ``seq_acc_panels`` draws a run of ``eig_range``: [0, 1] dashed with sparse markers, on top, so that where
+    both ranges score the same its line still shows over the [-1, 1] one; every other range solid."""
+    if eig_range == "[0,1]":
+        return {"ls": (0, (4, 2)), "marker": "o", "markevery": 0.1, "ms": 3.5, "zorder": 3}
+    return {"ls": "-"}
+
 
 def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, str], train_len: dict[str, int],
                    title: str | None = None, ncols: int = 2) -> Figure:
@@ -53,7 +62,7 @@ def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, 
         for _, run in (sub.groupby("key", sort=False) if len(sub) else []):
             first = run.iloc[0]
             ax.plot(run["length"], run["seq_acc"], color=model_color(first["family"], first["eig_range"]),
-                    lw=0.9 + 0.6 * (int(first["depth"]) - 1), alpha=0.85)
+                    lw=0.9 + 0.6 * (int(first["depth"]) - 1), alpha=0.85, **range_look(first["eig_range"]))
         ax.axvspan(0, train_len.get(panel, 0), color="0.85", alpha=0.5, lw=0)
         if not len(sub):
             ax.text(0.5, 0.5, "not run at this preset", transform=ax.transAxes, ha="center", va="center",
@@ -71,7 +80,7 @@ def seq_acc_panels(frame: pd.DataFrame, panels: Sequence[str], names: dict[str, 
     kinds = {} if not len(frame) else dict(  # series → (family, eig_range), the key of its colour
         reversed(list(zip(frame["series"], zip(frame["family"], frame["eig_range"])))))
     shown = list(dict.fromkeys(frame["series"])) if len(frame) else []
-    handles = [Line2D([], [], color=model_color(*kinds[s]), lw=2) for s in shown]
+    handles = [Line2D([], [], color=model_color(*kinds[s]), lw=2, **range_look(kinds[s][1])) for s in shown]
     depths = sorted({int(d) for d in frame["depth"]}) if len(frame) else []
     if len(depths) > 1:
         handles += [Line2D([], [], color="0.3", lw=0.9 + 0.6 * (d - 1)) for d in depths]

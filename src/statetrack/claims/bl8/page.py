@@ -109,7 +109,8 @@ def run_scores(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def frozen_success(rows: pd.DataFrame, title: str | None = None) -> Figure:
-    """bl8: success rate over draws against H per setting, with the proof's predicted rate (dashed).
+    """bl8: success rate over draws against H per setting, with the proof's predicted rate (dashed); each setting
+    has its own marker and sits a fraction of an octave apart along H, so two settings with equal rates both show.
 
     Args:
         rows: columns H, setting, success, predicted (NaN where none), lo, hi (the 99.9% interval as rates).
@@ -117,15 +118,18 @@ def frozen_success(rows: pd.DataFrame, title: str | None = None) -> Figure:
     style()
     fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 3.8))
     colors = ["#C44E52", "#55A868", "#8172B2", "#4C72B0", "#937860"]
-    for color, (setting, run) in zip(colors, rows.groupby("setting", sort=False)):
+    markers = ["s", "o", "^", "D", "v"]
+    groups = list(rows.groupby("setting", sort=False))
+    for i, (color, marker, (setting, run)) in enumerate(zip(colors, markers, groups)):
+        dodge = 2 ** (0.07 * (i - (len(groups) - 1) / 2))  # equal rates of two settings stay side by side (log axis)
         err = None
         if run["lo"].notna().all():
             err = [run["success"] - run["lo"], run["hi"] - run["success"]]
             err = [e.clip(lower=0) for e in err]
-        ax.errorbar(run["H"], run["success"], yerr=err, marker="o", ms=5, lw=1.6, capsize=3, color=color,
+        ax.errorbar(run["H"] * dodge, run["success"], yerr=err, marker=marker, ms=5, lw=1.6, capsize=3, color=color,
                     label=f"{setting}: measured")
         if run["predicted"].notna().all():
-            ax.plot(run["H"], run["predicted"], ls="--", lw=1.0, color=color, alpha=0.8)
+            ax.plot(run["H"] * dodge, run["predicted"], ls="--", lw=1.0, color=color, alpha=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xticks(sorted(rows["H"].unique()))
     ax.set_xticklabels([str(h) for h in sorted(rows["H"].unique())])
