@@ -357,8 +357,9 @@ SHORT = {"statement": "statement", "paper's claim": "what the paper claims", "pa
 
 def show_statements(v: Verdict) -> Any:
     """The statements as a page shows them (``tables.Shown``): the judged ones as a short table (statement, what the
-    paper claims, paper (where one of them has a number), ours, outcome) with every column folded below it (source, kind, rule, best, median, seeds
-    passing with the interval, fitted seeds, note), and those not run at this preset in one line per reason."""
+    paper claims, paper (where one of them has a number), ours, outcome) with every column folded below it (source,
+    kind, rule, best, median, seeds passing with the interval, fitted seeds, note), and those not run at this preset
+    in one line per reason."""
     t = statement_frame(v)
     if t.empty:
         return tables.show(t)
@@ -488,8 +489,7 @@ def source_line(reads: Any = None, preset: str | None = None) -> str:
 def place_source(fig: Any, line: str) -> Any:
     """Write ``line`` under everything ``fig`` draws (axes, labels and legends, the figure's own included, each
     figure legend pinned where it is drawn), so the saved image's tight bounding box grows to hold it; returns the
-    text. Raises ``ValueError`` if it still overlaps a
-    legend, which would hide the legend's entries."""
+    text. Raises ``ValueError`` if it still overlaps a legend, which would hide the legend's entries."""
     renderer = fig.canvas.get_renderer()
     for legend in fig.legends:  # pinned where drawn: a tight save moves a legend anchored to the figure's edge
         drawn = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())

@@ -30,6 +30,7 @@ from statetrack.display.word_charts import example_words, state_lines, step_grid
 from statetrack.tasks import make_task, task_config
 from statetrack.theory import word_problems as wp
 
+
 def range_look(eig_range: str) -> dict[str, Any]:
     """How ``seq_acc_panels`` draws a run of ``eig_range``: [0, 1] dashed with sparse markers, on top, so that where
     both ranges score the same its line still shows over the [-1, 1] one; every other range solid."""

@@ -16,6 +16,7 @@ import ast
 import datetime as _dt
 import functools
 import hashlib
+import inspect
 import io
 import platform
 import subprocess
@@ -43,8 +44,7 @@ def _local_imports(path: Path, pkg: Path) -> set[Path]:
     Parsed once per version of the file (its size and modification time): reading a claim's records
     hashes the same few files for every record.
     """
-    st = path.stat()
-    return set(_parsed_imports(path, pkg, st.st_mtime_ns, st.st_size))
+    return set(_parsed_imports(path, pkg, *_version(path)))
 
 
 @functools.lru_cache(maxsize=512)
@@ -73,9 +73,6 @@ def code_files(cfg: RunConfig) -> list[Path]:
     they only hold registries and re-exports, so adding a model does not make other runs stale) and
     ``config.py`` (it parses and validates; the resolved config itself is stored in the record and is
     part of the run key). A plug-in model's files are followed too (see "code outside the package" below)."""
-    import inspect
-
-
     pkg = Path(statetrack.__file__).resolve().parent
     roots = {pkg / "training.py", pkg / "evaluate.py", pkg / "tasks" / "base.py",
              Path(inspect.getfile(TASKS[cfg.task.name])), Path(inspect.getfile(MODELS[cfg.model.name]))}
@@ -115,8 +112,7 @@ def _top_package(path: Path) -> tuple[str, Path]:
 
 def _own_imports(path: Path) -> set[Path]:
     """The modules of its own top-level package that a file outside the package imports (absolute or relative)."""
-    st = path.stat()
-    return set(_parsed_own_imports(path, st.st_mtime_ns, st.st_size))
+    return set(_parsed_own_imports(path, *_version(path)))
 
 
 @functools.lru_cache(maxsize=512)
@@ -176,8 +172,7 @@ def executable_source(path: Path) -> str:
     by ``ast``; both report positions the same way on every Python version, so the result, and the
     hash of it, depends on the file's code alone. Cached per version of the file (size, mtime).
     """
-    st = path.stat()
-    return _executable_source(path, st.st_mtime_ns, st.st_size)
+    return _executable_source(path, *_version(path))
 
 
 @functools.lru_cache(maxsize=512)
@@ -209,20 +204,21 @@ def code_hash(cfg: RunConfig) -> str:
 
     Kept per task and model module while none of the hashed files changes (its size and modification time): a
     claim's records share a few (task, model) pairs, and reading them hashes the same files for every record."""
-    import inspect
-
     key = (inspect.getfile(TASKS[cfg.task.name]), inspect.getfile(MODELS[cfg.model.name]))
     kept = _HASHES.get(key)
-    if kept is not None and all(_version(f) == v for f, v in kept[0]):
-        return kept[1]
+    try:
+        if kept is not None and all(_version(f) == v for f, v in kept[0]):
+            return kept[1]
+    except OSError:  # a hashed file is gone: hash afresh
+        pass
     files = code_files(cfg)
-    versions = tuple((f, _version(f)) for f in files)
     h = hashlib.sha256()
     for f in files:
         h.update(hashed_name(f).encode())
         h.update(executable_source(f).encode())
-    _HASHES[key] = (versions, h.hexdigest()[:12])
-    return _HASHES[key][1]
+    digest = h.hexdigest()[:12]
+    _HASHES[key] = (tuple((f, _version(f)) for f in files), digest)
+    return digest
 
 
 #: ``code_hash``'s kept results: (task module file, model module file) → ((file, version) of each hashed file, hash)
@@ -230,11 +226,8 @@ _HASHES: dict[tuple[str, str], tuple[tuple[tuple[Path, tuple[int, int]], ...], s
 
 
 def _version(path: Path) -> tuple[int, int]:
-    """A file's version as ``code_hash`` keeps it: (modification time in ns, size); (-1, -1) once it is gone."""
-    try:
-        st = path.stat()
-    except OSError:
-        return (-1, -1)
+    """A file's version, as the caches here key it: (modification time in ns, size)."""
+    st = path.stat()
     return (st.st_mtime_ns, st.st_size)
 
 
